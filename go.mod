@@ -1,0 +1,3 @@
+module github.com/almanac-sh/almanac
+
+go 1.26.0

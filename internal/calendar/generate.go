@@ -1,0 +1,3 @@
+package calendar
+
+//go:generate go run gen_zonenames.go

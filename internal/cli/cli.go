@@ -1,0 +1,167 @@
+// Package cli implements almanac's command-line interface. Each command lives
+// in its own file; Main dispatches on the first argument. Commands that talk to
+// a running daemon do so only through the API client.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// Exit codes shared by every command.
+const (
+	exitOK      = 0
+	exitFailure = 1 // a failed apply or validation
+	exitUsage   = 2 // bad flags, arguments or input
+)
+
+// env is what a command runs with.
+type env struct {
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// command is one subcommand.
+type command struct {
+	summary string
+	run     func(ctx context.Context, e *env, args []string) error
+}
+
+// commands is the dispatch table; each entry's run function lives in a file
+// named for the command.
+var commands = map[string]command{
+	"version": {"print the version", runVersion},
+}
+
+// Version is set at build time with -ldflags "-X .../cli.Version=...".
+var Version = "dev"
+
+// usageError marks an error caused by the caller's input: exit code 2.
+type usageError struct{ err error }
+
+func (u *usageError) Error() string { return u.err.Error() }
+func (u *usageError) Unwrap() error { return u.err }
+
+// usagef returns a usage error (exit 2) with a formatted message.
+func usagef(format string, a ...any) error {
+	return &usageError{fmt.Errorf(format, a...)}
+}
+
+// exitError carries a specific exit code whose message, if any, was already printed.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (x *exitError) Error() string {
+	if x.err == nil {
+		return fmt.Sprintf("exit status %d", x.code)
+	}
+	return x.err.Error()
+}
+func (x *exitError) Unwrap() error { return x.err }
+
+// Main runs the command line args (without the program name) and returns the
+// process exit code. It never panics on user input.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	e := &env{stdout: stdout, stderr: stderr}
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		printUsage(stdout)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "almanac: unknown command %q (run 'almanac help' for the list)\n", args[0])
+		return exitUsage
+	}
+	err := cmd.run(ctx, e, args[1:])
+	return report(stderr, err)
+}
+
+// report prints err as one line and maps it to an exit code.
+func report(stderr io.Writer, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	var x *exitError
+	if errors.As(err, &x) {
+		if x.err != nil {
+			fmt.Fprintf(stderr, "almanac: %s\n", oneLine(x.err.Error()))
+		}
+		return x.code
+	}
+	fmt.Fprintf(stderr, "almanac: %s\n", oneLine(err.Error()))
+	var u *usageError
+	if errors.As(err, &u) {
+		return exitUsage
+	}
+	return exitFailure
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "almanac decides when work may happen and in what order, and then does it.")
+	fmt.Fprintln(w, "\nUsage: almanac COMMAND [flags] [args]\n\nCommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	}
+}
+
+// newFlagSet returns a flag set that reports errors instead of exiting and
+// prints usage only on -h.
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+// parseFlags parses args with fs, allowing flags after positional arguments
+// (`almanac next '0 9 * * *' --tz Europe/Berlin`). A "--" ends flag parsing.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, &usageError{fmt.Errorf("%s: %w", fs.Name(), err)}
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		if len(args) > 0 && len(rest) < len(args) && args[len(args)-len(rest)-1] == "--" {
+			return append(positional, rest...), nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+}
+
+func runVersion(_ context.Context, e *env, args []string) error {
+	if len(args) > 0 {
+		return usagef("version: unexpected argument %q", args[0])
+	}
+	fmt.Fprintf(e.stdout, "almanac %s\n", Version)
+	return nil
+}

@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// runCLI runs Main with args and returns stdout, stderr and the exit code.
+func runCLI(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), args, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func TestMainDispatch(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		stdout   string
+		stderrRe string
+	}{
+		{"no args", nil, exitUsage, "Usage", ""},
+		{"help", []string{"help"}, exitOK, "Commands:", ""},
+		{"unknown", []string{"frobnicate"}, exitUsage, "", `unknown command "frobnicate"`},
+		{"version", []string{"version"}, exitOK, "almanac ", ""},
+		{"version extra", []string{"version", "x"}, exitUsage, "", `unexpected argument "x"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := runCLI(t, tt.args...)
+			if code != tt.code {
+				t.Fatalf("code = %d, want %d (stderr %q)", code, tt.code, errOut)
+			}
+			if !strings.Contains(out, tt.stdout) {
+				t.Errorf("stdout %q does not contain %q", out, tt.stdout)
+			}
+			if !strings.Contains(errOut, tt.stderrRe) {
+				t.Errorf("stderr %q does not contain %q", errOut, tt.stderrRe)
+			}
+			if strings.Count(errOut, "\n") > 1 {
+				t.Errorf("stderr has more than one line: %q", errOut)
+			}
+		})
+	}
+}
+
+func TestParseFlagsInterleaved(t *testing.T) {
+	tests := []struct {
+		args []string
+		pos  []string
+		n    int
+	}{
+		{[]string{"-n", "3", "a"}, []string{"a"}, 3},
+		{[]string{"a", "-n", "3"}, []string{"a"}, 3},
+		{[]string{"a", "-n", "3", "b"}, []string{"a", "b"}, 3},
+		{[]string{"a", "--", "-n", "4"}, []string{"a", "-n", "4"}, 5},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			fs := newFlagSet("t")
+			n := fs.Int("n", 5, "")
+			pos, err := parseFlags(fs, tt.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(pos, tt.pos) || *n != tt.n {
+				t.Fatalf("got %q n=%d, want %q n=%d", pos, *n, tt.pos, tt.n)
+			}
+		})
+	}
+}
