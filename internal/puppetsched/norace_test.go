@@ -1,0 +1,5 @@
+//go:build !race
+
+package puppetsched
+
+const raceEnabled = false
