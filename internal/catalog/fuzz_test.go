@@ -1,0 +1,44 @@
+package catalog
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/almanac-sh/almanac/internal/manifest"
+)
+
+// FuzzCompile checks that compiling any parsable manifest never panics and
+// that failures are positioned ErrorLists.
+func FuzzCompile(f *testing.F) {
+	for _, s := range []string{
+		"exec { 'a': command => '/bin/a', before => Exec['b'] } exec { 'b': command => '/bin/b' }",
+		"@notify { 'v': tag => 't' } Notify <| tag == 't' or title != 'x' |> -> Notify['n'] notify { 'n': }",
+		"class c($p = 1) { file { '/x': ensure => file } } include c class { 'c': }",
+		"define d($x) { notify { $x: } } d { 'a': x => 'b' } $r = [1, 2].map |$i| { d { \"t${i}\": x => \"m${i}\" } }",
+		"$h = {'a' => 1} $v = $h['a'] ? { 1 => 'one', default => 'x' } case $v { /o(n)e/: { $w = $1 } default: { } }",
+		"Exec { path => '/bin' } exec { 'x': cwd => '/srv' } file { '/srv': ensure => directory }",
+		"schedule { 's': range => '1 - 2' } job { 'j': cron => '* * * * *', command => 'x', schedule => 's' }",
+		"$x = 1 / 0 $y = -9223372036854775807 - 2 $z = [] + {} notify { [[], ['a']]: }",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		file, err := manifest.ParseFile("f.pp", []byte(src))
+		if err != nil {
+			return
+		}
+		_, err = Compile(file)
+		if err == nil {
+			return
+		}
+		var el manifest.ErrorList
+		if !errors.As(err, &el) || len(el) == 0 {
+			t.Fatalf("error %v is not a non-empty ErrorList", err)
+		}
+		for _, e := range el {
+			if !e.Pos.IsValid() {
+				t.Fatalf("unpositioned error %q", e.Error())
+			}
+		}
+	})
+}

@@ -1,0 +1,311 @@
+package catalog
+
+import (
+	"strings"
+
+	"github.com/almanac-sh/almanac/internal/manifest"
+)
+
+// collector is a Type <| query |> expression. Queries are evaluated when
+// the collector is, and resolved after all declarations.
+type collector struct {
+	typ     string
+	query   *query
+	pos     manifest.Pos
+	matched []*res
+}
+
+// query is a compiled collector search expression.
+type query struct {
+	op   string // "==", "!=", "and", "or"
+	attr string
+	val  any
+	l, r *query
+}
+
+func (c *compiler) newCollector(s *scope, n *manifest.Collector) any {
+	typ := strings.ToLower(n.Type)
+	if _, ok := builtinTypes[typ]; !ok && c.defines[typ] == nil && typ != "class" {
+		c.fail(n.P, "Unknown resource type: '%s'", typ)
+	}
+	if typ == "class" {
+		c.fail(n.P, "Classes cannot be collected")
+	}
+	col := &collector{typ: typ, pos: n.P}
+	if n.Query != nil {
+		col.query = c.compileQuery(s, n.Query)
+	}
+	c.colls = append(c.colls, col)
+	return col
+}
+
+func (c *compiler) compileQuery(s *scope, e manifest.Expr) *query {
+	switch n := e.(type) {
+	case *manifest.Paren:
+		return c.compileQuery(s, n.X)
+	case *manifest.Binary:
+		switch n.Op {
+		case "and", "or":
+			return &query{op: n.Op, l: c.compileQuery(s, n.L), r: c.compileQuery(s, n.R)}
+		case "==", "!=":
+			attr := n.L.(*manifest.NameLit).Name
+			return &query{op: n.Op, attr: attr, val: c.eval(s, n.R)}
+		}
+	}
+	c.fail(e.Position(), "unsupported collector query")
+	return nil
+}
+
+// matchQuery tests a resource against a query. Only attributes written in
+// the manifest are visible, plus title and tag.
+func (q *query) match(r *res) bool {
+	if q == nil {
+		return true
+	}
+	switch q.op {
+	case "and":
+		return q.l.match(r) && q.r.match(r)
+	case "or":
+		return q.l.match(r) || q.r.match(r)
+	}
+	var eq bool
+	switch q.attr {
+	case "title":
+		eq = equal(r.r.Title, q.val)
+	case "tag":
+		want, ok := q.val.(string)
+		if ok {
+			for _, t := range r.r.Tags {
+				if strings.EqualFold(t, want) {
+					eq = true
+					break
+				}
+			}
+		}
+	default:
+		v, set := r.attrs[q.attr]
+		if !set {
+			eq = q.val == nil
+			break
+		}
+		if arr, ok := v.([]any); ok {
+			for _, e := range arr {
+				if equal(e, q.val) {
+					eq = true
+					break
+				}
+			}
+			if !eq {
+				eq = equal(v, q.val)
+			}
+		} else {
+			eq = equal(v, q.val)
+		}
+	}
+	if q.op == "!=" {
+		return !eq
+	}
+	return eq
+}
+
+// settle evaluates pending defined-type instances and resolves collectors
+// and realize() calls until nothing changes: a realized virtual defined
+// resource may declare more resources, which later collectors may match.
+func (c *compiler) settle() {
+	doneRealize := 0
+	for {
+		progress := false
+		for len(c.pending) > 0 {
+			r := c.pending[0]
+			c.pending = c.pending[1:]
+			if !r.done {
+				c.safely(func() { c.evalDefine(r) })
+				progress = true
+			}
+		}
+		for _, col := range c.colls {
+			for _, r := range c.byType[col.typ] {
+				if r.virtual && col.query.match(r) {
+					c.realize(r)
+					progress = true
+				}
+			}
+		}
+		for ; doneRealize < len(c.realizes); doneRealize++ {
+			rq := c.realizes[doneRealize]
+			r := c.find(rq.ref)
+			if r == nil {
+				c.errorf(rq.pos, "Failed to realize virtual resources %s", rq.ref)
+				continue
+			}
+			if r.virtual {
+				c.realize(r)
+				progress = true
+			}
+		}
+		if !progress {
+			break
+		}
+	}
+	for _, col := range c.colls {
+		col.matched = col.matched[:0]
+		for _, r := range c.byType[col.typ] {
+			if !r.virtual && col.query.match(r) {
+				col.matched = append(col.matched, r)
+			}
+		}
+	}
+}
+
+func (c *compiler) realize(r *res) {
+	r.virtual = false
+	if r.define != nil && !r.done {
+		c.pending = append(c.pending, r)
+	}
+}
+
+func (c *compiler) safely(f func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(bail); !ok {
+				panic(r)
+			}
+		}
+	}()
+	f()
+}
+
+// find looks a reference up, through aliases too.
+func (c *compiler) find(ref refV) *res {
+	key := refKey(ref.Type, ref.Title)
+	if r := c.byKey[key]; r != nil {
+		return r
+	}
+	return c.aliases[key]
+}
+
+// chain is one chain of relationship arrows: operands[0] ops[0] operands[1]...
+type chain struct {
+	operands []operand
+	ops      []string
+	opPos    []manifest.Pos
+}
+
+// operand is one side of an arrow: references and collectors.
+type operand struct {
+	refs  []refV
+	colls []*collector
+	pos   manifest.Pos
+}
+
+// chain evaluates a chain of arrows left to right; the edges are made after
+// all declarations so collectors see everything. The value is the rightmost
+// operand, as in Puppet.
+func (c *compiler) chain(s *scope, n *manifest.Chain) any {
+	var exprs []manifest.Expr
+	var ops []string
+	var opPos []manifest.Pos
+	var walk func(e manifest.Expr)
+	walk = func(e manifest.Expr) {
+		if ch, ok := e.(*manifest.Chain); ok {
+			walk(ch.L)
+			ops = append(ops, ch.Op)
+			opPos = append(opPos, ch.P)
+			exprs = append(exprs, ch.R)
+			return
+		}
+		exprs = append(exprs, e)
+	}
+	walk(n)
+	ch := &chain{ops: ops, opPos: opPos}
+	var last any
+	for _, e := range exprs {
+		v := c.eval(s, e)
+		last = v
+		op := operand{pos: e.Position()}
+		for _, x := range flatten([]any{v}, nil) {
+			switch x := x.(type) {
+			case refV:
+				op.refs = append(op.refs, x)
+			case *collector:
+				op.colls = append(op.colls, x)
+			default:
+				c.fail(e.Position(), "Illegal relationship operand, can not form a relationship with something of type %s. A Catalog type is required.", typeName(x))
+			}
+		}
+		ch.operands = append(ch.operands, op)
+	}
+	c.chains = append(c.chains, ch)
+	return last
+}
+
+// resolveChain makes the edges of a chain. An operand that resolves to no
+// resources (an empty collector or array) is bridged: the previous
+// non-empty operand connects to the next one, with the arrow to the right
+// of the gap, as Puppet does since 4.10.5 (PUP-1410).
+func (c *compiler) resolveChain(ch *chain) []Edge {
+	var edges []Edge
+	type member struct {
+		ref   string
+		found bool
+	}
+	sets := make([][]member, len(ch.operands))
+	for i, op := range ch.operands {
+		seen := map[string]bool{}
+		for _, rv := range op.refs {
+			r := c.find(rv)
+			m := member{ref: rv.String()}
+			if r != nil && !r.virtual {
+				m = member{ref: r.r.Ref(), found: true}
+			}
+			if !seen[m.ref] {
+				seen[m.ref] = true
+				sets[i] = append(sets[i], m)
+			}
+		}
+		for _, col := range op.colls {
+			for _, r := range col.matched {
+				ref := r.r.Ref()
+				if !seen[ref] {
+					seen[ref] = true
+					sets[i] = append(sets[i], member{ref: ref, found: true})
+				}
+			}
+		}
+	}
+	prev := -1
+	for i := range sets {
+		if len(sets[i]) == 0 {
+			continue
+		}
+		if prev < 0 {
+			prev = i
+			continue
+		}
+		op, pos := ch.ops[i-1], ch.opPos[i-1]
+		left, right := sets[prev], sets[i]
+		for _, l := range left {
+			for _, r := range right {
+				src, dst := l, r
+				if op == "<-" || op == "<~" {
+					src, dst = r, l
+				}
+				if !src.found {
+					c.errorf(pos, "Could not find resource '%s' for relationship on '%s'", src.ref, dst.ref)
+					continue
+				}
+				if !dst.found {
+					c.errorf(pos, "Could not find resource '%s' for relationship from '%s'", dst.ref, src.ref)
+					continue
+				}
+				kind := Before
+				if op == "~>" || op == "<~" {
+					kind = Notify
+				}
+				edges = append(edges, Edge{From: src.ref, To: dst.ref, Kind: kind, Via: op, Pos: pos})
+			}
+		}
+		prev = i
+	}
+	return edges
+}

@@ -1,0 +1,672 @@
+package manifest
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Kind classifies a token.
+type Kind uint8
+
+// Token kinds.
+const (
+	EOF    Kind = iota
+	NAME        // bare lower-case word, possibly qualified (foo::bar); keywords are NAMEs too
+	TYPE        // capitalized word (Exec, Foo::Bar)
+	VAR         // $name; Text holds the name without '$'
+	STRING      // a string without interpolation; Text holds the decoded value
+	DQ          // a double-quoted string with interpolation; Parts holds the pieces
+	NUMBER      // Text holds the literal as written
+	REGEX       // /.../; Text holds the pattern
+	PUNCT       // operator or punctuation; Text holds it
+)
+
+var kindNames = [...]string{EOF: "end of file", NAME: "name", TYPE: "type name", VAR: "variable",
+	STRING: "string", DQ: "string", NUMBER: "number", REGEX: "regular expression", PUNCT: "punctuation"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "token"
+}
+
+// Token is one lexical token.
+type Token struct {
+	Kind Kind
+	// Space reports whitespace or a comment right before the token; a '['
+	// after space starts an array rather than an access, as in Puppet.
+	Space bool
+	Text  string
+	Pos   Pos
+	Parts *[]StrPart // DQ only (a pointer keeps every other token small)
+}
+
+// StrPart is one piece of an interpolated string: either literal text, or the
+// tokens of an embedded expression ($var, $var[...] or ${...}).
+type StrPart struct {
+	Lit    string
+	Tokens []Token // nil for a literal piece
+	Pos    Pos
+}
+
+// describe renders a token for error messages.
+func (t Token) describe() string {
+	switch t.Kind {
+	case EOF:
+		if t.Text != "" {
+			return "'" + t.Text + "'"
+		}
+		return "end of file"
+	case VAR:
+		return "'$" + t.Text + "'"
+	case STRING, DQ:
+		return "string"
+	case REGEX:
+		return "regular expression"
+	}
+	return "'" + t.Text + "'"
+}
+
+// puncts lists operators, longest first so that the first match wins.
+var puncts = []string{
+	"<<|", "|>>",
+	"<|", "|>", "->", "~>", "<-", "<~", "=>", "+>", "+=", "-=", "==", "!=", "=~", "!~", "<=", ">=", "<<", ">>", "@@", "@(",
+	"<", ">", "=", "+", "-", "*", "/", "%", "!", "?", ":", ",", ";", "{", "}", "(", ")", "[", "]", "|", "@", ".",
+}
+
+// singlePuncts maps a byte to its one-character operator; punctSecond marks
+// bytes that may continue a longer operator.
+var singlePuncts, punctSecond = func() ([256]string, [256]bool) {
+	var single [256]string
+	var second [256]bool
+	for _, p := range puncts {
+		if len(p) == 1 {
+			single[p[0]] = p
+		} else {
+			for i := 1; i < len(p); i++ {
+				second[p[i]] = true
+			}
+		}
+	}
+	return single, second
+}()
+
+type lexer struct {
+	file      string
+	src       []byte
+	text      string // src as a string: token texts are substrings of it
+	off       int
+	line      int
+	lineStart int
+	errs      *ErrorList
+	// lastKind and lastText describe the previous token at this nesting
+	// level, which decides whether '/' starts a regular expression.
+	lastKind Kind
+	lastText string
+	hasLast  bool
+}
+
+func newLexer(file string, src []byte, errs *ErrorList) *lexer {
+	return &lexer{file: file, src: src, text: string(src), line: 1, errs: errs}
+}
+
+// Lex splits src into tokens, ending with an EOF token. Problems are
+// appended to errs; lexing always continues to the end of the input, so
+// every lexical error is reported. The parser lexes incrementally instead.
+func Lex(file string, src []byte, errs *ErrorList) []Token {
+	lx := newLexer(file, src, errs)
+	toks := make([]Token, 0, len(src)/4+1)
+	lx.run(&toks, -1)
+	return append(toks, Token{Kind: EOF, Pos: lx.pos()})
+}
+
+// next appends the next token to *out; at the end of input it appends the
+// EOF token.
+func (lx *lexer) next(out *[]Token) {
+	depth := 0
+	n := len(*out)
+	for len(*out) == n {
+		if _, eof := lx.step(out, -1, &depth); eof {
+			*out = append(*out, Token{Kind: EOF, Pos: lx.pos()})
+		}
+	}
+}
+
+func (lx *lexer) pos() Pos {
+	return Pos{File: lx.file, Line: lx.line, Col: lx.off - lx.lineStart + 1}
+}
+
+func (lx *lexer) posAt(off int) Pos {
+	// off is on the current line or earlier; recompute only when needed.
+	if off >= lx.lineStart {
+		return Pos{File: lx.file, Line: lx.line, Col: off - lx.lineStart + 1}
+	}
+	line, start := 1, 0
+	for i := 0; i < off; i++ {
+		if lx.src[i] == '\n' {
+			line++
+			start = i + 1
+		}
+	}
+	return Pos{File: lx.file, Line: line, Col: off - start + 1}
+}
+
+func (lx *lexer) advance(n int) {
+	for i := 0; i < n && lx.off < len(lx.src); i++ {
+		if lx.src[lx.off] == '\n' {
+			lx.line++
+			lx.lineStart = lx.off + 1
+		}
+		lx.off++
+	}
+}
+
+// run lexes tokens into *out. With closeDepth >= 0 it lexes the inside of a
+// ${...} interpolation and stops after the '}' that closes it, returning
+// true; at EOF it returns false.
+func (lx *lexer) run(out *[]Token, closeDepth int) bool {
+	depth := 0
+	for {
+		closed, eof := lx.step(out, closeDepth, &depth)
+		if closed {
+			return true
+		}
+		if eof {
+			return false
+		}
+	}
+}
+
+// step lexes at most one token into *out (none after a comment-only stretch
+// or an invalid character). closed reports the '}' ending an interpolation;
+// eof the end of input.
+func (lx *lexer) step(out *[]Token, closeDepth int, depth *int) (closed, eof bool) {
+	before := lx.off
+	lx.skipSpace()
+	if lx.off >= len(lx.src) {
+		return false, true
+	}
+	c := lx.src[lx.off]
+	p := lx.pos()
+	n := len(*out)
+	spaced := lx.off != before
+	switch {
+	case c == '$':
+		lx.lexVar(out, p)
+	case c == '\'':
+		lx.lexSingle(out, p)
+	case c == '"':
+		lx.lexDouble(out, p)
+	case isDigit(c):
+		lx.lexNumber(out, p)
+	case isLower(c) || c == '_' || c == ':' && lx.peekAt(1) == ':' && (isLower(lx.peekAt(2)) || isUpper(lx.peekAt(2))):
+		lx.lexWord(out, p)
+	case isUpper(c):
+		lx.lexWord(out, p)
+	case c == '/' && lx.regexAcceptable() && lx.lexRegex(out, p):
+	default:
+		op := lx.matchPunct()
+		if op == "" {
+			r, size := utf8.DecodeRune(lx.src[lx.off:])
+			if r == utf8.RuneError && size <= 1 {
+				lx.errs.Add(p, "invalid byte 0x%02x", c)
+				size = 1
+			} else {
+				lx.errs.Add(p, "unexpected character %q", r)
+			}
+			lx.advance(size)
+			return false, false
+		}
+		lx.advance(len(op))
+		if closeDepth >= 0 {
+			switch op {
+			case "{":
+				*depth++
+			case "}":
+				if *depth == 0 {
+					return true, false
+				}
+				*depth--
+			}
+		}
+		*out = append(*out, Token{Kind: PUNCT, Text: op, Pos: p})
+	}
+	if len(*out) > n {
+		if spaced {
+			(*out)[n].Space = true
+		}
+		last := &(*out)[len(*out)-1]
+		lx.lastKind, lx.lastText, lx.hasLast = last.Kind, last.Text, true
+	}
+	return false, false
+}
+
+// matchPunct returns the longest operator at the current offset, or "".
+func (lx *lexer) matchPunct() string {
+	rest := lx.src[lx.off:]
+	if len(rest) == 1 || len(rest) > 1 && !punctSecond[rest[1]] {
+		if op := singlePuncts[rest[0]]; op != "" {
+			return op
+		}
+	}
+	for _, cand := range puncts {
+		if len(rest) >= len(cand) && string(rest[:len(cand)]) == cand {
+			return cand
+		}
+	}
+	return ""
+}
+
+func (lx *lexer) peekAt(n int) byte {
+	if lx.off+n < len(lx.src) {
+		return lx.src[lx.off+n]
+	}
+	return 0
+}
+
+func (lx *lexer) skipSpace() {
+	for lx.off < len(lx.src) {
+		c := lx.src[lx.off]
+		switch {
+		case c == '\n':
+			lx.off++
+			lx.line++
+			lx.lineStart = lx.off
+		case c == ' ' || c == '\t' || c == '\r':
+			lx.off++
+		case c == '#':
+			for lx.off < len(lx.src) && lx.src[lx.off] != '\n' {
+				lx.off++
+			}
+		case c == '/' && lx.peekAt(1) == '*':
+			p := lx.pos()
+			end := strings.Index(lx.text[lx.off+2:], "*/")
+			if end < 0 {
+				lx.errs.Add(p, "unterminated /* comment")
+				lx.advance(len(lx.src) - lx.off)
+				return
+			}
+			lx.advance(end + 4)
+		default:
+			return
+		}
+	}
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
+func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
+func isWord(c byte) bool  { return isLower(c) || isUpper(c) || isDigit(c) || c == '_' }
+
+// lexWord lexes a NAME or TYPE, including :: qualified forms.
+func (lx *lexer) lexWord(out *[]Token, p Pos) {
+	start := lx.off
+	upper := false
+	for {
+		if lx.peekAt(0) == ':' && lx.peekAt(1) == ':' {
+			c := lx.peekAt(2)
+			if !(isLower(c) || isUpper(c) || c == '_') {
+				break
+			}
+			lx.off += 2
+		}
+		c := lx.peekAt(0)
+		if !(isLower(c) || isUpper(c) || c == '_') {
+			break
+		}
+		if lx.off == start || lx.off == start+2 && lx.src[start] == ':' {
+			upper = isUpper(c)
+		}
+		for lx.off < len(lx.src) && isWord(lx.src[lx.off]) {
+			lx.off++
+		}
+	}
+	text := lx.text[start:lx.off]
+	kind := NAME
+	if upper {
+		kind = TYPE
+	}
+	*out = append(*out, Token{Kind: kind, Text: text, Pos: p})
+}
+
+// lexVar lexes $name, $::name, $a::b or $0.
+func (lx *lexer) lexVar(out *[]Token, p Pos) {
+	lx.off++ // '$'
+	start := lx.off
+	if isDigit(lx.peekAt(0)) {
+		for lx.off < len(lx.src) && isDigit(lx.src[lx.off]) {
+			lx.off++
+		}
+	} else {
+		for {
+			if lx.peekAt(0) == ':' && lx.peekAt(1) == ':' {
+				lx.off += 2
+			}
+			c := lx.peekAt(0)
+			if !(isLower(c) || isUpper(c) || c == '_' || isDigit(c)) {
+				break
+			}
+			for lx.off < len(lx.src) && isWord(lx.src[lx.off]) {
+				lx.off++
+			}
+		}
+	}
+	name := lx.text[start:lx.off]
+	if name == "" || strings.HasSuffix(name, "::") {
+		lx.errs.Add(p, "invalid variable name '$%s'", name)
+	}
+	*out = append(*out, Token{Kind: VAR, Text: name, Pos: p})
+}
+
+func (lx *lexer) lexNumber(out *[]Token, p Pos) {
+	start := lx.off
+	if lx.peekAt(0) == '0' && (lx.peekAt(1) == 'x' || lx.peekAt(1) == 'X') {
+		lx.off += 2
+	}
+	for lx.off < len(lx.src) {
+		c := lx.src[lx.off]
+		if isWord(c) || c == '.' && isDigit(lx.peekAt(1)) {
+			if (c == 'e' || c == 'E') && (lx.peekAt(1) == '-' || lx.peekAt(1) == '+') {
+				lx.off++
+			}
+			lx.off++
+			continue
+		}
+		break
+	}
+	*out = append(*out, Token{Kind: NUMBER, Text: lx.text[start:lx.off], Pos: p})
+}
+
+// regexAcceptable reports whether a '/' after the last token starts a regular
+// expression rather than a division, following Puppet's rule: not after
+// something that ends a value.
+func (lx *lexer) regexAcceptable() bool {
+	if !lx.hasLast {
+		return true
+	}
+	switch lx.lastKind {
+	case NAME, TYPE, NUMBER, STRING, DQ, REGEX, VAR:
+		return false
+	case PUNCT:
+		switch lx.lastText {
+		case ")", "]", "|>", "|>>":
+			return false
+		}
+	}
+	return true
+}
+
+// lexRegex lexes /pattern/ on one line; it returns false (consuming nothing)
+// when there is no closing slash, so the '/' is a division.
+func (lx *lexer) lexRegex(out *[]Token, p Pos) bool {
+	var b strings.Builder
+	for i := lx.off + 1; i < len(lx.src); i++ {
+		c := lx.src[i]
+		switch c {
+		case '\n':
+			return false
+		case '\\':
+			if i+1 < len(lx.src) && lx.src[i+1] == '/' {
+				b.WriteByte('/')
+				i++
+				continue
+			}
+			if i+1 < len(lx.src) && lx.src[i+1] != '\n' {
+				b.WriteByte(c)
+				b.WriteByte(lx.src[i+1])
+				i++
+				continue
+			}
+			b.WriteByte(c)
+		case '/':
+			lx.off = i + 1
+			*out = append(*out, Token{Kind: REGEX, Text: b.String(), Pos: p})
+			return true
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return false
+}
+
+// lexSingle lexes a single-quoted string: only \\ and \' are escapes.
+func (lx *lexer) lexSingle(out *[]Token, p Pos) {
+	// Fast path: no escapes and no newline, the text is a substring.
+	for i := lx.off + 1; i < len(lx.src); i++ {
+		c := lx.src[i]
+		if c == '\'' {
+			*out = append(*out, Token{Kind: STRING, Text: lx.text[lx.off+1 : i], Pos: p})
+			lx.off = i + 1
+			return
+		}
+		if c == '\\' || c == '\n' {
+			break
+		}
+	}
+	lx.advance(1)
+	var b strings.Builder
+	for lx.off < len(lx.src) {
+		c := lx.src[lx.off]
+		switch {
+		case c == '\'':
+			lx.advance(1)
+			*out = append(*out, Token{Kind: STRING, Text: b.String(), Pos: p})
+			return
+		case c == '\\' && (lx.peekAt(1) == '\\' || lx.peekAt(1) == '\''):
+			b.WriteByte(lx.peekAt(1))
+			lx.advance(2)
+		default:
+			b.WriteByte(c)
+			lx.advance(1)
+		}
+	}
+	lx.errs.Add(p, "unterminated string")
+	*out = append(*out, Token{Kind: STRING, Text: b.String(), Pos: p})
+}
+
+// lexDouble lexes a double-quoted string with escapes and interpolation.
+func (lx *lexer) lexDouble(out *[]Token, p Pos) {
+	// Fast path: no escapes, interpolation or newline.
+	for i := lx.off + 1; i < len(lx.src); i++ {
+		c := lx.src[i]
+		if c == '"' {
+			*out = append(*out, Token{Kind: STRING, Text: lx.text[lx.off+1 : i], Pos: p})
+			lx.off = i + 1
+			return
+		}
+		if c == '\\' || c == '$' || c == '\n' {
+			break
+		}
+	}
+	lx.advance(1)
+	var parts []StrPart
+	var b strings.Builder
+	litPos := lx.pos()
+	flush := func() {
+		if b.Len() > 0 {
+			parts = append(parts, StrPart{Lit: b.String(), Pos: litPos})
+			b.Reset()
+		}
+	}
+	for lx.off < len(lx.src) {
+		c := lx.src[lx.off]
+		switch {
+		case c == '"':
+			lx.advance(1)
+			flush()
+			if len(parts) == 0 {
+				*out = append(*out, Token{Kind: STRING, Text: "", Pos: p})
+			} else if len(parts) == 1 && parts[0].Tokens == nil {
+				*out = append(*out, Token{Kind: STRING, Text: parts[0].Lit, Pos: p})
+			} else {
+				*out = append(*out, Token{Kind: DQ, Parts: &parts, Pos: p})
+			}
+			return
+		case c == '\\':
+			lx.escape(&b)
+		case c == '$' && lx.peekAt(1) == '{':
+			flush()
+			ep := lx.pos()
+			lx.advance(2)
+			var toks []Token
+			lx.hasLast = false
+			if !lx.run(&toks, 0) {
+				lx.errs.Add(ep, "unterminated ${ interpolation")
+				return
+			}
+			toks = append(toks, Token{Kind: EOF, Text: "}", Pos: lx.posAt(lx.off - 1)})
+			parts = append(parts, StrPart{Tokens: toks, Pos: ep})
+			litPos = lx.pos()
+		case c == '$' && (isLower(lx.peekAt(1)) || lx.peekAt(1) == '_' || isDigit(lx.peekAt(1)) ||
+			lx.peekAt(1) == ':' && lx.peekAt(2) == ':'):
+			flush()
+			ep := lx.pos()
+			var toks []Token
+			lx.lexVar(&toks, ep)
+			// "$x[1]" accesses like "${x[1]}".
+			for lx.peekAt(0) == '[' {
+				bp := lx.pos()
+				lx.advance(1)
+				toks = append(toks, Token{Kind: PUNCT, Text: "[", Pos: bp})
+				if !lx.runUntilBracket(&toks) {
+					lx.errs.Add(bp, "unterminated [ in string interpolation")
+					return
+				}
+			}
+			toks = append(toks, Token{Kind: EOF, Pos: lx.pos()})
+			parts = append(parts, StrPart{Tokens: toks, Pos: ep})
+			litPos = lx.pos()
+		default:
+			b.WriteByte(c)
+			lx.advance(1)
+		}
+	}
+	lx.errs.Add(p, "unterminated string")
+	flush()
+	*out = append(*out, Token{Kind: DQ, Parts: &parts, Pos: p})
+}
+
+// runUntilBracket lexes tokens up to and including the ']' matching an
+// already consumed '['.
+func (lx *lexer) runUntilBracket(out *[]Token) bool {
+	depth := 0
+	for {
+		n := len(*out)
+		if lx.off >= len(lx.src) || lx.src[lx.off] == '"' && depth == 0 {
+			return false
+		}
+		// Lex exactly one token using the general loop on a one-token budget.
+		lx.skipSpace()
+		if lx.off >= len(lx.src) {
+			return false
+		}
+		c := lx.src[lx.off]
+		p := lx.pos()
+		switch {
+		case c == '$':
+			lx.lexVar(out, p)
+		case c == '\'':
+			lx.lexSingle(out, p)
+		case c == '"':
+			lx.lexDouble(out, p)
+		case isDigit(c):
+			lx.lexNumber(out, p)
+		case isLower(c) || isUpper(c) || c == '_':
+			lx.lexWord(out, p)
+		case c == '[' || c == ']' || c == ',' || c == '-':
+			lx.advance(1)
+			*out = append(*out, Token{Kind: PUNCT, Text: string(c), Pos: p})
+		default:
+			return false
+		}
+		if len(*out) > n && (*out)[len(*out)-1].Kind == PUNCT {
+			switch (*out)[len(*out)-1].Text {
+			case "[":
+				depth++
+			case "]":
+				if depth == 0 {
+					return true
+				}
+				depth--
+			}
+		}
+	}
+}
+
+// escape decodes one backslash escape in a double-quoted string.
+func (lx *lexer) escape(b *strings.Builder) {
+	p := lx.pos()
+	n := lx.peekAt(1)
+	switch n {
+	case 'n':
+		b.WriteByte('\n')
+	case 't':
+		b.WriteByte('\t')
+	case 'r':
+		b.WriteByte('\r')
+	case 's':
+		b.WriteByte(' ')
+	case '\\', '"', '\'', '$':
+		b.WriteByte(n)
+	case '\n':
+		// A backslash before a newline continues the line.
+	case 'u':
+		lx.advance(2)
+		lx.unicode(b, p)
+		return
+	case 0:
+		b.WriteByte('\\')
+		lx.advance(1)
+		return
+	default:
+		// Puppet keeps unknown escapes as written.
+		b.WriteByte('\\')
+		b.WriteByte(n)
+	}
+	lx.advance(2)
+}
+
+// unicode decodes \uXXXX or \u{X...} (the "\u" already consumed).
+func (lx *lexer) unicode(b *strings.Builder, p Pos) {
+	var hex string
+	if lx.peekAt(0) == '{' {
+		end := strings.IndexByte(lx.text[lx.off:min(lx.off+10, len(lx.src))], '}')
+		if end < 2 {
+			lx.errs.Add(p, "invalid unicode escape: want \\u{X} with 1 to 6 hex digits")
+			return
+		}
+		hex = lx.text[lx.off+1 : lx.off+end]
+		lx.advance(end + 1)
+	} else {
+		if lx.off+4 > len(lx.src) {
+			lx.errs.Add(p, "invalid unicode escape: want \\uXXXX")
+			lx.advance(len(lx.src) - lx.off)
+			return
+		}
+		hex = lx.text[lx.off : lx.off+4]
+		lx.advance(4)
+	}
+	var r rune
+	for i := 0; i < len(hex); i++ {
+		c := hex[i]
+		var d byte
+		switch {
+		case isDigit(c):
+			d = c - '0'
+		case c >= 'a' && c <= 'f':
+			d = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			lx.errs.Add(p, "invalid unicode escape %q", "\\u"+hex)
+			return
+		}
+		r = r*16 + rune(d)
+	}
+	if !utf8.ValidRune(r) || len(hex) > 6 {
+		lx.errs.Add(p, "invalid unicode escape %q", "\\u"+hex)
+		return
+	}
+	b.WriteRune(r)
+}

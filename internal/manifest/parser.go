@@ -1,0 +1,1120 @@
+package manifest
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// maxErrors bounds the errors collected from one file; past it parsing stops.
+const maxErrors = 200
+
+// maxDepth bounds expression nesting so hostile input cannot exhaust the stack.
+const maxDepth = 400
+
+// Functions lists the functions the language supports; calling any other
+// function is an "unsupported" error.
+var Functions = map[string]bool{
+	"include": true, "require": true, "contain": true, "realize": true,
+	"each": true, "map": true, "filter": true, "fail": true,
+}
+
+// statementFunctions may be called without parentheses: include foo, bar.
+var statementFunctions = map[string]bool{
+	"include": true, "require": true, "contain": true, "realize": true, "fail": true,
+}
+
+// keywords cannot be used as bare words.
+var keywords = map[string]bool{
+	"and": true, "or": true, "in": true, "if": true, "elsif": true, "else": true, "unless": true,
+	"case": true, "default": true, "class": true, "define": true, "node": true, "true": true,
+	"false": true, "undef": true, "inherits": true, "function": true, "type": true,
+	"application": true, "site": true, "produces": true, "consumes": true, "attr": true, "private": true,
+}
+
+// buffers are a parse's transient buffers, kept in parseBufs for reuse by
+// later parses.
+type buffers struct {
+	toks    []Token
+	scratch []Expr
+	attrs   []Attr
+}
+
+var parseBufs = sync.Pool{New: func() any { return new(buffers) }}
+
+// bailout unwinds the parser to the enclosing statement after an error.
+type bailout struct{}
+
+type parser struct {
+	lx      *lexer  // nil when toks holds every token (interpolations)
+	toks    []Token // tokens from index base on
+	base    int
+	i       int // absolute index of the current token
+	errs    *ErrorList
+	depth   int
+	noBrace bool // while parsing a condition, `name {` does not start a resource
+	a       *arena
+}
+
+// ParseFile parses one manifest. On any problem it returns the (possibly
+// partial) file together with an ErrorList holding every error found.
+func ParseFile(name string, src []byte) (*File, error) {
+	var errs ErrorList
+	// Tokens are dropped after each top-level statement and the scratch
+	// stacks are empty between statements; nothing in the tree points into
+	// them, so their buffers are reused from file to file.
+	buf := parseBufs.Get().(*buffers)
+	p := &parser{lx: newLexer(name, src, &errs), errs: &errs, a: &arena{scratch: buf.scratch, attrScratch: buf.attrs}}
+	p.toks = buf.toks
+	f := &File{Name: name}
+	f.Body = p.statements(true)
+	clear(p.toks[:cap(p.toks)])
+	clear(p.a.scratch[:cap(p.a.scratch)])
+	clear(p.a.attrScratch[:cap(p.a.attrScratch)])
+	*buf = buffers{toks: p.toks[:0], scratch: p.a.scratch[:0], attrs: p.a.attrScratch[:0]}
+	parseBufs.Put(buf)
+	errs.Sort()
+	if len(errs) > 0 {
+		return f, errs
+	}
+	return f, nil
+}
+
+// at returns the token at absolute index j, lexing on demand; past the end
+// it returns the EOF token.
+func (p *parser) at(j int) *Token {
+	for j-p.base >= len(p.toks) {
+		if p.lx == nil || len(p.toks) > 0 && p.toks[len(p.toks)-1].Kind == EOF {
+			return &p.toks[len(p.toks)-1]
+		}
+		p.lx.next(&p.toks)
+	}
+	return &p.toks[j-p.base]
+}
+
+// discard drops tokens before the current one; only called between
+// top-level statements, so error recovery never needs them again.
+func (p *parser) discard() {
+	if p.lx == nil || p.i <= p.base {
+		return
+	}
+	n := copy(p.toks, p.toks[p.i-p.base:])
+	p.toks = p.toks[:n]
+	p.base = p.i
+}
+
+// tok returns the current token. Tokens are never modified once lexed and
+// stay in place until the next top-level statement, so the pointer stays
+// valid while the statement is parsed.
+func (p *parser) tok() *Token { return p.at(p.i) }
+
+func (p *parser) peek(n int) *Token { return p.at(p.i + n) }
+
+func (p *parser) next() *Token {
+	t := p.at(p.i)
+	if t.Kind != EOF {
+		p.i++
+	}
+	return t
+}
+
+func (p *parser) is(text string) bool {
+	t := p.at(p.i)
+	return t.Kind == PUNCT && t.Text == text
+}
+
+func (p *parser) isWord(w string) bool {
+	t := p.at(p.i)
+	return t.Kind == NAME && t.Text == w
+}
+
+// fail records an error and unwinds to the statement loop.
+func (p *parser) fail(pos Pos, format string, args ...any) {
+	p.errs.Add(pos, format, args...)
+	panic(bailout{})
+}
+
+func (p *parser) expect(text string) *Token {
+	if !p.is(text) {
+		p.fail(p.tok().Pos, "syntax error: expected '%s', found %s", text, p.tok().describe())
+	}
+	return p.next()
+}
+
+// statements parses statements up to '}' (not consumed) or EOF. Each
+// statement that fails is skipped so later errors are still found.
+func (p *parser) statements(top bool) []Expr {
+	base := len(p.a.scratch)
+	done := func() []Expr {
+		out := carve(&p.a.exprs, p.a.scratch[base:])
+		clear(p.a.scratch[base:])
+		p.a.scratch = p.a.scratch[:base]
+		return out
+	}
+	for {
+		if len(*p.errs) >= maxErrors {
+			for p.tok().Kind != EOF {
+				p.next()
+			}
+			return done()
+		}
+		if top {
+			p.discard()
+		}
+		t := p.tok()
+		if t.Kind == EOF {
+			return done()
+		}
+		if p.is("}") {
+			if top {
+				p.errs.Add(t.Pos, "syntax error: unexpected '}'")
+				p.next()
+				continue
+			}
+			return done()
+		}
+		if p.is(";") {
+			p.next()
+			continue
+		}
+		start := p.i
+		e, ok := p.safeStatement()
+		if ok {
+			p.a.scratch = append(p.a.scratch, e)
+			continue
+		}
+		p.recover(start)
+	}
+}
+
+func (p *parser) safeStatement() (e Expr, ok bool) {
+	saveDepth, saveBrace := p.depth, p.noBrace
+	saveScratch, saveAttrs := len(p.a.scratch), len(p.a.attrScratch)
+	defer func() {
+		if r := recover(); r != nil {
+			if _, isBail := r.(bailout); !isBail {
+				panic(r)
+			}
+			p.depth, p.noBrace = saveDepth, saveBrace
+			p.a.truncate(saveScratch, saveAttrs)
+			ok = false
+		}
+	}()
+	return p.statement(), true
+}
+
+// recover skips tokens after an error until a likely statement start at the
+// nesting level where the failed statement began.
+func (p *parser) recover(start int) {
+	if p.i == start {
+		p.next()
+	}
+	depth := 0
+	sawBrace := false
+	// Re-count nesting from the statement start so we stop at its level.
+	for j := start; j < p.i; j++ {
+		depth += nesting(p.at(j))
+		sawBrace = sawBrace || p.at(j).Kind == PUNCT && p.at(j).Text == "{"
+	}
+	// A failed definition is skipped whole, body included.
+	if s := p.at(start); s.Kind == NAME && (s.Text == "class" && p.at(start+1).Kind == NAME ||
+		s.Text == "define" || s.Text == "node" || s.Text == "function") && !sawBrace {
+		for p.tok().Kind != EOF && !p.is("{") {
+			p.next()
+		}
+	}
+	prevLine := p.at(max(p.i-1, 0)).Pos.Line
+	for p.tok().Kind != EOF {
+		t := p.tok()
+		newLine := t.Pos.Line > prevLine
+		prevLine = t.Pos.Line
+		if depth <= 0 {
+			// A type name opening a line (Exec['a'] -> ..., Exec <| |>)
+			// starts a statement: continuation lines start with an
+			// operator instead.
+			if newLine && t.Kind == TYPE && p.i > start {
+				return
+			}
+			if t.Kind == PUNCT && t.Text == "}" {
+				return
+			}
+			if t.Kind == PUNCT && t.Text == ";" {
+				p.next()
+				return
+			}
+			if startsStatement(p, t) {
+				return
+			}
+		}
+		d := nesting(t)
+		depth += d
+		if depth < 0 {
+			depth = 0
+		}
+		p.next()
+		if d < 0 && depth == 0 && t.Text == "}" {
+			return // the failed statement's block is closed
+		}
+	}
+}
+
+func nesting(t *Token) int {
+	if t.Kind != PUNCT {
+		return 0
+	}
+	switch t.Text {
+	case "{", "[", "(":
+		return 1
+	case "}", "]", ")":
+		return -1
+	}
+	return 0
+}
+
+// startsStatement reports whether t, at nesting level zero, plausibly begins
+// a new statement: a keyword, or a resource declaration `name {`.
+func startsStatement(p *parser, t *Token) bool {
+	if t.Kind == NAME {
+		switch t.Text {
+		case "class", "define", "if", "unless", "case", "node", "include", "contain", "function":
+			return true
+		case "type":
+			return p.peek(1).Kind == TYPE
+		}
+		n := p.peek(1)
+		return n.Kind == PUNCT && n.Text == "{"
+	}
+	if t.Kind == VAR {
+		n := p.peek(1)
+		return n.Kind == PUNCT && n.Text == "="
+	}
+	return t.Kind == PUNCT && (t.Text == "@" || t.Text == "@@")
+}
+
+func (p *parser) enter() {
+	p.depth++
+	if p.depth > maxDepth {
+		p.fail(p.tok().Pos, "expression nested too deeply")
+	}
+}
+
+func (p *parser) leave() { p.depth-- }
+
+// statement parses one statement: a definition or an expression.
+func (p *parser) statement() Expr {
+	t := p.tok()
+	if t.Kind == NAME {
+		switch t.Text {
+		case "class":
+			if p.peek(1).Kind == NAME {
+				return p.classDef()
+			}
+		case "define":
+			return p.defineDef()
+		case "node":
+			p.fail(t.Pos, "unsupported: node definitions")
+		case "function":
+			p.fail(t.Pos, "unsupported: function definitions")
+		case "type":
+			if p.peek(1).Kind == TYPE {
+				p.fail(t.Pos, "unsupported: type aliases")
+			}
+		case "application", "site", "produces", "consumes":
+			p.fail(t.Pos, "unsupported: %s (application orchestration)", t.Text)
+		case "elsif", "else":
+			p.fail(t.Pos, "syntax error: '%s' without a preceding if", t.Text)
+		}
+		if statementFunctions[t.Text] {
+			n := p.peek(1)
+			if !(n.Kind == PUNCT && n.Text == "(") {
+				return p.statementCall()
+			}
+		}
+	}
+	return p.expr()
+}
+
+// statementCall parses `include a, b` style calls without parentheses.
+func (p *parser) statementCall() Expr {
+	t := p.next()
+	c := &Call{At: At{t.Pos}, Name: t.Text}
+	c.Args = append(c.Args, p.expr())
+	for p.is(",") {
+		p.next()
+		c.Args = append(c.Args, p.expr())
+	}
+	return c
+}
+
+func (p *parser) classDef() Expr {
+	kw := p.next()
+	name := p.next()
+	if keywords[name.Text] {
+		p.fail(name.Pos, "syntax error: '%s' is a keyword and cannot name a class", name.Text)
+	}
+	c := &ClassDef{At: At{kw.Pos}, Name: strings.TrimPrefix(name.Text, "::")}
+	if p.is("(") {
+		c.Params = p.params()
+	}
+	if p.isWord("inherits") {
+		p.fail(p.tok().Pos, "unsupported: class inheritance")
+	}
+	c.Body = p.block()
+	return c
+}
+
+func (p *parser) defineDef() Expr {
+	kw := p.next()
+	name := p.tok()
+	if name.Kind == NAME && keywords[name.Text] {
+		p.fail(name.Pos, "syntax error: '%s' is a reserved word and cannot name a defined type", name.Text)
+	}
+	if name.Kind != NAME {
+		p.fail(name.Pos, "syntax error: expected a name after 'define', found %s", name.Describe())
+	}
+	p.next()
+	d := &DefineDef{At: At{kw.Pos}, Name: strings.TrimPrefix(name.Text, "::")}
+	if p.is("(") {
+		d.Params = p.params()
+	}
+	d.Body = p.block()
+	return d
+}
+
+// params parses ( [Type] $name [= default], ... ).
+func (p *parser) params() []Param {
+	p.expect("(")
+	var out []Param
+	for !p.is(")") {
+		out = append(out, p.param())
+		if !p.is(",") {
+			break
+		}
+		p.next()
+	}
+	p.expect(")")
+	return out
+}
+
+func (p *parser) param() Param {
+	var pr Param
+	pr.P = p.tok().Pos
+	if p.tok().Kind == TYPE {
+		pr.Type = p.postfix(p.typeExpr())
+	}
+	if p.is("*") {
+		p.fail(p.tok().Pos, "unsupported: captures-rest parameters")
+	}
+	v := p.tok()
+	if v.Kind != VAR {
+		p.fail(v.Pos, "syntax error: expected a parameter like $name, found %s", v.Describe())
+	}
+	p.next()
+	pr.Name = v.Text
+	if p.is("=") {
+		p.next()
+		pr.Default = p.expr()
+	}
+	return pr
+}
+
+func (p *parser) typeExpr() Expr {
+	t := p.next()
+	n := alloc(&p.a.types)
+	*n = TypeName{At: At{t.Pos}, Name: t.Text}
+	return n
+}
+
+// block parses { statements }.
+func (p *parser) block() []Expr {
+	p.expect("{")
+	saveBrace := p.noBrace
+	p.noBrace = false
+	body := p.statements(false)
+	p.noBrace = saveBrace
+	p.expect("}")
+	return body
+}
+
+// Describe renders a token for error messages.
+func (t Token) Describe() string { return t.describe() }
+
+// expr parses a full expression: chains of relationship arrows, the loosest
+// operators, over assignments.
+func (p *parser) expr() Expr {
+	p.enter()
+	defer p.leave()
+	l := p.assign()
+	for {
+		t := p.tok()
+		if t.Kind != PUNCT {
+			return l
+		}
+		switch t.Text {
+		case "->", "~>", "<-", "<~":
+			p.next()
+			r := p.assign()
+			c := alloc(&p.a.chains)
+			*c = Chain{At: At{t.Pos}, Op: t.Text, L: l, R: r}
+			l = c
+		default:
+			return l
+		}
+	}
+}
+
+func (p *parser) assign() Expr {
+	l := p.binary(1)
+	if p.is("=") {
+		t := p.next()
+		v, ok := l.(*Var)
+		if !ok {
+			if _, arr := l.(*ArrayLit); arr {
+				p.fail(t.Pos, "unsupported: destructuring assignment")
+			}
+			p.fail(t.Pos, "syntax error: can only assign to a variable")
+		}
+		if strings.Contains(v.Name, "::") {
+			p.fail(v.P, "Cannot assign to variables in other namespaces: '$%s'", v.Name)
+		}
+		if v.Name != "" && isDigit(v.Name[0]) {
+			p.fail(v.P, "Illegal attempt to assign to the numeric match result variable '$%s'", v.Name)
+		}
+		return &Assign{At: At{v.P}, Name: v.Name, Value: p.assign()}
+	}
+	if p.is("+=") || p.is("-=") {
+		p.fail(p.tok().Pos, "unsupported: %s", p.tok().Text)
+	}
+	return l
+}
+
+// binaryPrec returns the precedence of a binary operator token (higher
+// binds tighter), or 0 if t is not one.
+func binaryPrec(t *Token) int {
+	switch t.Kind {
+	case NAME:
+		switch t.Text {
+		case "or":
+			return 1
+		case "and":
+			return 2
+		case "in":
+			return 9
+		}
+	case PUNCT:
+		switch t.Text {
+		case "<", "<=", ">", ">=":
+			return 3
+		case "==", "!=":
+			return 4
+		case "<<", ">>":
+			return 5
+		case "+", "-":
+			return 6
+		case "*", "/", "%":
+			return 7
+		case "=~", "!~":
+			return 8
+		}
+	}
+	return 0
+}
+
+// binary parses binary operators by precedence climbing, all left
+// associative.
+func (p *parser) binary(minPrec int) Expr {
+	l := p.unary()
+	for {
+		t := p.at(p.i)
+		prec := binaryPrec(t)
+		if prec == 0 || prec < minPrec {
+			return l
+		}
+		op := p.next()
+		if op.Text == "<<" || op.Text == ">>" {
+			p.fail(op.Pos, "unsupported: operator '%s'", op.Text)
+		}
+		r := p.binary(prec + 1)
+		b := alloc(&p.a.binary)
+		*b = Binary{At: At{op.Pos}, Op: op.Text, L: l, R: r}
+		l = b
+	}
+}
+
+func (p *parser) unary() Expr {
+	t := p.tok()
+	if t.Kind == PUNCT && (t.Text == "!" || t.Text == "-") {
+		p.enter()
+		defer p.leave()
+		p.next()
+		x := p.unary()
+		if n, ok := x.(*NumberLit); ok && t.Text == "-" {
+			n.Int, n.Float, n.Raw, n.P = -n.Int, -n.Float, "-"+n.Raw, t.Pos
+			return n
+		}
+		return &Unary{At: At{t.Pos}, Op: t.Text, X: x}
+	}
+	if t.Kind == PUNCT && t.Text == "*" {
+		p.fail(t.Pos, "unsupported: splat operator")
+	}
+	return p.postfix(p.primary())
+}
+
+// postfix parses accesses x[k], method calls x.f(...) and selectors x ? {}.
+func (p *parser) postfix(x Expr) Expr {
+	for {
+		t := p.tok()
+		if t.Kind != PUNCT {
+			return x
+		}
+		switch t.Text {
+		case "[":
+			if t.Space {
+				return x
+			}
+			p.next()
+			a := alloc(&p.a.access)
+			*a = Access{At: At{x.Position()}, Target: x}
+			a.Keys = p.list("]")
+			if len(a.Keys) == 0 {
+				p.fail(t.Pos, "syntax error: empty []")
+			}
+			x = a
+			if p.is("{") && !p.noBrace {
+				if _, isType := a.Target.(*TypeName); isType {
+					p.fail(p.tok().Pos, "unsupported: resource overrides (Type['title'] { ... })")
+				}
+			}
+		case ".":
+			p.next()
+			n := p.tok()
+			if n.Kind != NAME {
+				p.fail(n.Pos, "syntax error: expected a function name after '.', found %s", n.describe())
+			}
+			p.next()
+			c := &Call{At: At{n.Pos}, Name: n.Text, Args: []Expr{x}, Method: true}
+			p.callRest(c)
+			x = c
+		case "?":
+			p.next()
+			x = p.selector(x, t.Pos)
+		default:
+			return x
+		}
+	}
+}
+
+// callRest parses optional (args) and lambda after a function name.
+func (p *parser) callRest(c *Call) {
+	if !Functions[c.Name] {
+		p.fail(c.P, "unsupported: function '%s'", c.Name)
+	}
+	if p.is("(") {
+		p.next()
+		c.Args = append(c.Args, p.list(")")...)
+	}
+	if p.is("|") {
+		c.Lambda = p.lambda()
+	}
+}
+
+func (p *parser) lambda() *Lambda {
+	t := p.expect("|")
+	l := &Lambda{P: t.Pos}
+	for !p.is("|") {
+		l.Params = append(l.Params, p.param())
+		if !p.is(",") {
+			break
+		}
+		p.next()
+	}
+	p.expect("|")
+	l.Body = p.block()
+	return l
+}
+
+func (p *parser) selector(subject Expr, pos Pos) Expr {
+	p.expect("{")
+	saveBrace := p.noBrace
+	p.noBrace = false
+	s := &Selector{At: At{pos}, Subject: subject}
+	for !p.is("}") {
+		m := p.expr()
+		p.expect("=>")
+		v := p.expr()
+		s.Cases = append(s.Cases, SelectorCase{Match: m, Value: v})
+		if !p.is(",") {
+			break
+		}
+		p.next()
+	}
+	p.noBrace = saveBrace
+	p.expect("}")
+	if len(s.Cases) == 0 {
+		p.fail(pos, "syntax error: selector without cases")
+	}
+	return s
+}
+
+// list parses comma-separated expressions up to the closing token, allowing
+// a trailing comma.
+func (p *parser) list(closer string) []Expr {
+	saveBrace := p.noBrace
+	p.noBrace = false
+	base := len(p.a.scratch)
+	for !p.is(closer) {
+		x := p.expr()
+		p.a.scratch = append(p.a.scratch, x)
+		if !p.is(",") {
+			break
+		}
+		p.next()
+	}
+	out := carve(&p.a.exprs, p.a.scratch[base:])
+	clear(p.a.scratch[base:])
+	p.a.scratch = p.a.scratch[:base]
+	p.noBrace = saveBrace
+	p.expect(closer)
+	return out
+}
+
+func (p *parser) primary() Expr {
+	p.enter()
+	defer p.leave()
+	t := p.tok()
+	switch t.Kind {
+	case STRING:
+		p.next()
+		n := alloc(&p.a.strs)
+		*n = StringLit{At: At{t.Pos}, Value: t.Text}
+		return n
+	case DQ:
+		p.next()
+		return p.interp(t)
+	case NUMBER:
+		p.next()
+		return p.number(t)
+	case REGEX:
+		p.next()
+		re, err := regexp.Compile(t.Text)
+		if err != nil {
+			p.errs.Add(t.Pos, "invalid regular expression /%s/: %v", t.Text, err)
+		}
+		return &RegexLit{At: At{t.Pos}, Source: t.Text, Re: re}
+	case VAR:
+		p.next()
+		n := alloc(&p.a.vars)
+		*n = Var{At: At{t.Pos}, Name: t.Text}
+		return n
+	case NAME:
+		return p.word()
+	case TYPE:
+		return p.typeWord()
+	case EOF:
+		p.fail(t.Pos, "syntax error: unexpected %s", t.describe())
+	}
+	switch t.Text {
+	case "[":
+		p.next()
+		n := alloc(&p.a.arrays)
+		*n = ArrayLit{At: At{t.Pos}}
+		n.Elems = p.list("]")
+		return n
+	case "{":
+		return p.hash()
+	case "(":
+		p.next()
+		saveBrace := p.noBrace
+		p.noBrace = false
+		x := p.expr()
+		p.noBrace = saveBrace
+		p.expect(")")
+		return &Paren{At: At{t.Pos}, X: x}
+	case "@":
+		p.next()
+		n := p.tok()
+		if n.Kind != NAME || !(p.peek(1).Kind == PUNCT && p.peek(1).Text == "{") {
+			p.fail(t.Pos, "syntax error: '@' must be followed by a resource declaration like @exec { 'title': }")
+		}
+		p.next()
+		d := p.resource(n, true).(*ResourceDecl)
+		d.P = t.Pos
+		return d
+	case "@@":
+		p.fail(t.Pos, "unsupported: exported resources")
+	case "@(":
+		p.fail(t.Pos, "unsupported: heredocs")
+	case "<<|", "|>>":
+		p.fail(t.Pos, "unsupported: exported resource collectors")
+	case "+>":
+		p.fail(t.Pos, "unsupported: +> (attribute append)")
+	}
+	p.fail(t.Pos, "syntax error: unexpected %s", t.describe())
+	return nil
+}
+
+// word parses an expression starting with a bare lower-case word.
+func (p *parser) word() Expr {
+	t := p.next()
+	switch t.Text {
+	case "true", "false":
+		n := alloc(&p.a.bools)
+		*n = BoolLit{At: At{t.Pos}, Value: t.Text == "true"}
+		return n
+	case "undef":
+		return &UndefLit{At: At{t.Pos}}
+	case "default":
+		return &DefaultLit{At: At{t.Pos}}
+	case "if":
+		return p.ifExpr(t)
+	case "unless":
+		return p.unlessExpr(t)
+	case "case":
+		return p.caseExpr(t)
+	case "class":
+		if p.is("{") {
+			return p.resource(t, false)
+		}
+		p.fail(t.Pos, "syntax error: class definitions are only allowed as statements")
+	case "node":
+		p.fail(t.Pos, "unsupported: node definitions")
+	case "function":
+		p.fail(t.Pos, "unsupported: function definitions")
+	case "define":
+		p.fail(t.Pos, "syntax error: define is only allowed as a statement")
+	case "and", "or", "in", "elsif", "else", "inherits":
+		p.fail(t.Pos, "syntax error: unexpected keyword '%s'", t.Text)
+	}
+	if p.is("(") {
+		c := &Call{At: At{t.Pos}, Name: t.Text}
+		p.callRest(c)
+		return c
+	}
+	if p.is("{") && !p.noBrace {
+		return p.resource(t, false)
+	}
+	if p.is("|") && Functions[t.Text] {
+		c := &Call{At: At{t.Pos}, Name: t.Text}
+		p.callRest(c)
+		return c
+	}
+	n := alloc(&p.a.names)
+	*n = NameLit{At: At{t.Pos}, Name: strings.TrimPrefix(t.Text, "::")}
+	return n
+}
+
+// typeWord parses an expression starting with a capitalized word: a type
+// reference, resource defaults or a collector.
+func (p *parser) typeWord() Expr {
+	t := p.next()
+	name := strings.TrimPrefix(t.Text, "::")
+	switch {
+	case p.is("<|"):
+		return p.collector(t, name)
+	case p.is("<<|"):
+		p.fail(p.tok().Pos, "unsupported: exported resource collectors")
+	case p.is("{") && !p.noBrace:
+		p.next()
+		d := &ResourceDefaults{At: At{t.Pos}, Type: name}
+		d.Attrs = p.attrs()
+		p.expect("}")
+		return d
+	}
+	n := alloc(&p.a.types)
+	*n = TypeName{At: At{t.Pos}, Name: name}
+	return n
+}
+
+func (p *parser) collector(t *Token, name string) Expr {
+	p.expect("<|")
+	c := &Collector{At: At{t.Pos}, Type: name}
+	if !p.is("|>") {
+		c.Query = p.queryOr()
+	}
+	p.expect("|>")
+	if p.is("{") && !p.noBrace {
+		p.fail(p.tok().Pos, "unsupported: collector attribute overrides (Type <| |> { ... })")
+	}
+	return c
+}
+
+func (p *parser) queryOr() Expr {
+	p.enter()
+	defer p.leave()
+	l := p.queryAnd()
+	for p.isWord("or") {
+		t := p.next()
+		l = &Binary{At: At{t.Pos}, Op: "or", L: l, R: p.queryAnd()}
+	}
+	return l
+}
+
+func (p *parser) queryAnd() Expr {
+	l := p.queryTerm()
+	for p.isWord("and") {
+		t := p.next()
+		l = &Binary{At: At{t.Pos}, Op: "and", L: l, R: p.queryTerm()}
+	}
+	return l
+}
+
+func (p *parser) queryTerm() Expr {
+	t := p.tok()
+	if p.is("(") {
+		p.next()
+		x := p.queryOr()
+		p.expect(")")
+		return &Paren{At: At{t.Pos}, X: x}
+	}
+	if t.Kind != NAME || keywords[t.Text] && t.Text != "default" {
+		p.fail(t.Pos, "syntax error: expected an attribute name in collector query, found %s", t.describe())
+	}
+	p.next()
+	op := p.tok()
+	if !(p.is("==") || p.is("!=")) {
+		p.fail(op.Pos, "syntax error: expected '==' or '!=' in collector query, found %s", op.describe())
+	}
+	p.next()
+	v := p.postfix(p.primary())
+	return &Binary{At: At{op.Pos}, Op: op.Text, L: &NameLit{At: At{t.Pos}, Name: t.Text}, R: v}
+}
+
+// resource parses the bodies of `type { title: attrs; ... }`; the type
+// token has been consumed.
+func (p *parser) resource(typ *Token, virtual bool) Expr {
+	open := p.expect("{")
+	saveBrace := p.noBrace
+	p.noBrace = false
+	d := alloc(&p.a.decls)
+	*d = ResourceDecl{At: At{typ.Pos}, Type: strings.TrimPrefix(strings.ToLower(typ.Text), "::"), Virtual: virtual}
+	for !p.is("}") {
+		bp := p.tok().Pos
+		title := p.expr()
+		if !p.is(":") {
+			p.fail(p.tok().Pos, "syntax error: expected ':' after the resource title, found %s", p.tok().describe())
+		}
+		p.next()
+		body := ResourceBody{P: bp, Title: title}
+		body.Attrs = p.attrs()
+		d.Bodies = append(d.Bodies, body)
+		if !p.is(";") {
+			break
+		}
+		p.next()
+	}
+	p.noBrace = saveBrace
+	p.expect("}")
+	if len(d.Bodies) == 0 {
+		p.fail(open.Pos, "syntax error: resource declaration without a title")
+	}
+	return d
+}
+
+// attrs parses `name => value, ...` up to ';' or '}'.
+func (p *parser) attrs() []Attr {
+	base := len(p.a.attrScratch)
+	defer func() {
+		clear(p.a.attrScratch[base:])
+		p.a.attrScratch = p.a.attrScratch[:base]
+	}()
+	for !p.is("}") && !p.is(";") {
+		t := p.tok()
+		if p.is("*") {
+			p.fail(t.Pos, "unsupported: attribute splat (* => hash)")
+		}
+		if t.Kind != NAME {
+			p.fail(t.Pos, "syntax error: expected an attribute name, found %s", t.describe())
+		}
+		p.next()
+		if p.is("+>") {
+			p.fail(p.tok().Pos, "unsupported: +> (attribute append)")
+		}
+		p.expect("=>")
+		v := p.expr()
+		p.a.attrScratch = append(p.a.attrScratch, Attr{P: t.Pos, Name: t.Text, Value: v})
+		if !p.is(",") {
+			break
+		}
+		p.next()
+	}
+	return carve(&p.a.attrs, p.a.attrScratch[base:])
+}
+
+func (p *parser) hash() Expr {
+	t := p.expect("{")
+	saveBrace := p.noBrace
+	p.noBrace = false
+	h := &HashLit{At: At{t.Pos}}
+	for !p.is("}") {
+		k := p.expr()
+		p.expect("=>")
+		v := p.expr()
+		h.Entries = append(h.Entries, HashEntry{Key: k, Value: v})
+		if !p.is(",") {
+			break
+		}
+		p.next()
+	}
+	p.noBrace = saveBrace
+	p.expect("}")
+	return h
+}
+
+// condition parses an if/unless/case condition, where `word {` is not a
+// resource declaration.
+func (p *parser) condition() Expr {
+	save := p.noBrace
+	p.noBrace = true
+	x := p.expr()
+	p.noBrace = save
+	return x
+}
+
+func (p *parser) ifExpr(kw *Token) Expr {
+	n := &If{At: At{kw.Pos}, Cond: p.condition()}
+	n.Then = p.block()
+	switch {
+	case p.isWord("elsif"):
+		t := p.next()
+		n.Else = []Expr{p.ifExpr(t)}
+	case p.isWord("else"):
+		p.next()
+		n.Else = p.block()
+	}
+	return n
+}
+
+func (p *parser) unlessExpr(kw *Token) Expr {
+	n := &Unless{At: At{kw.Pos}, Cond: p.condition()}
+	n.Then = p.block()
+	if p.isWord("elsif") {
+		p.fail(p.tok().Pos, "syntax error: unless does not support elsif")
+	}
+	if p.isWord("else") {
+		p.next()
+		n.Else = p.block()
+	}
+	return n
+}
+
+func (p *parser) caseExpr(kw *Token) Expr {
+	c := &Case{At: At{kw.Pos}, Subject: p.condition()}
+	p.expect("{")
+	for !p.is("}") {
+		o := CaseOption{P: p.tok().Pos}
+		for {
+			o.Values = append(o.Values, p.condition())
+			if !p.is(",") {
+				break
+			}
+			p.next()
+		}
+		p.expect(":")
+		o.Body = p.block()
+		c.Options = append(c.Options, o)
+	}
+	p.expect("}")
+	return c
+}
+
+func (p *parser) number(t *Token) Expr {
+	n := alloc(&p.a.nums)
+	*n = NumberLit{At: At{t.Pos}, Raw: t.Text}
+	s := t.Text
+	var err error
+	switch {
+	case strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X"):
+		var u uint64
+		u, err = strconv.ParseUint(s[2:], 16, 63)
+		n.Int = int64(u)
+	case strings.ContainsAny(s, ".eE"):
+		n.IsFloat = true
+		n.Float, err = strconv.ParseFloat(s, 64)
+	case len(s) > 1 && s[0] == '0':
+		var u uint64
+		u, err = strconv.ParseUint(s[1:], 8, 63)
+		n.Int = int64(u)
+	default:
+		var u uint64
+		u, err = strconv.ParseUint(s, 10, 63)
+		n.Int = int64(u)
+	}
+	if err != nil {
+		p.errs.Add(t.Pos, "invalid number '%s'", s)
+	}
+	n.Float = float64(n.Int)
+	if n.IsFloat {
+		n.Float, _ = strconv.ParseFloat(s, 64)
+	}
+	return n
+}
+
+// interp parses the pieces of an interpolated string.
+func (p *parser) interp(t *Token) Expr {
+	s := alloc(&p.a.interps)
+	*s = Interp{At: At{t.Pos}}
+	var parts []StrPart
+	if t.Parts != nil {
+		parts = *t.Parts
+	}
+	for _, part := range parts {
+		if part.Tokens == nil {
+			lit := alloc(&p.a.strs)
+			*lit = StringLit{At: At{part.Pos}, Value: part.Lit}
+			s.Parts = append(s.Parts, lit)
+			continue
+		}
+		toks := part.Tokens
+		// In ${name...} a leading bare word names a variable, and ${1} is
+		// the match variable $1.
+		if len(toks) == 2 && toks[0].Kind == NUMBER && isAllDigits(toks[0].Text) {
+			toks = []Token{{Kind: VAR, Text: toks[0].Text, Pos: toks[0].Pos}, toks[1]}
+		}
+		if len(toks) > 1 && toks[0].Kind == NAME && !keywords[toks[0].Text] {
+			n := toks[1]
+			if n.Kind == EOF || n.Kind == PUNCT && (n.Text == "[" || n.Text == ".") {
+				toks = append([]Token(nil), toks...)
+				toks[0].Kind = VAR
+			}
+		}
+		if len(toks) == 1 {
+			p.errs.Add(part.Pos, "syntax error: empty ${} interpolation")
+			continue
+		}
+		sub := &parser{toks: toks, errs: p.errs, depth: p.depth, a: p.a}
+		x, ok := sub.safeExpr()
+		if !ok {
+			continue
+		}
+		if sub.tok().Kind != EOF {
+			p.errs.Add(sub.tok().Pos, "syntax error: unexpected %s in string interpolation", sub.tok().describe())
+			continue
+		}
+		s.Parts = append(s.Parts, x)
+	}
+	return s
+}
+
+func (p *parser) safeExpr() (e Expr, ok bool) {
+	saveScratch, saveAttrs := len(p.a.scratch), len(p.a.attrScratch)
+	defer func() {
+		if r := recover(); r != nil {
+			if _, isBail := r.(bailout); !isBail {
+				panic(r)
+			}
+			p.a.truncate(saveScratch, saveAttrs)
+			ok = false
+		}
+	}()
+	return p.expr(), true
+}
+
+func isAllDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return s != ""
+}

@@ -1,0 +1,153 @@
+package manifestdir
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/manifest"
+)
+
+// DefaultInterval is how often a Watcher polls when its config says 0.
+const DefaultInterval = 2 * time.Second
+
+// WatchConfig configures a Watcher. Clock and Accept are required.
+type WatchConfig struct {
+	// Clock times the polls.
+	Clock clock.Clock
+	// Interval between polls; 0 means DefaultInterval.
+	Interval time.Duration
+	// Accept receives each newly compiled snapshot. If it returns an
+	// error the snapshot is rejected: the error is logged (a
+	// manifest.ErrorList one line per entry) and the previous snapshot
+	// stays current. Accept must leave things as they were when it fails.
+	Accept func(ctx context.Context, s *Snapshot) error
+	// Logger receives reloads and rejected edits; nil discards them.
+	Logger *slog.Logger
+}
+
+// Watcher keeps a directory's catalog current: it polls the directory,
+// compiles it when its contents change and hands the result to Accept.
+type Watcher struct {
+	dir string
+	cfg WatchConfig
+	log *slog.Logger
+
+	check   sync.Mutex // serialises Check
+	mu      sync.Mutex
+	current *Snapshot
+	seen    string // hash of the last content compiled, good or bad
+	logged  string // the last error Run logged, to log each one once
+}
+
+// NewWatcher returns a watcher of dir. Nothing is read until Check or Run.
+func NewWatcher(dir string, cfg WatchConfig) (*Watcher, error) {
+	if cfg.Clock == nil || cfg.Accept == nil {
+		return nil, errors.New("manifestdir: WatchConfig needs Clock and Accept")
+	}
+	if cfg.Interval <= 0 {
+		cfg.Interval = DefaultInterval
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Watcher{dir: dir, cfg: cfg, log: log}, nil
+}
+
+// Current returns the snapshot in force: the last one Accept took, or nil
+// before the first.
+func (w *Watcher) Current() *Snapshot {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.current
+}
+
+// Check reads the directory once. If its contents differ from the last
+// ones looked at, it compiles them and offers the snapshot to Accept.
+// changed reports whether a new snapshot was accepted. The error is the
+// reason a changed directory was not accepted (a manifest.ErrorList for
+// problems in the manifests). Content that does not compile is not
+// compiled again (the next edit changes it); content Accept refused is
+// offered again on the next Check, since what Accept depends on (the
+// store, other jobs) may have changed.
+//
+// The daemon calls Check once at start-up and treats its error as fatal;
+// Run calls it on every poll and logs its error.
+func (w *Watcher) Check(ctx context.Context) (changed bool, err error) {
+	w.check.Lock()
+	defer w.check.Unlock()
+	srcs, hash, err := read(w.dir)
+	if err != nil {
+		return false, err
+	}
+	if cur := w.Current(); hash == w.seen || cur != nil && hash == cur.Hash {
+		return false, nil
+	}
+	s, err := compile(w.dir, srcs, hash)
+	if err != nil {
+		w.seen = hash
+		return false, err
+	}
+	if err := w.cfg.Accept(ctx, s); err != nil {
+		return false, err
+	}
+	w.seen = hash
+	w.mu.Lock()
+	w.current = s
+	w.mu.Unlock()
+	return true, nil
+}
+
+// Run polls the directory every interval until ctx ends, logging each
+// reload and each rejected edit. It returns ctx's error.
+func (w *Watcher) Run(ctx context.Context) error {
+	t := w.cfg.Clock.NewTimer(w.cfg.Interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C():
+		}
+		w.poll(ctx)
+		t.Reset(w.cfg.Interval)
+	}
+}
+
+// poll is one Check with its outcome logged.
+func (w *Watcher) poll(ctx context.Context) {
+	changed, err := w.Check(ctx)
+	if err == nil || ctx.Err() != nil {
+		w.logged = ""
+	}
+	switch {
+	case err != nil && ctx.Err() != nil:
+	case err != nil:
+		if err.Error() == w.logged {
+			return // the same refusal as last time: said once is enough
+		}
+		w.logged = err.Error()
+		LogError(w.log, err, "manifests not reloaded; the previous ones stay in force", "dir", w.dir)
+	case changed:
+		s := w.Current()
+		w.log.Info("manifests reloaded", "dir", w.dir, "files", len(s.Files), "resources", len(s.Catalog.Resources))
+	}
+}
+
+// LogError logs err at error level with msg and args: a manifest.ErrorList
+// as one line per positioned error (field "err"), then msg with the count.
+func LogError(log *slog.Logger, err error, msg string, args ...any) {
+	var el manifest.ErrorList
+	if errors.As(err, &el) {
+		for _, e := range el {
+			log.Error("manifest error", "err", e.Error())
+		}
+		log.Error(msg, append(args, "errors", len(el))...)
+		return
+	}
+	log.Error(msg, append(args, "err", err)...)
+}

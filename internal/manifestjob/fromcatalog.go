@@ -1,0 +1,286 @@
+package manifestjob
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/catalog"
+	"github.com/almanac-sh/almanac/internal/job"
+	"github.com/almanac-sh/almanac/internal/manifest"
+	"github.com/almanac-sh/almanac/internal/puppetsched"
+	"github.com/almanac-sh/almanac/internal/store"
+)
+
+// Set is what a catalog declares for the job controller.
+type Set struct {
+	// Jobs are the job specs, validated and normalised, sorted by name.
+	Jobs []store.JobSpec
+	// Gates are the schedules the jobs name, by name.
+	Gates map[string]job.Gate
+	// SuspendSet names the jobs whose resource sets `suspend` itself;
+	// for the others an operator's suspend or resume may stand.
+	SuspendSet map[string]bool
+}
+
+// FromCatalog converts the catalog's (non-virtual) job resources. parse is
+// the controller's cron parser, so an expression the controller would
+// refuse is refused here, at its position. The error is a
+// manifest.ErrorList with every problem, sorted by position.
+func FromCatalog(cat *catalog.Catalog, parse job.ParseFunc) (*Set, error) {
+	set := &Set{Gates: map[string]job.Gate{}, SuspendSet: map[string]bool{}}
+	var errs manifest.ErrorList
+	byRef := map[string]int{} // job ref -> index in set.Jobs
+	names := map[string]*catalog.Resource{}
+	for _, r := range cat.Applied() {
+		if r.Type != "job" {
+			continue
+		}
+		spec, ok := convert(r, &errs)
+		if !ok {
+			continue
+		}
+		if prev := names[spec.Name]; prev != nil {
+			errs.Add(r.Pos, "%s: a job named %q is already declared at %s", r.Ref(), spec.Name, prev.Pos)
+			continue
+		}
+		names[spec.Name] = r
+		if _, ok := r.Params["suspend"]; ok {
+			set.SuspendSet[spec.Name] = true
+		}
+		if spec.Schedule != "" {
+			if _, done := set.Gates[spec.Schedule]; !done {
+				g, err := gate(cat, spec.Schedule)
+				if err != nil {
+					errs.Add(r.Pos, "%s: %v", r.Ref(), err)
+				} else {
+					set.Gates[spec.Schedule] = g
+				}
+			}
+		}
+		byRef[r.Ref()] = len(set.Jobs)
+		set.Jobs = append(set.Jobs, spec)
+	}
+	edges(cat, set, byRef, &errs)
+	for i := range set.Jobs {
+		spec := &set.Jobs[i]
+		if err := job.Validate(spec, parse); err != nil {
+			var ve *job.ValidationError
+			r := names[spec.Name]
+			if errors.As(err, &ve) {
+				for _, p := range ve.Problems {
+					// The cron engine's messages already say "cron: ".
+					p = strings.Replace(p, "cron: cron: ", "cron: ", 1)
+					errs.Add(r.Pos, "%s: %s", r.Ref(), p)
+				}
+			} else {
+				errs.Add(r.Pos, "%s: %v", r.Ref(), err)
+			}
+		}
+	}
+	if len(errs) > 0 {
+		errs.Sort()
+		return nil, errs
+	}
+	sort.Slice(set.Jobs, func(i, j int) bool { return set.Jobs[i].Name < set.Jobs[j].Name })
+	return set, nil
+}
+
+// convert maps one job resource's parameters onto a spec.
+func convert(r *catalog.Resource, errs *manifest.ErrorList) (store.JobSpec, bool) {
+	ok := true
+	fail := func(attr, format string, a ...any) {
+		errs.Add(r.Pos, "Parameter %s failed on %s: %s", attr, r.Ref(), fmt.Sprintf(format, a...))
+		ok = false
+	}
+	p := r.Params
+	str := func(k string) string { s, _ := p[k].(string); return s }
+	spec := store.JobSpec{
+		Name:     str("name"),
+		Cron:     str("cron"),
+		TimeZone: str("time_zone"),
+		Cwd:      str("cwd"),
+		Schedule: str("schedule"),
+	}
+	if spec.Name == "" {
+		spec.Name = r.Title
+	}
+	if s, has := p["at"].(string); has {
+		t, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			fail("at", "Invalid value '%s': expected an RFC 3339 time like 2025-01-31T02:00:00Z", s)
+		} else {
+			t = t.UTC()
+			spec.At = &t
+		}
+	}
+	switch c := p["command"].(type) {
+	case string:
+		spec.Shell = c
+	case []any:
+		if len(c) == 0 {
+			fail("command", "the argv array is empty")
+		}
+		for _, a := range c {
+			s, _ := a.(string)
+			spec.Command = append(spec.Command, s)
+		}
+	}
+	if env, has := p["env"].(map[string]any); has {
+		spec.Env = make(map[string]string, len(env))
+		for _, k := range slices.Sorted(mapKeys(env)) {
+			switch v := env[k].(type) {
+			case string:
+				spec.Env[k] = v
+			case int64:
+				spec.Env[k] = strconv.FormatInt(v, 10)
+			case float64:
+				spec.Env[k] = strconv.FormatFloat(v, 'g', -1, 64)
+			case bool:
+				spec.Env[k] = strconv.FormatBool(v)
+			default:
+				fail("env", "the value of %q must be a String, a number or a Boolean, not %s", k, kindOf(v))
+			}
+		}
+	}
+	if n, has := p["starting_deadline_seconds"].(int64); has {
+		spec.StartingDeadlineSeconds = &n
+	}
+	if s := str("concurrency_policy"); s != "" {
+		spec.ConcurrencyPolicy = store.ConcurrencyPolicy(s)
+	}
+	if b, has := p["suspend"].(bool); has {
+		spec.Suspend = b
+	}
+	if n, has := p["backoff_limit"].(int64); has {
+		if n > math.MaxInt32 {
+			fail("backoff_limit", "%d is too large", n)
+		}
+		spec.BackoffLimit = int(n)
+	}
+	switch v := p["timeout"].(type) {
+	case int64:
+		spec.TimeoutSeconds = v
+	case float64:
+		if v != math.Trunc(v) || v > math.MaxInt32 {
+			fail("timeout", "%v: expected a whole number of seconds", v)
+		}
+		spec.TimeoutSeconds = int64(v)
+	}
+	for _, lim := range []struct {
+		attr string
+		dst  **int
+	}{{"successful_jobs_history_limit", &spec.SuccessfulJobsHistoryLimit}, {"failed_jobs_history_limit", &spec.FailedJobsHistoryLimit}} {
+		if n, has := p[lim.attr].(int64); has {
+			if n > math.MaxInt32 {
+				fail(lim.attr, "%d is too large", n)
+				continue
+			}
+			v := int(n)
+			*lim.dst = &v
+		}
+	}
+	return spec, ok
+}
+
+// edges turns relationships between jobs into Requires and Before: an edge
+// declared on its downstream end (require, subscribe, an arrow, the
+// require function) lands in the downstream's Requires, one declared on
+// its upstream end (before, notify) in the upstream's Before.
+func edges(cat *catalog.Catalog, set *Set, byRef map[string]int, errs *manifest.ErrorList) {
+	for _, e := range cat.Edges {
+		if e.Kind != catalog.Before && e.Kind != catalog.Notify {
+			continue
+		}
+		from, fromJob := byRef[e.From]
+		to, toJob := byRef[e.To]
+		switch {
+		case fromJob && toJob:
+			switch e.Via {
+			case "before", "notify":
+				set.Jobs[from].Before = appendNew(set.Jobs[from].Before, set.Jobs[to].Name)
+			default:
+				set.Jobs[to].Requires = appendNew(set.Jobs[to].Requires, set.Jobs[from].Name)
+			}
+		case fromJob || toJob:
+			jref, other := e.From, e.To
+			if toJob {
+				jref, other = e.To, e.From
+			}
+			if isJobRef(other) {
+				continue // a job that failed to convert; already reported
+			}
+			errs.Add(e.Pos, "%s cannot be ordered against %s (%s): a job's run can wait only for other jobs", jref, other, e.Via)
+		}
+	}
+}
+
+func isJobRef(ref string) bool { return strings.HasPrefix(ref, "Job[") }
+
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}
+
+func mapKeys(m map[string]any) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+func kindOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "undef"
+	case []any:
+		return "an Array"
+	case map[string]any:
+		return "a Hash"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// gate builds the gate for a schedule name: the catalog's schedule
+// resource of that title, else a built-in schedule.
+func gate(cat *catalog.Catalog, name string) (job.Gate, error) {
+	var s *puppetsched.Schedule
+	if r := cat.Lookup("Schedule[" + name + "]"); r != nil && !r.Virtual {
+		p, err := puppetsched.FromAttrs(r.Params)
+		if err == nil {
+			s, err = puppetsched.New(r.Title, p)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("schedule %q (%s): %w", name, r.Pos, err)
+		}
+	} else if b, ok := puppetsched.Builtin(name); ok {
+		s = b
+	} else {
+		return nil, fmt.Errorf("no schedule named %q", name)
+	}
+	if per := s.Period(); per != puppetsched.PeriodNone && per != puppetsched.Never {
+		return nil, fmt.Errorf("schedule %q has period => %s, which limits how often a resource is applied since it was last checked; "+
+			"a job's cron decides how often it runs, so a job's gate may use only range, weekday, windows and time_zone", name, per)
+	}
+	return Gate{s}, nil
+}
+
+// Gate adapts a Puppet schedule without a period to job.Gate: open at t
+// exactly when the schedule matches at t.
+type Gate struct{ S *puppetsched.Schedule }
+
+// Contains implements job.Gate.
+func (g Gate) Contains(t time.Time) bool { return g.S.Match(time.Time{}, t) }
+
+// NextOpen implements job.Gate.
+func (g Gate) NextOpen(t time.Time) (time.Time, bool) { return g.S.NextMatch(time.Time{}, t) }

@@ -1,0 +1,200 @@
+package manifestjob
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/catalog"
+	"github.com/almanac-sh/almanac/internal/cron"
+	"github.com/almanac-sh/almanac/internal/job"
+	"github.com/almanac-sh/almanac/internal/manifest"
+)
+
+func parseCron(expr string, loc *time.Location) (job.Schedule, error) {
+	return cron.Parse(expr, cron.WithLocation(loc))
+}
+
+func compile(t *testing.T, src string) *catalog.Catalog {
+	t.Helper()
+	f, err := manifest.ParseFile("site.pp", []byte(src))
+	if err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	cat, err := catalog.Compile(f)
+	if err != nil {
+		t.Fatalf("compile: %v", err)
+	}
+	return cat
+}
+
+func TestFromCatalog(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		want string // JSON of the specs
+	}{
+		{
+			name: "every attribute",
+			src: `job { 'backup':
+  cron => '0 2 * * *', time_zone => 'europe-berlin',
+  command => ['/usr/local/bin/backup', '--all'],
+  env => {'MODE' => 'full', 'LEVEL' => 3, 'DRY' => false},
+  cwd => '/srv', starting_deadline_seconds => 3600,
+  concurrency_policy => 'Forbid', suspend => true, backoff_limit => 2, timeout => 600,
+  successful_jobs_history_limit => 5, failed_jobs_history_limit => 2,
+}`,
+			want: `[{"name":"backup","cron":"0 2 * * *","time_zone":"Europe/Berlin","command":["/usr/local/bin/backup","--all"],` +
+				`"env":{"DRY":"false","LEVEL":"3","MODE":"full"},"cwd":"/srv","starting_deadline_seconds":3600,"concurrency_policy":"Forbid",` +
+				`"suspend":true,"backoff_limit":2,"timeout_seconds":600,"successful_jobs_history_limit":5,"failed_jobs_history_limit":2}]`,
+		},
+		{
+			name: "shell string, at, defaults, namevar",
+			src:  `job { 'Say hello': name => 'hello', at => '2025-03-01T10:00:00+01:00', command => 'echo hi' }`,
+			want: `[{"name":"hello","at":"2025-03-01T09:00:00Z","shell":"echo hi","concurrency_policy":"Allow"}]`,
+		},
+		{
+			name: "require, before, arrows and chains between jobs",
+			src: `job { 'dump': cron => '0 2 * * *', command => 'dump', before => Job['backup'] }
+job { 'backup': cron => '0 2 * * *', command => 'backup', require => Job['dump'] }
+job { 'report': cron => '0 2 * * *', command => 'report' }
+job { 'notify': cron => '0 2 * * *', command => 'notify', subscribe => Job['report'] }
+Job['backup'] -> Job['report']`,
+			want: `[{"name":"backup","cron":"0 2 * * *","shell":"backup","concurrency_policy":"Allow","require":["dump"]},` +
+				`{"name":"dump","cron":"0 2 * * *","shell":"dump","concurrency_policy":"Allow","before":["backup"]},` +
+				`{"name":"notify","cron":"0 2 * * *","shell":"notify","concurrency_policy":"Allow","require":["report"]},` +
+				`{"name":"report","cron":"0 2 * * *","shell":"report","concurrency_policy":"Allow","require":["backup"]}]`,
+		},
+		{
+			name: "schedule gate, other resources ignored, virtual job ignored",
+			src: `schedule { 'weekend': windows => [{days => ['Sat', 'Sun'], start_time => '00:00', length_minutes => 1440}] }
+exec { 'x': command => '/bin/true', schedule => 'weekend' }
+@job { 'virtual': cron => '* * * * *', command => 'x' }
+job { 'gated': cron => '0 2 * * *', command => 'x', schedule => 'weekend' }`,
+			want: `[{"name":"gated","cron":"0 2 * * *","shell":"x","concurrency_policy":"Allow","schedule":"weekend"}]`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			set, err := FromCatalog(compile(t, tt.src), parseCron)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(set.Jobs)
+			if string(b) != tt.want {
+				t.Errorf("specs\n got %s\nwant %s", b, tt.want)
+			}
+		})
+	}
+}
+
+func TestFromCatalogErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		want []string // every error line, in order
+	}{
+		{
+			name: "bad cron and zone, positioned at the resource",
+			src:  "\n  job { 'a': cron => '61 * * * *', time_zone => 'Mars/Base', command => 'x' }",
+			want: []string{"site.pp:2:9: Job[a]: time_zone: ", "site.pp:2:9: Job[a]: cron: "},
+		},
+		{
+			name: "invalid job name and empty argv",
+			src:  "job { 'bad name': cron => '* * * * *', command => [] }",
+			want: []string{"site.pp:1:7: Parameter command failed on Job[bad name]: the argv array is empty"},
+		},
+		{
+			name: "name validation",
+			src:  "job { 'bad name': cron => '* * * * *', command => 'x' }",
+			want: []string{`site.pp:1:7: Job[bad name]: name "bad name" must start with a letter or digit`},
+		},
+		{
+			name: "fractional timeout and nested env",
+			src:  "job { 'a': cron => '* * * * *', command => 'x', timeout => 1.5, env => {'A' => [1]} }",
+			want: []string{"Parameter env failed on Job[a]: the value of \"A\" must be a String, a number or a Boolean, not an Array",
+				"Parameter timeout failed on Job[a]: 1.5: expected a whole number of seconds"},
+		},
+		{
+			name: "a period schedule cannot gate a job",
+			src:  "job { 'a': cron => '* * * * *', command => 'x', schedule => 'daily' }",
+			want: []string{`site.pp:1:7: Job[a]: schedule "daily" has period => daily, which limits how often`},
+		},
+		{
+			name: "a job cannot wait for an exec",
+			src:  "exec { '/bin/true': }\njob { 'a': cron => '* * * * *', command => 'x', require => Exec['/bin/true'] }",
+			want: []string{"site.pp:2:49: Job[a] cannot be ordered against Exec[/bin/true] (require): a job's run can wait only for other jobs"},
+		},
+		{
+			name: "two titles, one job name",
+			src:  "job { 'a': cron => '* * * * *', command => 'x' }\njob { 'b': name => 'a', cron => '* * * * *', command => 'x' }",
+			want: []string{`site.pp:2:7: Job[b]: a job named "a" is already declared at site.pp:1:7`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := FromCatalog(compile(t, tt.src), parseCron)
+			var el manifest.ErrorList
+			if !errors.As(err, &el) {
+				t.Fatalf("err = %v, want a manifest.ErrorList", err)
+			}
+			if len(el) != len(tt.want) {
+				t.Fatalf("got %d errors, want %d:\n%v", len(el), len(tt.want), err)
+			}
+			for i, w := range tt.want {
+				if !strings.Contains(el[i].Error(), w) {
+					t.Errorf("error %d = %q, want it to contain %q", i, el[i].Error(), w)
+				}
+			}
+		})
+	}
+}
+
+func TestGate(t *testing.T) {
+	cat := compile(t, `schedule { 'weekend': time_zone => 'Europe/Berlin',
+  windows => [{days => ['Sat', 'Sun'], start_time => '00:00', length_minutes => 1440}] }
+schedule { 'nights': range => '22:00 - 04:00' }
+job { 'a': cron => '* * * * *', command => 'x', schedule => 'weekend' }
+job { 'b': cron => '* * * * *', command => 'x', schedule => 'nights' }
+job { 'c': cron => '* * * * *', command => 'x', schedule => 'never' }`)
+	set, err := FromCatalog(cat, parseCron)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gates Gates
+	if _, ok := gates.Lookup("weekend"); ok {
+		t.Fatal("the zero Gates has a gate")
+	}
+	gates.Store(set.Gates)
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	fri := time.Date(2025, 6, 6, 12, 0, 0, 0, berlin) // a Friday
+	tests := []struct {
+		gate     string
+		at       time.Time
+		open     bool
+		nextOpen time.Time // zero: never
+	}{
+		{"weekend", fri, false, time.Date(2025, 6, 7, 0, 0, 0, 0, berlin)},
+		{"weekend", time.Date(2025, 6, 7, 2, 0, 0, 0, berlin), true, time.Date(2025, 6, 7, 2, 0, 0, 0, berlin)},
+		{"nights", time.Date(2025, 6, 6, 12, 0, 0, 0, time.UTC), false, time.Date(2025, 6, 6, 22, 0, 0, 0, time.UTC)},
+		{"nights", time.Date(2025, 6, 6, 3, 0, 0, 0, time.UTC), true, time.Date(2025, 6, 6, 3, 0, 0, 0, time.UTC)},
+		{"never", fri, false, time.Time{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.gate+" "+tt.at.String(), func(t *testing.T) {
+			g, ok := gates.Lookup(tt.gate)
+			if !ok {
+				t.Fatalf("no gate %q", tt.gate)
+			}
+			if got := g.Contains(tt.at); got != tt.open {
+				t.Errorf("Contains = %v, want %v", got, tt.open)
+			}
+			next, ok := g.NextOpen(tt.at)
+			if ok != !tt.nextOpen.IsZero() || ok && !next.Equal(tt.nextOpen) {
+				t.Errorf("NextOpen = %v %v, want %v", next, ok, tt.nextOpen)
+			}
+		})
+	}
+}
