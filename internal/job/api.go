@@ -1,0 +1,161 @@
+package job
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/store"
+)
+
+// CreateJob validates and stores a new job; store.ErrDuplicate if the name
+// is taken, *ValidationError if the spec is invalid.
+func (c *Controller) CreateJob(ctx context.Context, spec store.JobSpec, src store.Source) (store.Job, error) {
+	if err := Validate(&spec, c.cfg.Parse); err != nil {
+		return store.Job{}, err
+	}
+	j, err := c.st.JobCreate(ctx, store.JobCreateParams{Spec: spec, Source: src, Now: c.clock.Now(),
+		Events: []store.Event{{Kind: store.EventJobCreated, Message: fmt.Sprintf("job %s created (%s)", spec.Name, src)}}})
+	if err != nil {
+		return store.Job{}, err
+	}
+	c.Notify(spec.Name)
+	return j, nil
+}
+
+// PutJob creates the job or replaces its spec (a manifest load, an API
+// PUT). A change takes effect from the job's next run; if the schedule
+// itself (cron, at, time_zone) changed, instants before now are not
+// caught up under the new schedule. created reports which happened.
+func (c *Controller) PutJob(ctx context.Context, spec store.JobSpec, src store.Source) (j store.Job, created bool, err error) {
+	if err := Validate(&spec, c.cfg.Parse); err != nil {
+		return store.Job{}, false, err
+	}
+	old, err := c.st.JobGet(ctx, spec.Name)
+	if errors.Is(err, store.ErrNotFound) {
+		j, err = c.CreateJob(ctx, spec, src)
+		if errors.Is(err, store.ErrDuplicate) { // lost a race with another creator
+			return c.PutJob(ctx, spec, src)
+		}
+		return j, err == nil, err
+	}
+	if err != nil {
+		return store.Job{}, false, err
+	}
+	now := c.clock.Now()
+	kind, msg := store.EventJobUpdated, fmt.Sprintf("job %s updated (%s)", spec.Name, src)
+	switch {
+	case spec.Suspend && !old.Spec.Suspend:
+		kind, msg = store.EventJobSuspended, fmt.Sprintf("job %s suspended", spec.Name)
+	case !spec.Suspend && old.Spec.Suspend:
+		kind, msg = store.EventJobResumed, fmt.Sprintf("job %s resumed", spec.Name)
+	}
+	j, err = c.st.JobUpdate(ctx, store.JobUpdateParams{Spec: spec, Source: src, IfVersion: old.Version, Now: now,
+		Events: []store.Event{{Kind: kind, Message: msg}}})
+	if errors.Is(err, store.ErrConflict) {
+		return c.PutJob(ctx, spec, src)
+	}
+	if err != nil {
+		return store.Job{}, false, err
+	}
+	if scheduleChanged(old.Spec, spec) && !old.CreatedAt.IsZero() {
+		if err := c.st.JobAdvance(ctx, store.JobAdvanceParams{Name: spec.Name, LastScheduleTime: now, Term: c.term()}); err != nil {
+			return store.Job{}, false, err
+		}
+		j.Status.LastScheduleTime = maxTime(j.Status.LastScheduleTime, now)
+	}
+	c.Notify(spec.Name)
+	return j, false, nil
+}
+
+func scheduleChanged(a, b store.JobSpec) bool {
+	atEq := a.At == nil && b.At == nil || a.At != nil && b.At != nil && a.At.Equal(*b.At)
+	return a.Cron != b.Cron || a.TimeZone != b.TimeZone || !atEq
+}
+
+// DeleteJob deletes a job and its runs; its active runs on this node are
+// killed. store.ErrNotFound if there is no such job.
+func (c *Controller) DeleteJob(ctx context.Context, name string) error {
+	err := c.st.JobDelete(ctx, store.JobDeleteParams{Name: name,
+		Events: []store.Event{{Kind: store.EventJobDeleted, Message: fmt.Sprintf("job %s deleted", name)}}})
+	if err != nil {
+		return err
+	}
+	c.Notify(name)
+	return nil
+}
+
+// Suspend stops future runs of a job; active runs continue.
+func (c *Controller) Suspend(ctx context.Context, name string) error {
+	return c.setSuspend(ctx, name, true)
+}
+
+// Resume lets a suspended job run again. Instants that passed while it was
+// suspended are handled like downtime: the latest runs if it is still
+// inside the starting deadline, the others are recorded as missed.
+func (c *Controller) Resume(ctx context.Context, name string) error {
+	return c.setSuspend(ctx, name, false)
+}
+
+func (c *Controller) setSuspend(ctx context.Context, name string, suspend bool) error {
+	j, err := c.st.JobGet(ctx, name)
+	if err != nil {
+		return err
+	}
+	if j.Spec.Suspend == suspend {
+		return nil
+	}
+	j.Spec.Suspend = suspend
+	_, _, err = c.PutJob(ctx, j.Spec, j.Source)
+	return err
+}
+
+// Trigger starts a manual run of a job now, outside its schedule. A manual
+// run ignores the schedule gate, require and the concurrency policy: an
+// operator asked for it explicitly.
+func (c *Controller) Trigger(ctx context.Context, name string) (store.Run, error) {
+	if _, err := c.st.JobGet(ctx, name); err != nil {
+		return store.Run{}, err
+	}
+	now := c.clock.Now().UTC().Truncate(time.Microsecond)
+	r, err := c.st.RunInsert(ctx, store.RunInsertParams{
+		Run: store.Run{Job: name, ScheduledTime: now, Attempt: 1, Reason: store.ReasonManual, ReadyAt: now},
+		Now: now,
+		Events: []store.Event{{Kind: store.EventRunScheduled,
+			Message: fmt.Sprintf("manual run triggered for %s", now.Format(time.RFC3339))}},
+	})
+	if err != nil {
+		return store.Run{}, err
+	}
+	c.Notify(name)
+	return r, nil
+}
+
+// Kill stops an active run (SIGTERM to its process group, SIGKILL after
+// the grace period); the run ends as killed. A run that has not started is
+// ended at once. store.ErrConflict if the run already ended.
+func (c *Controller) Kill(ctx context.Context, id int64) error {
+	r, err := c.st.RunGet(ctx, id)
+	if err != nil {
+		return err
+	}
+	if r.State == store.RunPending {
+		_, err := c.st.RunFinish(ctx, store.RunFinishParams{ID: id, State: store.RunKilled, Error: "killed before it started",
+			Now: c.clock.Now(), Events: []store.Event{{Kind: store.EventRunKilled, Message: fmt.Sprintf("run %d killed before it started", id)}}})
+		if !errors.Is(err, store.ErrConflict) {
+			c.Notify(r.Job)
+			return err
+		}
+	}
+	_, err = c.st.RunCancel(ctx, store.RunCancelParams{ID: id, Events: []store.Event{{Kind: store.EventRunKilled,
+		Message: fmt.Sprintf("kill of run %d requested", id)}}})
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.kills[id] = true
+	c.mu.Unlock()
+	c.Notify(r.Job)
+	return nil
+}

@@ -1,0 +1,445 @@
+package job
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/store"
+)
+
+// Config configures a Controller. Store, Clock and Parse are required.
+type Config struct {
+	Store store.Store
+	Clock clock.Clock
+	// Parse compiles cron expressions.
+	Parse ParseFunc
+	// Gates resolves `schedule` gate names; nil means no gate exists.
+	Gates GateFunc
+	// Executor starts processes; nil means &Exec{}.
+	Executor Executor
+	// Node names this process in runs it claims (default "local"). A
+	// restarted node finds the runs its previous life left running by it.
+	Node string
+	// Term returns the current leadership term for fenced writes; nil = 0.
+	Term func() int64
+	// Logger receives operational logs; nil discards them.
+	Logger *slog.Logger
+	// KillGrace is the time between SIGTERM and SIGKILL (default 10 s).
+	KillGrace time.Duration
+	// ShutdownGrace is how long Run waits for active runs after its
+	// context ends before killing them (default 30 s).
+	ShutdownGrace time.Duration
+	// BackoffBase and BackoffMax shape retry delays: base, 2×base, 4×base
+	// ... capped at max (defaults 10 s and 6 min, as Kubernetes Jobs).
+	BackoffBase, BackoffMax time.Duration
+	// HeartbeatInterval is how often running runs are heart-beaten; a run
+	// without a heartbeat for 3 intervals is presumed dead (default 10 s).
+	HeartbeatInterval time.Duration
+}
+
+// Controller turns job specs into runs and executes them. Create it with
+// NewController and drive it with Run; its other methods are safe to call
+// from any goroutine, before or while Run runs.
+type Controller struct {
+	cfg   Config
+	st    store.Store
+	clock clock.Clock
+	log   *slog.Logger
+	exec  Executor
+
+	// abandoned makes Run return at once when its context ends, as if
+	// the process died (tests of crash recovery).
+	abandoned atomic.Bool
+
+	kick    chan struct{}
+	results chan result
+
+	mu      sync.Mutex
+	dirty   map[string]bool // jobs changed since the loop last looked
+	kills   map[int64]bool  // runs Kill asked to stop
+	running bool
+
+	// Owned by the Run goroutine.
+	jobs      map[string]*entry
+	wakes     wakeHeap
+	readyAt   timeHeap // future ReadyAt of released runs
+	active    map[int64]*execution
+	waiting   map[string]*entry // entries holding pending runs
+	beforeOf  map[string]map[string]bool
+	stopping  bool
+	claimable bool // a run may be ready to claim
+	nextBeat  time.Time
+}
+
+// entry is the controller's view of one job.
+type entry struct {
+	job   store.Job
+	c     *compiled
+	held  []store.Run // pending runs the controller holds
+	wake  time.Time   // zero: nothing scheduled
+	index int         // in wakes; -1 if absent
+	fresh bool        // not reconciled since the controller started
+}
+
+// NewController checks cfg and returns a controller; call Run to start it.
+func NewController(cfg Config) (*Controller, error) {
+	if cfg.Store == nil || cfg.Clock == nil || cfg.Parse == nil {
+		return nil, errors.New("job controller: Store, Clock and Parse are required")
+	}
+	if cfg.Node == "" {
+		cfg.Node = "local"
+	}
+	if cfg.Term == nil {
+		cfg.Term = func() int64 { return 0 }
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Executor == nil {
+		cfg.Executor = &Exec{}
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&cfg.KillGrace, 10*time.Second)
+	def(&cfg.ShutdownGrace, 30*time.Second)
+	def(&cfg.BackoffBase, 10*time.Second)
+	def(&cfg.BackoffMax, 6*time.Minute)
+	def(&cfg.HeartbeatInterval, 10*time.Second)
+	return &Controller{
+		cfg: cfg, st: cfg.Store, clock: cfg.Clock, log: cfg.Logger, exec: cfg.Executor,
+		kick:     make(chan struct{}, 1),
+		results:  make(chan result, 64),
+		dirty:    map[string]bool{},
+		kills:    map[int64]bool{},
+		jobs:     map[string]*entry{},
+		active:   map[int64]*execution{},
+		waiting:  map[string]*entry{},
+		beforeOf: map[string]map[string]bool{},
+	}, nil
+}
+
+// Notify tells the controller that a job changed in the store behind its
+// back (another node, a direct store write); an empty name reloads all jobs.
+func (c *Controller) Notify(name string) {
+	c.mu.Lock()
+	c.dirty[name] = true
+	c.mu.Unlock()
+	select {
+	case c.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Run loads the jobs, recovers runs a previous life left running, and
+// schedules until ctx ends. Then it stops starting runs, waits up to
+// ShutdownGrace for active runs, kills the rest, records them as killed,
+// and returns nil (or the error that stopped it).
+func (c *Controller) Run(ctx context.Context) error {
+	c.mu.Lock()
+	if c.running {
+		c.mu.Unlock()
+		return errors.New("job controller: already running")
+	}
+	c.running = true
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.running = false
+		c.mu.Unlock()
+	}()
+	if err := c.start(ctx); err != nil {
+		return err
+	}
+	timer := c.clock.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		c.step(ctx)
+		now := c.clock.Now()
+		if wake := c.nextWake(); wake.IsZero() {
+			timer.Stop()
+		} else {
+			timer.Reset(max(wake.Sub(now), 0))
+		}
+		select {
+		case <-ctx.Done():
+			if c.abandoned.Load() {
+				return nil
+			}
+			return c.shutdown(context.WithoutCancel(ctx))
+		case <-timer.C():
+		case <-c.kick:
+		case r := <-c.results:
+			c.finish(ctx, r)
+		}
+	}
+}
+
+// start loads every job and pending run, and fails or retries the runs
+// this node's previous life left running.
+func (c *Controller) start(ctx context.Context) error {
+	now := c.clock.Now()
+	after := ""
+	for {
+		jobs, err := c.st.JobList(ctx, store.JobListParams{After: after, Limit: 1000})
+		if err != nil {
+			return fmt.Errorf("job controller: load jobs: %w", err)
+		}
+		for _, j := range jobs {
+			c.setJob(j, now)
+		}
+		if len(jobs) < 1000 {
+			break
+		}
+		after = jobs[len(jobs)-1].Spec.Name
+	}
+	var cursor int64
+	for {
+		runs, next, err := c.st.RunList(ctx, store.RunListParams{States: []store.RunState{store.RunPending}, Page: store.Page{Cursor: cursor, Limit: 1000}})
+		if err != nil {
+			return fmt.Errorf("job controller: load pending runs: %w", err)
+		}
+		for _, r := range runs {
+			if !r.ReadyAt.IsZero() {
+				heap.Push(&c.readyAt, r.ReadyAt)
+				continue
+			}
+			if e := c.jobs[r.Job]; e != nil {
+				e.held = append(e.held, r)
+				c.waiting[r.Job] = e
+			}
+		}
+		if next == 0 {
+			break
+		}
+		cursor = next
+	}
+	stale, err := c.st.RunListStale(ctx, store.RunListStaleParams{Node: c.cfg.Node})
+	if err != nil {
+		return fmt.Errorf("job controller: find interrupted runs: %w", err)
+	}
+	for _, r := range stale {
+		c.recover(ctx, r, fmt.Sprintf("interrupted: almanac stopped on node %s while the run was active", r.Node), now)
+	}
+	c.nextBeat = now.Add(c.cfg.HeartbeatInterval)
+	c.claimable = true
+	return nil
+}
+
+// step does everything due now: reload changed jobs, reconcile due jobs,
+// heartbeat, and start ready runs.
+func (c *Controller) step(ctx context.Context) {
+	now := c.clock.Now()
+	c.mu.Lock()
+	dirty, kills := c.dirty, c.kills
+	c.dirty, c.kills = map[string]bool{}, map[int64]bool{}
+	c.mu.Unlock()
+	for id := range kills {
+		if x := c.active[id]; x != nil {
+			x.stop("killed on request", store.RunKilled)
+		}
+	}
+	if len(dirty) > 0 {
+		c.claimable = true // a trigger, or another node's release
+	}
+	if dirty[""] {
+		c.reloadAll(ctx, now)
+	}
+	for name := range dirty {
+		if name != "" {
+			c.reload(ctx, name, now)
+		}
+	}
+	for len(c.wakes) > 0 && !c.wakes[0].wake.After(now) {
+		e := c.wakes[0]
+		c.reconcile(ctx, e, now)
+	}
+	if !now.Before(c.nextBeat) {
+		c.heartbeat(ctx, now)
+		c.nextBeat = now.Add(c.cfg.HeartbeatInterval)
+	}
+	for len(c.readyAt) > 0 && !c.readyAt[0].After(now) {
+		heap.Pop(&c.readyAt)
+		c.claimable = true
+	}
+	if !c.stopping && c.claimable {
+		c.claimable = false
+		c.claim(ctx, now)
+	}
+}
+
+// nextWake is when the loop must next wake up by itself.
+func (c *Controller) nextWake() time.Time {
+	var w time.Time
+	min := func(t time.Time) {
+		if !t.IsZero() && (w.IsZero() || t.Before(w)) {
+			w = t
+		}
+	}
+	if len(c.wakes) > 0 {
+		min(c.wakes[0].wake)
+	}
+	if len(c.readyAt) > 0 {
+		min(c.readyAt[0])
+	}
+	if len(c.active) > 0 {
+		min(c.nextBeat)
+	}
+	return w
+}
+
+// setJob installs or refreshes a job's entry and schedules it for an
+// immediate reconcile.
+func (c *Controller) setJob(j store.Job, now time.Time) {
+	comp, err := compile(j.Spec, c.cfg.Parse)
+	if err != nil {
+		c.log.Error("job cannot be scheduled", "job", j.Spec.Name, "err", err)
+		c.removeJob(j.Spec.Name)
+		return
+	}
+	e := c.jobs[j.Spec.Name]
+	if e == nil {
+		e = &entry{index: -1, fresh: true}
+		c.jobs[j.Spec.Name] = e
+	} else {
+		c.indexBefore(e.c.spec, false)
+	}
+	e.job, e.c = j, comp
+	c.indexBefore(comp.spec, true)
+	c.schedule(e, now)
+}
+
+func (c *Controller) removeJob(name string) {
+	e := c.jobs[name]
+	if e == nil {
+		return
+	}
+	c.indexBefore(e.c.spec, false)
+	if e.index >= 0 {
+		heap.Remove(&c.wakes, e.index)
+	}
+	delete(c.jobs, name)
+	delete(c.waiting, name)
+	for _, x := range c.active {
+		if x.run.Job == name {
+			x.stop("job deleted", store.RunKilled)
+		}
+	}
+}
+
+// indexBefore records (or forgets) the reverse edges of spec.Before.
+func (c *Controller) indexBefore(spec store.JobSpec, add bool) {
+	for _, down := range spec.Before {
+		m := c.beforeOf[down]
+		if add {
+			if m == nil {
+				m = map[string]bool{}
+				c.beforeOf[down] = m
+			}
+			m[spec.Name] = true
+		} else if m != nil {
+			delete(m, spec.Name)
+		}
+	}
+}
+
+// schedule sets e's wake time (zero removes it from the heap).
+func (c *Controller) schedule(e *entry, t time.Time) {
+	e.wake = t
+	switch {
+	case t.IsZero() && e.index >= 0:
+		heap.Remove(&c.wakes, e.index)
+	case t.IsZero():
+	case e.index >= 0:
+		heap.Fix(&c.wakes, e.index)
+	default:
+		heap.Push(&c.wakes, e)
+	}
+}
+
+func (c *Controller) reload(ctx context.Context, name string, now time.Time) {
+	j, err := c.st.JobGet(ctx, name)
+	if errors.Is(err, store.ErrNotFound) {
+		c.removeJob(name)
+		return
+	}
+	if err != nil {
+		c.log.Error("reload job", "job", name, "err", err)
+		return
+	}
+	c.setJob(j, now)
+}
+
+func (c *Controller) reloadAll(ctx context.Context, now time.Time) {
+	seen := map[string]bool{}
+	after := ""
+	for {
+		jobs, err := c.st.JobList(ctx, store.JobListParams{After: after, Limit: 1000})
+		if err != nil {
+			c.log.Error("reload jobs", "err", err)
+			return
+		}
+		for _, j := range jobs {
+			seen[j.Spec.Name] = true
+			c.setJob(j, now)
+		}
+		if len(jobs) < 1000 {
+			break
+		}
+		after = jobs[len(jobs)-1].Spec.Name
+	}
+	for name := range c.jobs {
+		if !seen[name] {
+			c.removeJob(name)
+		}
+	}
+}
+
+// term is the leadership term for fenced writes.
+func (c *Controller) term() int64 { return c.cfg.Term() }
+
+// wakeHeap orders entries by wake time.
+type wakeHeap []*entry
+
+func (h wakeHeap) Len() int           { return len(h) }
+func (h wakeHeap) Less(i, j int) bool { return h[i].wake.Before(h[j].wake) }
+func (h wakeHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index, h[j].index = i, j
+}
+func (h *wakeHeap) Push(x any) {
+	e := x.(*entry)
+	e.index = len(*h)
+	*h = append(*h, e)
+}
+func (h *wakeHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	old[len(old)-1] = nil
+	e.index = -1
+	*h = old[:len(old)-1]
+	return e
+}
+
+// timeHeap is a min-heap of instants.
+type timeHeap []time.Time
+
+func (h timeHeap) Len() int           { return len(h) }
+func (h timeHeap) Less(i, j int) bool { return h[i].Before(h[j]) }
+func (h timeHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *timeHeap) Push(x any)        { *h = append(*h, x.(time.Time)) }
+func (h *timeHeap) Pop() any {
+	old := *h
+	t := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return t
+}

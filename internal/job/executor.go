@@ -1,0 +1,197 @@
+package job
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sort"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/store"
+)
+
+// DefaultMaxOutput bounds a run's captured output: the tail is kept.
+const DefaultMaxOutput = 1 << 20
+
+// Executor starts a run's process. Exec is the real one; tests use fakes.
+type Executor interface {
+	Start(ctx context.Context, run store.Run, spec store.JobSpec) (Process, error)
+}
+
+// Process is a started run.
+type Process interface {
+	// Done is closed when the process has exited and its output is complete.
+	Done() <-chan struct{}
+	// Result is valid after Done is closed.
+	Result() Result
+	// Terminate asks the process group to stop (SIGTERM).
+	Terminate()
+	// Kill stops the process group at once (SIGKILL).
+	Kill()
+}
+
+// Result is how a process ended.
+type Result struct {
+	// ExitCode is the exit status, nil if the process did not exit normally
+	// (killed by a signal, or never started).
+	ExitCode *int
+	// Output is the tail of the combined stdout and stderr.
+	Output []byte
+	// Err describes an abnormal end ("signal: killed"), or nil.
+	Err error
+}
+
+// Exec runs commands as local processes, each in its own process group, so
+// that terminating a run reaches every process it started. The zero value
+// is ready to use.
+type Exec struct {
+	// MaxOutput bounds captured output (default DefaultMaxOutput).
+	MaxOutput int
+	// Environ is the base environment (default os.Environ()).
+	Environ []string
+}
+
+// Env returns the variables almanac adds to every run's environment.
+func Env(run store.Run) []string {
+	return []string{
+		"ALMANAC_JOB=" + run.Job,
+		"ALMANAC_RUN_ID=" + strconv.FormatInt(run.ID, 10),
+		"ALMANAC_SCHEDULED_TIME=" + run.ScheduledTime.UTC().Format(time.RFC3339),
+		"ALMANAC_ATTEMPT=" + strconv.Itoa(run.Attempt),
+	}
+}
+
+// Start implements Executor: argv commands run directly, shell strings by
+// /bin/sh -c; stdin is /dev/null.
+func (e *Exec) Start(_ context.Context, run store.Run, spec store.JobSpec) (Process, error) {
+	var cmd *exec.Cmd
+	if spec.Shell != "" {
+		cmd = exec.Command("/bin/sh", "-c", spec.Shell)
+	} else if len(spec.Command) > 0 {
+		cmd = exec.Command(spec.Command[0], spec.Command[1:]...)
+	} else {
+		return nil, errors.New("no command")
+	}
+	env := e.Environ
+	if env == nil {
+		env = os.Environ()
+	}
+	env = append([]string(nil), env...)
+	keys := make([]string, 0, len(spec.Env))
+	for k := range spec.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		env = append(env, k+"="+spec.Env[k])
+	}
+	cmd.Env = append(env, Env(run)...)
+	cmd.Dir = spec.Cwd
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = w, w
+	if err := cmd.Start(); err != nil {
+		r.Close()
+		w.Close()
+		return nil, err
+	}
+	w.Close()
+	max := e.MaxOutput
+	if max <= 0 {
+		max = DefaultMaxOutput
+	}
+	p := &proc{cmd: cmd, pgid: cmd.Process.Pid, out: &tail{max: max}, done: make(chan struct{})}
+	copied := make(chan struct{})
+	go func() {
+		io.Copy(p.out, r)
+		r.Close()
+		close(copied)
+	}()
+	go func() {
+		err := cmd.Wait()
+		// The run owns its process group: whatever it left behind goes
+		// with it, which also closes the output pipe.
+		syscall.Kill(-p.pgid, syscall.SIGKILL)
+		<-copied
+		res := Result{Output: p.out.bytes()}
+		var ee *exec.ExitError
+		switch {
+		case err == nil:
+			res.ExitCode = new(int)
+		case errors.As(err, &ee) && ee.Exited():
+			c := ee.ExitCode()
+			res.ExitCode = &c
+		default:
+			res.Err = err
+		}
+		p.res = res
+		close(p.done)
+	}()
+	return p, nil
+}
+
+type proc struct {
+	cmd  *exec.Cmd
+	pgid int
+	out  *tail
+	done chan struct{}
+	res  Result
+}
+
+func (p *proc) Done() <-chan struct{} { return p.done }
+func (p *proc) Result() Result        { return p.res }
+func (p *proc) Terminate()            { p.signal(syscall.SIGTERM) }
+func (p *proc) Kill()                 { p.signal(syscall.SIGKILL) }
+
+func (p *proc) signal(sig syscall.Signal) {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	syscall.Kill(-p.pgid, sig)
+}
+
+// tail is an io.Writer that keeps the last max bytes written.
+type tail struct {
+	mu      sync.Mutex
+	max     int
+	buf     []byte
+	dropped int64
+}
+
+func (t *tail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := len(b)
+	if len(b) >= t.max {
+		t.dropped += int64(len(t.buf) + len(b) - t.max)
+		t.buf = append(t.buf[:0], b[len(b)-t.max:]...)
+		return n, nil
+	}
+	if over := len(t.buf) + len(b) - t.max; over > 0 {
+		t.dropped += int64(over)
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	t.buf = append(t.buf, b...)
+	return n, nil
+}
+
+// bytes returns the kept tail, prefixed by a note when some was dropped.
+func (t *tail) bytes() []byte {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.dropped == 0 {
+		return append([]byte(nil), t.buf...)
+	}
+	return append([]byte(fmt.Sprintf("[almanac: %d earlier bytes dropped]\n", t.dropped)), t.buf...)
+}

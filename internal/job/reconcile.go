@@ -1,0 +1,359 @@
+package job
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/store"
+)
+
+// reconcile brings one job up to date at now: it turns the instants that
+// came due since the job's last schedule time into (at most) one run plus
+// one missed event, decides what each held run should do, and sets the
+// job's next wake time.
+func (c *Controller) reconcile(ctx context.Context, e *entry, now time.Time) {
+	spec := e.c.spec
+	fresh := e.fresh
+	e.fresh = false
+	if !spec.Suspend && !c.stopping {
+		cursor := e.job.Status.LastScheduleTime
+		if cursor.IsZero() {
+			cursor = e.job.CreatedAt
+			if spec.At != nil && !spec.At.After(cursor) {
+				// A one-shot whose instant had passed when it was created
+				// is due at once (within its deadline).
+				cursor = spec.At.Add(-time.Nanosecond)
+			}
+		}
+		if d := dueBetween(e.c.sched, cursor, now); d.n > 0 {
+			c.fire(ctx, e, d, now, fresh)
+		}
+	}
+	var wake time.Time
+	earliest := func(t time.Time) {
+		if !t.IsZero() && (wake.IsZero() || t.Before(wake)) {
+			wake = t
+		}
+	}
+	if !spec.Suspend {
+		next := e.c.sched.Next(maxTime(e.job.Status.LastScheduleTime, now))
+		earliest(next)
+	}
+	held := e.held
+	e.held = nil
+	for _, r := range held {
+		if w, keep := c.evaluate(ctx, e, r, now); keep {
+			e.held = append(e.held, r)
+			earliest(w)
+		}
+	}
+	if len(e.held) > 0 {
+		c.waiting[spec.Name] = e
+	} else {
+		delete(c.waiting, spec.Name)
+	}
+	if !wake.IsZero() && !wake.After(now) {
+		c.log.Warn("schedule returned an instant not in the future; retrying in a second", "job", spec.Name, "at", wake)
+		wake = now.Add(time.Second)
+	}
+	c.schedule(e, wake)
+}
+
+// missedData is the Data of a run.missed event for instants that got no run.
+type missedData struct {
+	Count int64     `json:"count"`
+	First time.Time `json:"first"`
+	Last  time.Time `json:"last"`
+}
+
+// fire handles the instants d that came due: the latest runs if it is still
+// inside the starting deadline, and all the others become one missed event.
+func (c *Controller) fire(ctx context.Context, e *entry, d due, now time.Time, fresh bool) {
+	spec := e.c.spec
+	limit, hasLimit := deadline(spec)
+	runIt := !hasLimit || now.Sub(d.last) <= limit
+	missed, lastMissed := d.n-1, d.penult
+	if !runIt {
+		missed, lastMissed = d.n, d.last
+	}
+	var events []store.Event
+	if missed > 0 {
+		data, _ := json.Marshal(missedData{Count: missed, First: d.first, Last: lastMissed})
+		msg := fmt.Sprintf("missed %d scheduled run(s) from %s to %s", missed,
+			d.first.In(e.c.loc).Format(time.RFC3339), lastMissed.In(e.c.loc).Format(time.RFC3339))
+		if hasLimit {
+			msg += fmt.Sprintf(": later than the starting deadline of %s", limit)
+		}
+		events = append(events, store.Event{Time: now, Kind: store.EventRunMissed, Job: spec.Name, Message: msg, Data: data})
+	}
+	advance := func(evs []store.Event) {
+		err := c.st.JobAdvance(ctx, store.JobAdvanceParams{Name: spec.Name, LastScheduleTime: d.last, Term: c.term(), Events: evs})
+		if err != nil {
+			c.log.Error("record schedule time", "job", spec.Name, "err", err)
+			return
+		}
+		e.job.Status.LastScheduleTime = d.last
+	}
+	if !runIt {
+		advance(events)
+		return
+	}
+	if spec.ConcurrencyPolicy == store.Forbid {
+		if active := c.activeRuns(ctx, spec.Name, 0); len(active) > 0 {
+			events = append(events, store.Event{Time: now, Kind: store.EventRunSkipped, Job: spec.Name,
+				Message: fmt.Sprintf("skipped the run for %s: previous run active (run %d)", d.last.In(e.c.loc).Format(time.RFC3339), active[0].ID)})
+			advance(events)
+			return
+		}
+	}
+	reason := store.ReasonSchedule
+	if d.n > 1 || fresh {
+		reason = store.ReasonCatchUp
+	}
+	at := d.last.In(e.c.loc).Format(time.RFC3339)
+	// A run with nothing to wait for is inserted ready to start, saving a
+	// round trip; otherwise it is held and evaluated below.
+	var readyAt time.Time
+	if c.canStart(spec, now) {
+		if spec.ConcurrencyPolicy == store.Replace {
+			for _, a := range c.activeRuns(ctx, spec.Name, 0) {
+				c.replace(ctx, a, "replaced by the run for "+at, now)
+			}
+		}
+		readyAt = now
+	}
+	events = append(events, store.Event{Time: now, Kind: store.EventRunScheduled, Job: spec.Name,
+		Message: fmt.Sprintf("scheduled %s run for %s", reason, at)})
+	r, err := c.st.RunInsert(ctx, store.RunInsertParams{
+		Run:     store.Run{Job: spec.Name, ScheduledTime: d.last, Attempt: 1, Reason: reason, ReadyAt: readyAt},
+		Advance: true, Term: c.term(), Now: now, Events: events,
+	})
+	switch {
+	case errors.Is(err, store.ErrDuplicate):
+		// Another controller life (or node) created it: the key held.
+		advance(nil)
+		return
+	case err != nil:
+		c.log.Error("create run", "job", spec.Name, "at", d.last, "err", err)
+		return
+	}
+	e.job.Status.LastScheduleTime = d.last
+	if readyAt.IsZero() {
+		e.held = append(e.held, r)
+	} else {
+		c.claimable = true
+	}
+}
+
+// canStart reports whether a new run of spec may start at now without
+// waiting: no gate or an open one, and no upstream jobs.
+func (c *Controller) canStart(spec store.JobSpec, now time.Time) bool {
+	if len(spec.Requires) > 0 || len(c.beforeOf[spec.Name]) > 0 {
+		return false
+	}
+	if spec.Schedule == "" {
+		return true
+	}
+	if c.cfg.Gates == nil {
+		return false
+	}
+	g, ok := c.cfg.Gates(spec.Schedule)
+	return ok && g.Contains(now)
+}
+
+// evaluate decides what a held pending run does now: wait (returning when
+// to look again, zero for "when something changes"), start (released to
+// the workers), or end as missed. keep reports whether it is still held.
+func (c *Controller) evaluate(ctx context.Context, e *entry, r store.Run, now time.Time) (wake time.Time, keep bool) {
+	spec := e.c.spec
+	if r.Reason == store.ReasonManual || r.Reason == store.ReasonRetry {
+		c.release(ctx, r, now)
+		return time.Time{}, false
+	}
+	limit, hasLimit := deadline(spec)
+	end := r.ScheduledTime.Add(limit)
+	expired := hasLimit && now.After(end)
+	if spec.Suspend || c.stopping {
+		if expired {
+			c.miss(ctx, r, now, "the starting deadline passed while the job was suspended")
+			return time.Time{}, false
+		}
+		if hasLimit {
+			return end.Add(time.Nanosecond), true
+		}
+		return time.Time{}, true
+	}
+	if spec.Schedule != "" {
+		g, ok := Gate(nil), false
+		if c.cfg.Gates != nil {
+			g, ok = c.cfg.Gates(spec.Schedule)
+		}
+		switch {
+		case !ok && expired:
+			c.miss(ctx, r, now, fmt.Sprintf("schedule gate %q does not exist", spec.Schedule))
+			return time.Time{}, false
+		case !ok:
+			if hasLimit {
+				return end.Add(time.Nanosecond), true
+			}
+			return time.Time{}, true
+		case !g.Contains(now):
+			open, ok := g.NextOpen(now)
+			if !ok || hasLimit && open.After(end) {
+				c.miss(ctx, r, now, fmt.Sprintf("schedule gate %q does not open before the starting deadline", spec.Schedule))
+				return time.Time{}, false
+			}
+			return open, true
+		}
+	}
+	if expired {
+		c.miss(ctx, r, now, "the starting deadline passed while the run waited")
+		return time.Time{}, false
+	}
+	for _, up := range c.upstreams(spec) {
+		ok, why := c.upstreamDone(ctx, up, r.ScheduledTime)
+		if ok {
+			continue
+		}
+		if why != "" {
+			c.miss(ctx, r, now, why)
+			return time.Time{}, false
+		}
+		if hasLimit {
+			return end.Add(time.Nanosecond), true
+		}
+		return time.Time{}, true
+	}
+	switch spec.ConcurrencyPolicy {
+	case store.Forbid:
+		if active := c.activeRuns(ctx, spec.Name, r.ID); len(active) > 0 {
+			c.finishHeld(ctx, r, now, store.RunMissed, "skipped: previous run active", store.EventRunSkipped,
+				fmt.Sprintf("skipped run %d: previous run active (run %d)", r.ID, active[0].ID))
+			return time.Time{}, false
+		}
+	case store.Replace:
+		for _, a := range c.activeRuns(ctx, spec.Name, r.ID) {
+			c.replace(ctx, a, fmt.Sprintf("replaced by run %d", r.ID), now)
+		}
+	}
+	c.release(ctx, r, now)
+	return time.Time{}, false
+}
+
+// upstreams lists the jobs a job's runs wait for: its require list and the
+// jobs that name it in their before list.
+func (c *Controller) upstreams(spec store.JobSpec) []string {
+	ups := append([]string(nil), spec.Requires...)
+	for up := range c.beforeOf[spec.Name] {
+		ups = append(ups, up)
+	}
+	return ups
+}
+
+// upstreamDone reports whether job up's run for instant t succeeded. If it
+// did not and never will, why says so; if it may still, why is empty.
+func (c *Controller) upstreamDone(ctx context.Context, up string, t time.Time) (ok bool, why string) {
+	ue := c.jobs[up]
+	if ue == nil {
+		return false, fmt.Sprintf("required job %q does not exist", up)
+	}
+	runs, _, err := c.st.RunList(ctx, store.RunListParams{Job: up, ScheduledTime: t})
+	if err != nil {
+		c.log.Error("look up upstream run", "job", up, "err", err)
+		return false, ""
+	}
+	failed := false
+	for _, r := range runs {
+		switch {
+		case r.State == store.RunSucceeded:
+			return true, ""
+		case !r.State.Terminal():
+			return false, ""
+		default:
+			failed = true
+		}
+	}
+	at := t.In(ue.c.loc).Format(time.RFC3339)
+	switch {
+	case failed:
+		return false, fmt.Sprintf("required job %q did not succeed for %s", up, at)
+	case !ue.c.sched.Next(t.Add(-time.Nanosecond)).Equal(t):
+		return false, fmt.Sprintf("required job %q has no run scheduled at %s", up, at)
+	case !ue.job.Status.LastScheduleTime.Before(t):
+		return false, fmt.Sprintf("required job %q did not run for %s", up, at)
+	}
+	return false, ""
+}
+
+// activeRuns returns the job's runs that are running or released to start,
+// other than except.
+func (c *Controller) activeRuns(ctx context.Context, job string, except int64) []store.Run {
+	runs, _, err := c.st.RunList(ctx, store.RunListParams{Job: job,
+		States: []store.RunState{store.RunPending, store.RunRunning}, Page: store.Page{Limit: 1000}})
+	if err != nil {
+		c.log.Error("list active runs", "job", job, "err", err)
+		return nil
+	}
+	var out []store.Run
+	for _, r := range runs {
+		if r.ID != except && (r.State == store.RunRunning || !r.ReadyAt.IsZero()) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// replace stops an active run in favour of a new one (concurrency Replace).
+func (c *Controller) replace(ctx context.Context, a store.Run, why string, now time.Time) {
+	if x := c.active[a.ID]; x != nil {
+		x.stop(why, store.RunKilled)
+	}
+	if a.State == store.RunPending {
+		_, err := c.st.RunFinish(ctx, store.RunFinishParams{ID: a.ID, State: store.RunKilled, Error: why, Now: now, Term: c.term(),
+			Events: []store.Event{{Kind: store.EventRunKilled, Message: fmt.Sprintf("run %d %s before it started", a.ID, why)}}})
+		if err == nil || !errors.Is(err, store.ErrConflict) {
+			return
+		}
+	}
+	// Running here or on another node: ask whoever runs it to stop.
+	if _, err := c.st.RunCancel(ctx, store.RunCancelParams{ID: a.ID, Term: c.term()}); err != nil && !errors.Is(err, store.ErrConflict) {
+		c.log.Error("cancel replaced run", "run", a.ID, "err", err)
+	}
+}
+
+// release makes a held run claimable now.
+func (c *Controller) release(ctx context.Context, r store.Run, now time.Time) {
+	if !r.ReadyAt.IsZero() {
+		return
+	}
+	if _, err := c.st.RunRelease(ctx, store.RunReleaseParams{ID: r.ID, ReadyAt: now, Term: c.term()}); err != nil {
+		c.log.Error("release run", "run", r.ID, "err", err)
+	}
+	c.claimable = true
+}
+
+// miss ends a held run that can no longer start in time.
+func (c *Controller) miss(ctx context.Context, r store.Run, now time.Time, why string) {
+	c.finishHeld(ctx, r, now, store.RunMissed, why, store.EventRunMissed,
+		fmt.Sprintf("run %d for %s missed: %s", r.ID, r.ScheduledTime.Format(time.RFC3339), why))
+}
+
+func (c *Controller) finishHeld(ctx context.Context, r store.Run, now time.Time, state store.RunState, why string, kind store.EventKind, msg string) {
+	_, err := c.st.RunFinish(ctx, store.RunFinishParams{ID: r.ID, State: state, Error: why, Now: now, Term: c.term(),
+		Events: []store.Event{{Kind: kind, Message: msg}}})
+	if err != nil {
+		c.log.Error("finish run", "run", r.ID, "err", err)
+		return
+	}
+	c.afterFinish(ctx, r.Job, now)
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}

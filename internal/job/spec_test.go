@@ -1,0 +1,80 @@
+package job
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/store"
+)
+
+func TestValidate(t *testing.T) {
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name string
+		spec store.JobSpec
+		want string // substring of the error; empty = valid
+	}{
+		{"cron", store.JobSpec{Name: "a", Cron: "1m", Command: []string{"true"}}, ""},
+		{"at and shell", store.JobSpec{Name: "a.b_c-1", At: &at, Shell: "true", TimeZone: "europe-berlin"}, ""},
+		{"bad name", store.JobSpec{Name: "a/b", Cron: "1m", Shell: "x"}, "name"},
+		{"empty name", store.JobSpec{Cron: "1m", Shell: "x"}, "name"},
+		{"no schedule", store.JobSpec{Name: "a", Shell: "x"}, "one of cron or at"},
+		{"both schedules", store.JobSpec{Name: "a", Cron: "1m", At: &at, Shell: "x"}, "exclusive"},
+		{"bad cron", store.JobSpec{Name: "a", Cron: "soon", Shell: "x"}, "cron:"},
+		{"no command", store.JobSpec{Name: "a", Cron: "1m"}, "command is required"},
+		{"both commands", store.JobSpec{Name: "a", Cron: "1m", Shell: "x", Command: []string{"y"}}, "not both"},
+		{"bad zone", store.JobSpec{Name: "a", Cron: "1m", Shell: "x", TimeZone: "Mars/Base"}, "time_zone"},
+		{"negative deadline", store.JobSpec{Name: "a", Cron: "1m", Shell: "x", StartingDeadlineSeconds: ptr(int64(-1))}, "starting_deadline_seconds"},
+		{"bad policy", store.JobSpec{Name: "a", Cron: "1m", Shell: "x", ConcurrencyPolicy: "Sometimes"}, "concurrency_policy"},
+		{"negative backoff", store.JobSpec{Name: "a", Cron: "1m", Shell: "x", BackoffLimit: -1}, "backoff_limit"},
+		{"self require", store.JobSpec{Name: "a", Cron: "1m", Shell: "x", Requires: []string{"a"}}, "itself"},
+		{"bad env", store.JobSpec{Name: "a", Cron: "1m", Shell: "x", Env: map[string]string{"A=B": "c"}}, "env"},
+		{"negative history", store.JobSpec{Name: "a", Cron: "1m", Shell: "x", FailedJobsHistoryLimit: ptr(-1)}, "failed_jobs_history_limit"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := tc.spec
+			err := Validate(&s, parseEvery)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("Validate = %v, want ok", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("Validate = %v, want an error mentioning %q", err, tc.want)
+			case tc.want == "" && s.ConcurrencyPolicy != store.Allow:
+				t.Errorf("default concurrency policy = %q, want Allow", s.ConcurrencyPolicy)
+			}
+		})
+	}
+	s := store.JobSpec{Name: "z", At: &at, Shell: "x", TimeZone: "america-new_york"}
+	if err := Validate(&s, nil); err != nil || s.TimeZone != "America/New_York" {
+		t.Errorf("zone normalised to %q (%v), want America/New_York", s.TimeZone, err)
+	}
+}
+
+func TestDueBetween(t *testing.T) {
+	from := t0
+	tests := []struct {
+		name   string
+		to     time.Duration
+		period time.Duration
+		want   due
+	}{
+		{"none", 59 * time.Second, time.Minute, due{}},
+		{"one", time.Minute, time.Minute, due{n: 1, first: t0.Add(time.Minute), last: t0.Add(time.Minute)}},
+		{"three", 3*time.Minute + time.Second, time.Minute, due{n: 3, first: t0.Add(time.Minute), last: t0.Add(3 * time.Minute), penult: t0.Add(2 * time.Minute)}},
+	}
+	for _, tc := range tests {
+		for _, s := range []Schedule{every(tc.period), enumOnly{every(tc.period)}} {
+			if got := dueBetween(s, from, from.Add(tc.to)); got != tc.want {
+				t.Errorf("%s (%T): dueBetween = %+v, want %+v", tc.name, s, got, tc.want)
+			}
+		}
+	}
+	// A decade of seconds: exact, via Count, without enumeration.
+	to := from.Add(10 * 365 * 24 * time.Hour)
+	d := dueBetween(every(time.Second), from, to)
+	if d.n != 10*365*24*3600 || !d.last.Equal(to) || !d.penult.Equal(to.Add(-time.Second)) {
+		t.Errorf("decade: %+v", d)
+	}
+}

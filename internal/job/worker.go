@@ -1,0 +1,280 @@
+package job
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/store"
+)
+
+// execution is a run this node is executing.
+type execution struct {
+	run  store.Run
+	spec store.JobSpec
+	proc Process
+	// stopc carries a request to stop the run (Replace, deletion,
+	// shutdown, a cancel seen in a heartbeat).
+	stopc chan stopRequest
+}
+
+type stopRequest struct {
+	why   string
+	state store.RunState
+}
+
+// stop asks the supervising goroutine to terminate the run; the first
+// request wins.
+func (x *execution) stop(why string, state store.RunState) {
+	select {
+	case x.stopc <- stopRequest{why, state}:
+	default:
+	}
+}
+
+// result is what a supervising goroutine reports when its process ended.
+type result struct {
+	x   *execution
+	res Result
+	// stopped is set if the run was stopped on purpose or timed out.
+	stopped *stopRequest
+}
+
+// claim starts every run that is ready now.
+func (c *Controller) claim(ctx context.Context, now time.Time) {
+	for {
+		runs, err := c.st.RunClaim(ctx, store.RunClaimParams{Node: c.cfg.Node, Now: now, Limit: 128})
+		if err != nil {
+			c.log.Error("claim runs", "err", err)
+			return
+		}
+		for _, r := range runs {
+			c.startRun(ctx, r, now)
+		}
+		if len(runs) < 128 {
+			return
+		}
+	}
+}
+
+func (c *Controller) startRun(ctx context.Context, r store.Run, now time.Time) {
+	e := c.jobs[r.Job]
+	if e == nil {
+		c.endRun(ctx, r, now, store.RunFinishParams{State: store.RunKilled, Error: "job deleted before the run started"})
+		return
+	}
+	spec := e.c.spec
+	proc, err := c.exec.Start(ctx, r, spec)
+	if err != nil {
+		c.endRun(ctx, r, now, store.RunFinishParams{State: store.RunFailed, Error: "start: " + err.Error()})
+		c.retry(ctx, r, spec, now)
+		return
+	}
+	x := &execution{run: r, spec: spec, proc: proc, stopc: make(chan stopRequest, 1)}
+	c.active[r.ID] = x
+	go c.supervise(x)
+}
+
+// supervise waits for a run's process, enforcing its timeout and stop
+// requests: SIGTERM first, SIGKILL after KillGrace.
+func (c *Controller) supervise(x *execution) {
+	var timeoutC, graceC <-chan time.Time
+	if s := x.spec.TimeoutSeconds; s > 0 {
+		t := c.clock.NewTimer(time.Duration(s) * time.Second)
+		defer t.Stop()
+		timeoutC = t.C()
+	}
+	var (
+		stopped *stopRequest
+		grace   clock.Timer
+	)
+	terminate := func(req stopRequest) {
+		if stopped != nil {
+			return
+		}
+		stopped = &req
+		x.proc.Terminate()
+		grace = c.clock.NewTimer(c.cfg.KillGrace)
+		graceC = grace.C()
+	}
+	for {
+		select {
+		case <-x.proc.Done():
+			if grace != nil {
+				grace.Stop()
+			}
+			c.results <- result{x: x, res: x.proc.Result(), stopped: stopped}
+			return
+		case <-timeoutC:
+			timeoutC = nil
+			terminate(stopRequest{fmt.Sprintf("timed out after %s", time.Duration(x.spec.TimeoutSeconds)*time.Second), store.RunFailed})
+		case req := <-x.stopc:
+			terminate(req)
+		case <-graceC:
+			graceC = nil
+			x.proc.Kill()
+		}
+	}
+}
+
+// finish records a run whose process ended, retries it if it failed and
+// has attempts left, and prunes the job's history.
+func (c *Controller) finish(ctx context.Context, r result) {
+	now := c.clock.Now()
+	delete(c.active, r.x.run.ID)
+	p := store.RunFinishParams{ExitCode: r.res.ExitCode, Output: r.res.Output}
+	switch {
+	case r.stopped != nil:
+		p.State, p.Error = r.stopped.state, r.stopped.why
+	case r.res.Err == nil && r.res.ExitCode != nil && *r.res.ExitCode == 0:
+		p.State = store.RunSucceeded
+	default:
+		p.State = store.RunFailed
+		if r.res.Err != nil {
+			p.Error = r.res.Err.Error()
+		}
+	}
+	if c.endRun(ctx, r.x.run, now, p) && p.State == store.RunFailed {
+		c.retry(ctx, r.x.run, r.x.spec, now)
+	}
+}
+
+// endRun records a terminal state with its event and reports whether it was
+// recorded (false if the run or its job was deleted meanwhile).
+func (c *Controller) endRun(ctx context.Context, r store.Run, now time.Time, p store.RunFinishParams) bool {
+	p.ID, p.Now, p.Term = r.ID, now, c.term()
+	msg := fmt.Sprintf("run %d %s", r.ID, p.State)
+	if p.ExitCode != nil {
+		msg += fmt.Sprintf(" (exit %d)", *p.ExitCode)
+	}
+	if p.Error != "" {
+		msg += ": " + p.Error
+	}
+	p.Events = []store.Event{{Kind: store.EventRunFinished(p.State), Message: msg}}
+	if e := c.jobs[r.Job]; e != nil {
+		ok, failed := e.c.spec.HistoryLimits()
+		p.Prune = &store.HistoryLimits{KeepSucceeded: ok, KeepFailed: failed}
+	}
+	if _, err := c.st.RunFinish(ctx, p); err != nil {
+		if !errors.Is(err, store.ErrNotFound) {
+			c.log.Error("record run end", "run", r.ID, "err", err)
+		}
+		return false
+	}
+	c.afterFinish(ctx, r.Job, now)
+	return true
+}
+
+// retry schedules the next attempt of a failed run with exponential
+// backoff, if the job's backoff_limit allows one.
+func (c *Controller) retry(ctx context.Context, r store.Run, spec store.JobSpec, now time.Time) {
+	if r.Attempt > spec.BackoffLimit || c.jobs[r.Job] == nil {
+		return
+	}
+	delay := c.backoff(r.Attempt)
+	next := store.Run{Job: r.Job, ScheduledTime: r.ScheduledTime, Attempt: r.Attempt + 1, Reason: store.ReasonRetry, ReadyAt: now.Add(delay)}
+	_, err := c.st.RunInsert(ctx, store.RunInsertParams{Run: next, Term: c.term(), Now: now, Events: []store.Event{{
+		Kind:    store.EventRunRetry,
+		Message: fmt.Sprintf("attempt %d of %d after run %d failed; starting in %s", next.Attempt, spec.BackoffLimit+1, r.ID, delay),
+	}}})
+	if err != nil && !errors.Is(err, store.ErrDuplicate) {
+		c.log.Error("schedule retry", "run", r.ID, "err", err)
+		return
+	}
+	heap.Push(&c.readyAt, next.ReadyAt)
+}
+
+// backoff is the delay before attempt+1: base × 2^(attempt-1), capped.
+func (c *Controller) backoff(attempt int) time.Duration {
+	d := c.cfg.BackoffBase
+	for i := 1; i < attempt && d < c.cfg.BackoffMax; i++ {
+		d *= 2
+	}
+	return min(d, c.cfg.BackoffMax)
+}
+
+// afterFinish wakes whatever waits on a job's run ending: its own held
+// runs (Forbid) and held runs of jobs that require it.
+func (c *Controller) afterFinish(_ context.Context, job string, now time.Time) {
+	for name, w := range c.waiting {
+		if name == job || containsString(c.upstreams(w.c.spec), job) {
+			c.schedule(w, now)
+		}
+	}
+}
+
+// heartbeat refreshes this node's running runs, stops those whose
+// cancellation was requested elsewhere, and fails or retries runs whose
+// node stopped heart-beating.
+func (c *Controller) heartbeat(ctx context.Context, now time.Time) {
+	if len(c.active) > 0 {
+		ids := make([]int64, 0, len(c.active))
+		for id := range c.active {
+			ids = append(ids, id)
+		}
+		cancel, err := c.st.RunHeartbeat(ctx, store.RunHeartbeatParams{Node: c.cfg.Node, IDs: ids, Now: now})
+		if err != nil {
+			c.log.Error("heartbeat", "err", err)
+		}
+		for _, id := range cancel {
+			if x := c.active[id]; x != nil {
+				x.stop("cancelled", store.RunKilled)
+			}
+		}
+	}
+	stale, err := c.st.RunListStale(ctx, store.RunListStaleParams{HeartbeatBefore: now.Add(-3 * c.cfg.HeartbeatInterval), Limit: 1000})
+	if err != nil {
+		c.log.Error("find stale runs", "err", err)
+		return
+	}
+	for _, r := range stale {
+		if c.active[r.ID] == nil {
+			c.recover(ctx, r, fmt.Sprintf("node %s stopped heart-beating during the run", r.Node), now)
+		}
+	}
+}
+
+// recover fails a run nobody executes any more and retries it per backoff.
+func (c *Controller) recover(ctx context.Context, r store.Run, why string, now time.Time) {
+	c.log.Warn("run interrupted", "run", r.ID, "job", r.Job, "why", why)
+	if !c.endRun(ctx, r, now, store.RunFinishParams{State: store.RunFailed, Error: why}) {
+		return
+	}
+	if e := c.jobs[r.Job]; e != nil {
+		c.retry(ctx, r, e.c.spec, now)
+	}
+}
+
+// shutdown stops starting runs, waits up to ShutdownGrace for the active
+// ones, then kills the rest and records them.
+func (c *Controller) shutdown(ctx context.Context) error {
+	c.stopping = true
+	if len(c.active) == 0 {
+		return nil
+	}
+	grace := c.clock.NewTimer(c.cfg.ShutdownGrace)
+	defer grace.Stop()
+	for len(c.active) > 0 {
+		select {
+		case r := <-c.results:
+			c.finish(ctx, r)
+		case <-grace.C():
+			for _, x := range c.active {
+				x.stop("killed: almanac shut down", store.RunKilled)
+			}
+		}
+	}
+	return nil
+}
+
+func containsString(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,295 @@
+// Package leader elects one leader among almanac nodes that share a
+// PostgreSQL database, with a lease row and a term number.
+//
+// The lease is one row per election name:
+//
+//	leader(name PRIMARY KEY, holder, term, expires_at)
+//
+// A node acquires or renews it with a single conditional UPDATE that the
+// database evaluates against its own clock (now()), so the nodes' clocks
+// never decide who leads:
+//
+//	UPDATE leader SET holder = $me, expires_at = now() + ttl,
+//	       term = CASE WHEN holder = $me AND expires_at >= now() THEN term ELSE term + 1 END
+//	 WHERE name = $name AND (holder = $me OR expires_at < now())
+//	RETURNING term
+//
+// The term increases every time leadership changes hands (or a holder comes
+// back after its own lease lapsed). Every write the leader makes carries the
+// term it was elected with, and the store rejects a write whose term is no
+// longer the current one: that is the fence that stops a paused old leader
+// (a long GC pause, SIGSTOP) from acting after another node took over.
+//
+// States of one node:
+//
+//	          acquire ok                 renew ok
+//	follower ───────────▶ leader(term) ◀─────────┐
+//	   ▲                     │  └────────────────┘
+//	   │   renew refused,    │
+//	   └─ error, or lease ───┘
+//	      expired locally
+//
+// A leader that cannot renew (database unreachable, row taken) steps down as
+// soon as its local estimate of the lease runs out, measured from the moment
+// it sent the last successful renewal, so it always steps down no later than
+// the database lets another node take over.
+package leader
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// DB is what the elector needs from a connection pool; *pgxpool.Pool and
+// *pgx.Conn provide it.
+type DB interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// Defaults for Config.
+const (
+	DefaultTTL           = 5 * time.Second
+	DefaultRenewInterval = time.Second
+)
+
+// Config configures an Elector.
+type Config struct {
+	// Name identifies the election; nodes with the same name compete.
+	Name string
+	// Holder identifies this node (host name plus process id, say).
+	Holder string
+	// TTL is how long a lease lasts without renewal (default 5 s).
+	TTL time.Duration
+	// RenewInterval is how often the leader renews and a follower retries
+	// (default 1 s). It must be shorter than TTL.
+	RenewInterval time.Duration
+	// Clock paces the loop and measures the local lease estimate.
+	Clock clock.Clock
+	// Logger receives leadership changes; nil discards them.
+	Logger *slog.Logger
+}
+
+// Status is a node's view of its own leadership.
+type Status struct {
+	Leader bool
+	Term   int64
+}
+
+// Lease is the lease row as stored.
+type Lease struct {
+	Name      string
+	Holder    string
+	Term      int64
+	ExpiresAt time.Time
+}
+
+// Elector campaigns for one lease. Its methods are safe for concurrent use.
+type Elector struct {
+	db  DB
+	cfg Config
+
+	mu       sync.Mutex
+	status   Status
+	deadline time.Time // local instant the current lease is assumed to end
+}
+
+// Schema creates the lease table if it does not exist.
+const Schema = `CREATE TABLE IF NOT EXISTS leader (
+	name       text PRIMARY KEY,
+	holder     text NOT NULL DEFAULT '',
+	term       bigint NOT NULL DEFAULT 0,
+	expires_at timestamptz NOT NULL DEFAULT 'epoch'
+)`
+
+// EnsureSchema creates the lease table.
+func EnsureSchema(ctx context.Context, db DB) error {
+	if _, err := db.Exec(ctx, Schema); err != nil {
+		return fmt.Errorf("leader: create table: %w", err)
+	}
+	return nil
+}
+
+// New returns an Elector. It does not touch the database until Run or
+// TryAcquire is called.
+func New(db DB, cfg Config) (*Elector, error) {
+	if cfg.Name == "" || cfg.Holder == "" {
+		return nil, errors.New("leader: name and holder are required")
+	}
+	if cfg.TTL == 0 {
+		cfg.TTL = DefaultTTL
+	}
+	if cfg.RenewInterval == 0 {
+		cfg.RenewInterval = DefaultRenewInterval
+	}
+	if cfg.RenewInterval >= cfg.TTL {
+		return nil, fmt.Errorf("leader: renew interval %v must be shorter than the lease TTL %v", cfg.RenewInterval, cfg.TTL)
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Elector{db: db, cfg: cfg}, nil
+}
+
+// Status returns this node's current view. A lease whose local estimate has
+// run out is reported as lost even before the loop notices.
+func (e *Elector) Status() Status {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.status.Leader && !e.cfg.Clock.Now().Before(e.deadline) {
+		return Status{Term: e.status.Term}
+	}
+	return e.status
+}
+
+// TryAcquire makes one attempt to acquire or renew the lease and returns
+// the resulting status.
+func (e *Elector) TryAcquire(ctx context.Context) (Status, error) {
+	sent := e.cfg.Clock.Now()
+	ttl := fmt.Sprintf("%d microseconds", e.cfg.TTL.Microseconds())
+	if _, err := e.db.Exec(ctx,
+		`INSERT INTO leader (name) VALUES ($1) ON CONFLICT (name) DO NOTHING`, e.cfg.Name); err != nil {
+		return e.lose(fmt.Errorf("leader: %w", err))
+	}
+	var term int64
+	err := e.db.QueryRow(ctx, `
+		UPDATE leader
+		   SET term = CASE WHEN holder = $2 AND expires_at >= now() THEN term ELSE term + 1 END,
+		       holder = $2,
+		       expires_at = now() + $3::interval
+		 WHERE name = $1 AND (holder = $2 OR expires_at < now())
+		RETURNING term`, e.cfg.Name, e.cfg.Holder, ttl).Scan(&term)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return e.lose(nil)
+	}
+	if err != nil {
+		return e.lose(fmt.Errorf("leader: acquire: %w", err))
+	}
+	e.mu.Lock()
+	prev := e.status
+	e.status = Status{Leader: true, Term: term}
+	e.deadline = sent.Add(e.cfg.TTL)
+	e.mu.Unlock()
+	if !prev.Leader || prev.Term != term {
+		e.cfg.Logger.Info("became leader", "election", e.cfg.Name, "holder", e.cfg.Holder, "term", term)
+	}
+	return Status{Leader: true, Term: term}, nil
+}
+
+// lose records that this node does not lead (keeping the last term for
+// reference) and returns err.
+func (e *Elector) lose(err error) (Status, error) {
+	e.mu.Lock()
+	prev := e.status
+	still := prev.Leader && e.cfg.Clock.Now().Before(e.deadline) && err != nil
+	if !still {
+		e.status.Leader = false
+	}
+	st := e.status
+	e.mu.Unlock()
+	if prev.Leader && !st.Leader {
+		e.cfg.Logger.Warn("lost leadership", "election", e.cfg.Name, "holder", e.cfg.Holder, "term", prev.Term, "err", err)
+	}
+	return st, err
+}
+
+// Run campaigns until ctx ends: a follower retries and a leader renews
+// every RenewInterval. onChange, if not nil, is called from Run's goroutine
+// whenever Status changes. When ctx ends a leader releases its lease so
+// another node can take over at once.
+func (e *Elector) Run(ctx context.Context, onChange func(Status)) error {
+	last := Status{}
+	timer := e.cfg.Clock.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			if e.Status().Leader {
+				rctx, cancel := context.WithTimeout(context.Background(), e.cfg.TTL)
+				err := e.Resign(rctx)
+				cancel()
+				if err != nil {
+					e.cfg.Logger.Warn("could not release lease", "err", err)
+				}
+			}
+			if onChange != nil && last.Leader {
+				onChange(Status{Term: last.Term})
+			}
+			return ctx.Err()
+		case <-timer.C():
+		}
+		actx, cancel := context.WithTimeout(ctx, e.cfg.RenewInterval)
+		if _, err := e.TryAcquire(actx); err != nil && ctx.Err() == nil {
+			e.cfg.Logger.Debug("lease attempt failed", "err", err)
+		}
+		cancel()
+		st := e.Status()
+		if onChange != nil && st != last {
+			onChange(st)
+		}
+		last = st
+		timer.Reset(e.cfg.RenewInterval)
+	}
+}
+
+// Resign gives the lease up if this node holds it, so another node can
+// take over without waiting for the TTL.
+func (e *Elector) Resign(ctx context.Context) error {
+	e.mu.Lock()
+	term := e.status.Term
+	e.status.Leader = false
+	e.mu.Unlock()
+	_, err := e.db.Exec(ctx,
+		`UPDATE leader SET expires_at = 'epoch' WHERE name = $1 AND holder = $2 AND term = $3`,
+		e.cfg.Name, e.cfg.Holder, term)
+	if err != nil {
+		return fmt.Errorf("leader: resign: %w", err)
+	}
+	return nil
+}
+
+// Current reads the lease row for name. It returns a zero Lease when no node
+// has campaigned yet.
+func Current(ctx context.Context, db DB, name string) (Lease, error) {
+	l := Lease{Name: name}
+	err := db.QueryRow(ctx, `SELECT holder, term, expires_at FROM leader WHERE name = $1`, name).
+		Scan(&l.Holder, &l.Term, &l.ExpiresAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Lease{Name: name}, nil
+	}
+	if err != nil {
+		return Lease{}, fmt.Errorf("leader: read lease: %w", err)
+	}
+	return l, nil
+}
+
+// CheckTerm reports whether term is the current term of the named lease
+// and is still held (not expired by the database clock). Stores call it
+// inside the transaction of a fenced write; ErrStaleTerm means the write
+// must be rejected.
+func CheckTerm(ctx context.Context, db DB, name string, term int64) error {
+	var ok bool
+	err := db.QueryRow(ctx,
+		`SELECT term = $2 AND expires_at >= now() FROM leader WHERE name = $1`, name, term).Scan(&ok)
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && !ok) {
+		return fmt.Errorf("%w: term %d for %q", ErrStaleTerm, term, name)
+	}
+	if err != nil {
+		return fmt.Errorf("leader: check term: %w", err)
+	}
+	return nil
+}
+
+// ErrStaleTerm marks a write attempted with a term that no longer leads.
+var ErrStaleTerm = errors.New("stale leader term")

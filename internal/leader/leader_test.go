@@ -1,0 +1,211 @@
+package leader
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/pgtest"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+func pool(t *testing.T) *pgxpool.Pool {
+	t.Helper()
+	p, err := pgxpool.New(context.Background(), pgtest.Schema(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	if err := EnsureSchema(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func elector(t *testing.T, db DB, holder string, clk clock.Clock) *Elector {
+	t.Helper()
+	e, err := New(db, Config{Name: "controller", Holder: holder, Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// expire makes the database consider the current lease expired, standing in
+// for the passage of the TTL without waiting for it.
+func expire(t *testing.T, db DB) {
+	t.Helper()
+	if _, err := db.Exec(context.Background(),
+		`UPDATE leader SET expires_at = now() - interval '1 second' WHERE name = 'controller'`); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestElection(t *testing.T) {
+	ctx := context.Background()
+	db := pool(t)
+	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	a := elector(t, db, "a", clk)
+	b := elector(t, db, "b", clk)
+
+	steps := []struct {
+		name  string
+		do    func() (Status, error)
+		want  Status
+		lease Lease
+	}{
+		{"a acquires the first term", func() (Status, error) { return a.TryAcquire(ctx) }, Status{true, 1}, Lease{Holder: "a", Term: 1}},
+		{"b is refused while a holds it", func() (Status, error) { return b.TryAcquire(ctx) }, Status{false, 0}, Lease{Holder: "a", Term: 1}},
+		{"a renews in the same term", func() (Status, error) { return a.TryAcquire(ctx) }, Status{true, 1}, Lease{Holder: "a", Term: 1}},
+		{"b takes over an expired lease with a new term", func() (Status, error) {
+			expire(t, db)
+			return b.TryAcquire(ctx)
+		}, Status{true, 2}, Lease{Holder: "b", Term: 2}},
+		{"a's renewal is refused after the takeover", func() (Status, error) { return a.TryAcquire(ctx) }, Status{false, 1}, Lease{Holder: "b", Term: 2}},
+		{"b resigns and a takes over at once", func() (Status, error) {
+			if err := b.Resign(ctx); err != nil {
+				return Status{}, err
+			}
+			return a.TryAcquire(ctx)
+		}, Status{true, 3}, Lease{Holder: "a", Term: 3}},
+		{"a returning after its own lease lapsed starts a new term", func() (Status, error) {
+			expire(t, db)
+			return a.TryAcquire(ctx)
+		}, Status{true, 4}, Lease{Holder: "a", Term: 4}},
+	}
+	for _, s := range steps {
+		t.Run(s.name, func(t *testing.T) {
+			got, err := s.do()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != s.want {
+				t.Fatalf("status = %+v, want %+v", got, s.want)
+			}
+			l, err := Current(ctx, db, "controller")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l.Holder != s.lease.Holder || l.Term != s.lease.Term {
+				t.Fatalf("lease = %s/%d, want %s/%d", l.Holder, l.Term, s.lease.Holder, s.lease.Term)
+			}
+		})
+	}
+}
+
+func TestCheckTermFencesAStaleLeader(t *testing.T) {
+	ctx := context.Background()
+	db := pool(t)
+	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	a := elector(t, db, "a", clk)
+	b := elector(t, db, "b", clk)
+	sa, err := a.TryAcquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckTerm(ctx, db, "controller", sa.Term); err != nil {
+		t.Fatalf("current term rejected: %v", err)
+	}
+	expire(t, db)
+	if err := CheckTerm(ctx, db, "controller", sa.Term); !errors.Is(err, ErrStaleTerm) {
+		t.Fatalf("expired lease accepted: %v", err)
+	}
+	if _, err := b.TryAcquire(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckTerm(ctx, db, "controller", sa.Term); !errors.Is(err, ErrStaleTerm) {
+		t.Fatalf("old term accepted after takeover: %v", err)
+	}
+	if err := CheckTerm(ctx, db, "nosuch", 1); !errors.Is(err, ErrStaleTerm) {
+		t.Fatalf("unknown election accepted: %v", err)
+	}
+}
+
+func TestLocalDeadline(t *testing.T) {
+	ctx := context.Background()
+	db := pool(t)
+	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	a := elector(t, db, "a", clk)
+	if _, err := a.TryAcquire(ctx); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(DefaultTTL - time.Millisecond)
+	if !a.Status().Leader {
+		t.Fatal("stepped down before the lease ran out")
+	}
+	clk.Advance(time.Millisecond)
+	if a.Status().Leader {
+		t.Fatal("still leader after the local lease estimate ran out")
+	}
+}
+
+func TestRunRenewsAndReleases(t *testing.T) {
+	db := pool(t)
+	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	a := elector(t, db, "a", clk)
+	ctx, cancel := context.WithCancel(context.Background())
+	changes := make(chan Status, 16)
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx, func(s Status) { changes <- s }) }()
+
+	if s := <-changes; s != (Status{true, 1}) {
+		t.Fatalf("first change = %+v", s)
+	}
+	// Drive three renewals: each time the loop has re-armed its timer,
+	// advance the clock to it; the term must not change.
+	for i := 0; i < 3; i++ {
+		waitTimer(t, clk)
+		clk.Advance(DefaultRenewInterval)
+	}
+	waitTimer(t, clk)
+	if s := a.Status(); s != (Status{true, 1}) {
+		t.Fatalf("after renewals status = %+v", s)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run returned %v", err)
+	}
+	if s := <-changes; s.Leader {
+		t.Fatalf("last change = %+v, want stepped down", s)
+	}
+	l, err := Current(context.Background(), db, "controller")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := elector(t, db, "b", clk)
+	if s, err := b.TryAcquire(context.Background()); err != nil || s != (Status{true, 2}) {
+		t.Fatalf("takeover after release = %+v, %v (lease %+v)", s, err, l)
+	}
+}
+
+// waitTimer blocks until the goroutine under test has armed its timer.
+func waitTimer(t *testing.T, clk *clock.Fake) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for clk.PendingTimers() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("loop never re-armed its timer")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestConfigValidation(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  Config
+	}{
+		{"no name", Config{Holder: "a"}},
+		{"no holder", Config{Name: "x"}},
+		{"renew not shorter than ttl", Config{Name: "x", Holder: "a", TTL: time.Second, RenewInterval: time.Second}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := New(nil, tt.cfg); err == nil {
+				t.Fatal("accepted")
+			}
+		})
+	}
+}

@@ -1,0 +1,93 @@
+package pgstore
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/store"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+)
+
+// appendEvents inserts events in tx, filling in the time, job and run a
+// write's events are about when the caller left them empty.
+func appendEvents(ctx context.Context, tx querier, now time.Time, job string, runID int64, events []store.Event) error {
+	for _, e := range events {
+		if e.Time.IsZero() {
+			e.Time = now
+		}
+		if e.Job == "" {
+			e.Job = job
+		}
+		if e.RunID == 0 {
+			e.RunID = runID
+		}
+		var data any
+		if len(e.Data) > 0 {
+			data = string(e.Data)
+		}
+		if _, err := tx.Exec(ctx,
+			`INSERT INTO events (time, kind, job, resource, run_id, message, data) VALUES ($1, $2, $3, $4, $5, $6, $7::json)`,
+			e.Time.UTC().Truncate(time.Microsecond), string(e.Kind), e.Job, e.Resource, e.RunID, e.Message, data); err != nil {
+			return fmt.Errorf("pgstore: append event: %w", err)
+		}
+	}
+	return nil
+}
+
+// EventAppend appends events; zero times get the store clock's reading.
+func (s *Store) EventAppend(ctx context.Context, events ...store.Event) error {
+	if len(events) == 0 {
+		return nil
+	}
+	now := s.now(time.Time{})
+	return s.tx(ctx, 0, func(tx querier) error {
+		return appendEvents(ctx, tx, now, "", 0, events)
+	})
+}
+
+// EventList returns events newest first and the next page's cursor.
+func (s *Store) EventList(ctx context.Context, p store.EventListParams) ([]store.Event, int64, error) {
+	limit := p.Size()
+	kinds := make([]string, len(p.Kinds))
+	for i, k := range p.Kinds {
+		kinds[i] = string(k)
+	}
+	rows, err := s.pool.Query(ctx, `
+		SELECT id, time, kind, job, resource, run_id, message, data::text
+		  FROM events
+		 WHERE ($1 = '' OR job = $1)
+		   AND (cardinality($2::text[]) = 0 OR kind = ANY($2))
+		   AND ($3 = 0 OR id < $3)
+		   AND ($5 = '' OR resource = $5)
+		 ORDER BY id DESC
+		 LIMIT $4`, p.Job, kinds, p.Cursor, limit+1, p.Resource)
+	if err != nil {
+		return nil, 0, fmt.Errorf("pgstore: list events: %w", err)
+	}
+	events, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Event, error) {
+		var e store.Event
+		var t pgtype.Timestamptz
+		var kind string
+		var data *string
+		if err := r.Scan(&e.ID, &t, &kind, &e.Job, &e.Resource, &e.RunID, &e.Message, &data); err != nil {
+			return e, err
+		}
+		e.Time, e.Kind = fromTS(t), store.EventKind(kind)
+		if data != nil {
+			e.Data = json.RawMessage(*data)
+		}
+		return e, nil
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("pgstore: list events: %w", err)
+	}
+	var next int64
+	if len(events) > limit {
+		events = events[:limit]
+		next = events[limit-1].ID
+	}
+	return events, next, nil
+}

@@ -1,0 +1,311 @@
+// Package pgstore implements store.Store on PostgreSQL (15 or newer) with
+// pgx/v5, so that several almanac nodes can share one database: one of them
+// leads (package leader) and runs the job controller, every node claims and
+// executes runs.
+//
+// # Guarantees and how they are kept
+//
+//   - Exactly one run per (job, scheduled time, attempt): a UNIQUE key, and
+//     RunInsert uses INSERT ... ON CONFLICT DO NOTHING, so a second insert by
+//     any node returns store.ErrDuplicate without aborting anything.
+//   - Fencing: a write whose params carry a Term > 0 commits only if, at
+//     commit, that term is the current term of the controller election's
+//     lease row and the lease has at least fenceMargin left by the database
+//     clock; otherwise it is rolled back and fails with store.ErrStaleTerm.
+//     The check and COMMIT are sent as one message and run back to back on
+//     the server, so no client pause can fall between them, and a takeover
+//     needs the lease expired, which the margin rules out meanwhile. The
+//     lease row is only read, never locked, so a busy controller never
+//     holds up its own renewals. A node paused in the middle of a
+//     transaction cannot keep row locks for long either: the pool sets
+//     idle_in_transaction_session_timeout, and the server ends the stalled
+//     session and discards its writes.
+//   - Claims: RunClaim is one statement,
+//     UPDATE runs ... WHERE id IN (SELECT id ... FOR UPDATE SKIP LOCKED
+//     LIMIT n) RETURNING ..., so concurrent claimers on any node never get
+//     the same run and never wait for each other.
+//   - Liveness: executing nodes refresh runs.heartbeat_at (RunHeartbeat) and
+//     their row in the nodes table (NodeHeartbeat); the leader lists runs
+//     whose heartbeat is too old (RunListStale) and fails or retries them.
+//   - Wake-ups: triggers NOTIFY a channel per schema when a job changes, a
+//     run becomes claimable or a run finishes; Wakeups turns those into
+//     channel signals so nodes need not wait for their next poll.
+//
+// The schema is created and upgraded by embedded SQL migrations applied at
+// Open under an advisory lock, so nodes starting together do not race.
+package pgstore
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/leader"
+	"github.com/almanac-sh/almanac/internal/store"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// LeaseName is the default name of the controller election whose term
+// fences the controller's writes.
+const LeaseName = "controller"
+
+// DefaultIdleInTransactionTimeout bounds how long a stalled client (a
+// paused process) may keep a transaction, and its lock on the lease row,
+// open. It is applied unless the URL sets idle_in_transaction_session_timeout.
+const DefaultIdleInTransactionTimeout = 2 * time.Second
+
+// Store is a PostgreSQL-backed store.Store. It is safe for concurrent use.
+type Store struct {
+	pool      *pgxpool.Pool
+	clock     clock.Clock
+	leaseName string
+	schema    string
+	channel   string
+	hub       *hub
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Option adjusts Open.
+type Option func(*Store)
+
+// WithClock sets the clock used for times the caller leaves zero (default
+// clock.Real).
+func WithClock(c clock.Clock) Option { return func(s *Store) { s.clock = c } }
+
+// WithLeaseName sets the election whose lease row fences writes with a
+// term (default LeaseName).
+func WithLeaseName(name string) Option { return func(s *Store) { s.leaseName = name } }
+
+// Open connects to the database at url (a postgres:// URL or key=value
+// connection string, with pgxpool's pool_* parameters), applies pending
+// migrations and returns the store.
+func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: parse connection URL: %w", err)
+	}
+	rp := cfg.ConnConfig.RuntimeParams
+	if _, ok := rp["idle_in_transaction_session_timeout"]; !ok {
+		rp["idle_in_transaction_session_timeout"] = strconv.FormatInt(DefaultIdleInTransactionTimeout.Milliseconds(), 10)
+	}
+	if _, ok := rp["application_name"]; !ok {
+		rp["application_name"] = "almanac"
+	}
+	if !strings.Contains(url, "pool_max_conns") && cfg.MaxConns < 10 {
+		cfg.MaxConns = 10
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: connect: %w", err)
+	}
+	s := &Store{pool: pool, clock: clock.Real{}, leaseName: LeaseName}
+	for _, o := range opts {
+		o(s)
+	}
+	if err := s.migrate(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("pgstore: %w", err)
+	}
+	s.channel = channelName(s.schema)
+	s.hub = newHub(s)
+	return s, nil
+}
+
+// Close stops the wake-up listener and closes the pool.
+func (s *Store) Close() error {
+	s.hub.close()
+	s.pool.Close()
+	return nil
+}
+
+// Pool returns the connection pool, for the leader elector
+// (leader.New(s.Pool(), ...)) and diagnostics.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Schema returns the schema the store's tables live in.
+func (s *Store) Schema() string { return s.schema }
+
+// LeaseName returns the election whose term fences writes.
+func (s *Store) LeaseName() string { return s.leaseName }
+
+// channelName is the NOTIFY channel of a schema: channel names share one
+// namespace per database, so each schema (a deployment, a test) gets its own.
+// It must match the almanac_notify trigger function.
+func channelName(schema string) string {
+	if len(schema) > 54 {
+		schema = schema[:54]
+	}
+	return "almanac." + schema
+}
+
+// migrate applies the embedded migrations newer than schema_version, all in
+// one transaction under an advisory lock, and makes sure the lease table
+// exists.
+func (s *Store) migrate(ctx context.Context) error {
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, `SELECT current_schema()`).Scan(&s.schema); err != nil {
+			return fmt.Errorf("no schema to create tables in (check search_path): %w", err)
+		}
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('almanac.migrate.' || current_schema()))`); err != nil {
+			return fmt.Errorf("lock migrations: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)`); err != nil {
+			return fmt.Errorf("create schema_version: %w", err)
+		}
+		var current int
+		if err := tx.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_version`).Scan(&current); err != nil {
+			return fmt.Errorf("read schema_version: %w", err)
+		}
+		latest := 0
+		for _, name := range names {
+			base := path.Base(name)
+			n, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
+			if err != nil {
+				return fmt.Errorf("migration %s: name must start with a number", base)
+			}
+			latest = max(latest, n)
+			if n <= current {
+				continue
+			}
+			body, err := migrations.ReadFile(name)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, string(body)); err != nil {
+				return fmt.Errorf("migration %s: %w", base, err)
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO schema_version (version) VALUES ($1)`, n); err != nil {
+				return err
+			}
+		}
+		if current > latest {
+			return fmt.Errorf("database schema version %d is newer than this binary's %d; upgrade almanac", current, latest)
+		}
+		if _, err := tx.Exec(ctx, leader.Schema); err != nil {
+			return fmt.Errorf("create lease table: %w", err)
+		}
+		return nil
+	})
+}
+
+// querier is what a write does inside its transaction.
+type querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// tx runs fn in a transaction on one pooled connection and commits it. For
+// a term > 0 the commit is fenced: the lease check and COMMIT travel in one
+// simple-protocol message, so the server runs them back to back with no
+// round trip in between; if the check fails the transaction is rolled back
+// and tx returns store.ErrStaleTerm. A client paused at any point before
+// that message cannot commit later: either the check runs after the pause
+// (and sees the new term), or the server's idle_in_transaction timeout has
+// already ended the session and discarded the writes.
+func (s *Store) tx(ctx context.Context, term int64, fn func(q querier) error) (err error) {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("pgstore: %w", err)
+	}
+	// A connection left inside a transaction is destroyed, not reused.
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "BEGIN"); err != nil {
+		return fmt.Errorf("pgstore: begin: %w", err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+		}
+	}()
+	if err := fn(conn); err != nil {
+		return err
+	}
+	commit := "COMMIT"
+	if term > 0 {
+		commit = fmt.Sprintf("SELECT almanac_fence(%s, %d, %s); COMMIT",
+			quoteLiteral(s.leaseName), term, quoteLiteral(fmt.Sprintf("%d milliseconds", fenceMargin.Milliseconds())))
+	}
+	if _, err := conn.Conn().PgConn().Exec(ctx, commit).ReadAll(); err != nil {
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == codeStaleTerm {
+			return fmt.Errorf("pgstore: %s: %w", pe.Message, store.ErrStaleTerm)
+		}
+		return fmt.Errorf("pgstore: commit: %w", err)
+	}
+	committed = true
+	return nil
+}
+
+// fenceMargin is how much of the lease must remain for a fenced commit:
+// it covers the time between the check and the end of the COMMIT that
+// follows it on the server, so a takeover (which needs the lease expired)
+// cannot fall in between.
+const fenceMargin = 250 * time.Millisecond
+
+// quoteLiteral quotes s as an SQL string literal.
+func quoteLiteral(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+// now returns t in UTC truncated to microseconds, or the clock's reading if
+// t is zero.
+func (s *Store) now(t time.Time) time.Time {
+	if t.IsZero() {
+		t = s.clock.Now()
+	}
+	return t.UTC().Truncate(time.Microsecond)
+}
+
+// ts converts a time to a query argument: NULL for the zero time.
+func ts(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UTC().Truncate(time.Microsecond)
+}
+
+// fromTS converts a scanned timestamptz back; NULL is the zero time.
+func fromTS(v pgtype.Timestamptz) time.Time {
+	if !v.Valid {
+		return time.Time{}
+	}
+	return v.Time.UTC()
+}
+
+// pgCode returns the SQLSTATE of a PostgreSQL error, or "".
+func pgCode(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code
+	}
+	return ""
+}
+
+// SQLSTATE codes mapped to store errors.
+const (
+	codeUniqueViolation     = "23505"
+	codeForeignKeyViolation = "23503"
+	codeStaleTerm           = "AL001" // raised by almanac_fence
+)

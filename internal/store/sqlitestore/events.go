@@ -1,0 +1,81 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/store"
+)
+
+// EventAppend implements store.Store.
+func (s *Store) EventAppend(ctx context.Context, events ...store.Event) error {
+	if len(events) == 0 {
+		return nil
+	}
+	now := s.now(time.Time{})
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		return appendEvents(ctx, tx, now, "", 0, events)
+	})
+}
+
+// EventList implements store.Store.
+func (s *Store) EventList(ctx context.Context, p store.EventListParams) ([]store.Event, int64, error) {
+	q := `SELECT id, time, kind, job, resource, run_id, message, data FROM events WHERE 1=1`
+	var args []any
+	if p.Job != "" {
+		q += ` AND job = ?`
+		args = append(args, p.Job)
+	}
+	if p.Resource != "" {
+		q += ` AND resource = ?`
+		args = append(args, p.Resource)
+	}
+	if len(p.Kinds) > 0 {
+		q += ` AND kind IN (` + placeholders(len(p.Kinds)) + `)`
+		for _, k := range p.Kinds {
+			args = append(args, string(k))
+		}
+	}
+	if p.Cursor > 0 {
+		q += ` AND id < ?`
+		args = append(args, p.Cursor)
+	}
+	size := p.Size()
+	q += ` ORDER BY id DESC LIMIT ?`
+	args = append(args, size+1)
+	rows, err := s.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list events: %w", err)
+	}
+	defer rows.Close()
+	var events []store.Event
+	for rows.Next() {
+		var (
+			e    store.Event
+			t    int64
+			kind string
+			data sql.NullString
+		)
+		if err := rows.Scan(&e.ID, &t, &kind, &e.Job, &e.Resource, &e.RunID, &e.Message, &data); err != nil {
+			return nil, 0, fmt.Errorf("list events: %w", err)
+		}
+		e.Time = time.UnixMicro(t).UTC()
+		e.Kind = store.EventKind(kind)
+		if data.Valid {
+			e.Data = json.RawMessage(data.String)
+		}
+		events = append(events, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("list events: %w", err)
+	}
+	var next int64
+	if len(events) > size {
+		events = events[:size]
+		next = events[size-1].ID
+	}
+	return events, next, nil
+}

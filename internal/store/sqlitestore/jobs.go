@@ -1,0 +1,181 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/store"
+)
+
+const jobColumns = `name, spec, source, version, created_at, updated_at,
+	last_schedule_time, last_successful_time, succeeded, failed`
+
+type rowScanner interface{ Scan(dest ...any) error }
+
+func scanJob(r rowScanner) (store.Job, error) {
+	var (
+		j                store.Job
+		name, spec, src  string
+		created, updated int64
+		last, lastOK     sql.NullInt64
+	)
+	if err := r.Scan(&name, &spec, &src, &j.Version, &created, &updated, &last, &lastOK,
+		&j.Status.Succeeded, &j.Status.Failed); err != nil {
+		return store.Job{}, err
+	}
+	if err := json.Unmarshal([]byte(spec), &j.Spec); err != nil {
+		return store.Job{}, fmt.Errorf("job %q: decode stored spec: %w", name, err)
+	}
+	j.Spec.Name = name
+	j.Source = store.Source(src)
+	j.CreatedAt = time.UnixMicro(created).UTC()
+	j.UpdatedAt = time.UnixMicro(updated).UTC()
+	j.Status.LastScheduleTime = fromMicro(last)
+	j.Status.LastSuccessfulTime = fromMicro(lastOK)
+	return j, nil
+}
+
+// JobCreate implements store.Store.
+func (s *Store) JobCreate(ctx context.Context, p store.JobCreateParams) (store.Job, error) {
+	if p.Spec.Name == "" {
+		return store.Job{}, errors.New("create job: empty name")
+	}
+	spec, err := json.Marshal(p.Spec)
+	if err != nil {
+		return store.Job{}, fmt.Errorf("create job %q: %w", p.Spec.Name, err)
+	}
+	now := s.now(p.Now)
+	var j store.Job
+	err = s.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO jobs (name, spec, source, version, created_at, updated_at,
+			last_schedule_time, last_successful_time, succeeded, failed) VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?)`,
+			p.Spec.Name, string(spec), string(p.Source), now.UnixMicro(), now.UnixMicro(),
+			micro(p.Status.LastScheduleTime), micro(p.Status.LastSuccessfulTime), p.Status.Succeeded, p.Status.Failed)
+		if isUnique(err) {
+			return fmt.Errorf("create job %q: %w", p.Spec.Name, store.ErrDuplicate)
+		}
+		if err != nil {
+			return fmt.Errorf("create job %q: %w", p.Spec.Name, err)
+		}
+		if err := appendEvents(ctx, tx, now, p.Spec.Name, 0, p.Events); err != nil {
+			return err
+		}
+		j, err = scanJob(tx.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE name = ?`, p.Spec.Name))
+		return err
+	})
+	return j, err
+}
+
+// JobUpdate implements store.Store.
+func (s *Store) JobUpdate(ctx context.Context, p store.JobUpdateParams) (store.Job, error) {
+	spec, err := json.Marshal(p.Spec)
+	if err != nil {
+		return store.Job{}, fmt.Errorf("update job %q: %w", p.Spec.Name, err)
+	}
+	now := s.now(p.Now)
+	var j store.Job
+	err = s.tx(ctx, func(tx *sql.Tx) error {
+		var version int64
+		err := tx.QueryRowContext(ctx, `SELECT version FROM jobs WHERE name = ?`, p.Spec.Name).Scan(&version)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("update job %q: %w", p.Spec.Name, store.ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("update job %q: %w", p.Spec.Name, err)
+		}
+		if p.IfVersion != 0 && p.IfVersion != version {
+			return fmt.Errorf("update job %q: version %d, not %d: %w", p.Spec.Name, version, p.IfVersion, store.ErrConflict)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE jobs SET spec = ?, source = ?, version = version + 1, updated_at = ? WHERE name = ?`,
+			string(spec), string(p.Source), now.UnixMicro(), p.Spec.Name); err != nil {
+			return fmt.Errorf("update job %q: %w", p.Spec.Name, err)
+		}
+		if err := appendEvents(ctx, tx, now, p.Spec.Name, 0, p.Events); err != nil {
+			return err
+		}
+		j, err = scanJob(tx.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE name = ?`, p.Spec.Name))
+		return err
+	})
+	return j, err
+}
+
+// JobDelete implements store.Store.
+func (s *Store) JobDelete(ctx context.Context, p store.JobDeleteParams) error {
+	now := s.now(time.Time{})
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE name = ?`, p.Name)
+		if err != nil {
+			return fmt.Errorf("delete job %q: %w", p.Name, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("delete job %q: %w", p.Name, store.ErrNotFound)
+		}
+		return appendEvents(ctx, tx, now, p.Name, 0, p.Events)
+	})
+}
+
+// JobGet implements store.Store.
+func (s *Store) JobGet(ctx context.Context, name string) (store.Job, error) {
+	j, err := scanJob(s.r.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE name = ?`, name))
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Job{}, fmt.Errorf("job %q: %w", name, store.ErrNotFound)
+	}
+	return j, err
+}
+
+// JobList implements store.Store.
+func (s *Store) JobList(ctx context.Context, p store.JobListParams) ([]store.Job, error) {
+	q := `SELECT ` + jobColumns + ` FROM jobs WHERE name > ?`
+	args := []any{p.After}
+	if p.Source != "" {
+		q += ` AND source = ?`
+		args = append(args, string(p.Source))
+	}
+	q += ` ORDER BY name`
+	if p.Limit > 0 {
+		q += ` LIMIT ?`
+		args = append(args, p.Limit)
+	}
+	rows, err := s.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list jobs: %w", err)
+	}
+	defer rows.Close()
+	var jobs []store.Job
+	for rows.Next() {
+		j, err := scanJob(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list jobs: %w", err)
+		}
+		jobs = append(jobs, j)
+	}
+	return jobs, rows.Err()
+}
+
+// JobAdvance implements store.Store.
+func (s *Store) JobAdvance(ctx context.Context, p store.JobAdvanceParams) error {
+	now := s.now(time.Time{})
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if err := advance(ctx, tx, p.Name, p.LastScheduleTime); err != nil {
+			return err
+		}
+		return appendEvents(ctx, tx, now, p.Name, 0, p.Events)
+	})
+}
+
+// advance moves a job's last_schedule_time forward, never back.
+func advance(ctx context.Context, tx *sql.Tx, name string, t time.Time) error {
+	res, err := tx.ExecContext(ctx, `UPDATE jobs SET last_schedule_time = MAX(COALESCE(last_schedule_time, ?1), ?1) WHERE name = ?2`,
+		t.UnixMicro(), name)
+	if err != nil {
+		return fmt.Errorf("advance job %q: %w", name, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("advance job %q: %w", name, store.ErrNotFound)
+	}
+	return nil
+}

@@ -1,0 +1,232 @@
+// Package sqlitestore implements store.Store on an embedded SQLite database
+// (modernc.org/sqlite, pure Go): one file under a data directory, WAL
+// journal, a busy timeout, schema migrations embedded in the binary and
+// applied when the store opens, and every write in a transaction.
+//
+// Writes go through a single connection, so writers in one process never
+// contend for the SQLite write lock; reads use a separate pool and see the
+// latest committed state (WAL readers do not block the writer). Leadership
+// terms are ignored: a SQLite store serves one node.
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/store"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// FileName is the database file created inside the data directory.
+const FileName = "almanac.db"
+
+// busyTimeout is how long a connection waits for a lock held by another
+// process (a second daemon on the same directory, a backup tool).
+const busyTimeout = 10 * time.Second
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Store is a SQLite-backed store.Store. It is safe for concurrent use.
+type Store struct {
+	w     *sql.DB // one connection: all writes
+	r     *sql.DB // reads
+	path  string
+	clock clock.Clock
+}
+
+// Option configures Open.
+type Option func(*Store)
+
+// WithClock sets the clock used for timestamps a caller leaves zero
+// (default clock.Real).
+func WithClock(c clock.Clock) Option { return func(s *Store) { s.clock = c } }
+
+var _ store.Store = (*Store)(nil)
+
+// Open opens (creating if needed) the database in dir and applies pending
+// migrations.
+func Open(ctx context.Context, dir string, opts ...Option) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	path := filepath.Join(dir, FileName)
+	dsn := "file:" + path + "?_txlock=immediate" +
+		"&_pragma=busy_timeout(" + strconv.FormatInt(busyTimeout.Milliseconds(), 10) + ")" +
+		"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
+	w, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetConnMaxIdleTime(0)
+	r, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	r.SetMaxOpenConns(4)
+	s := &Store{w: w, r: r, path: path, clock: clock.Real{}}
+	for _, o := range opts {
+		o(s)
+	}
+	if err := s.migrate(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Path returns the database file's path.
+func (s *Store) Path() string { return s.path }
+
+// Close closes both connection pools.
+func (s *Store) Close() error {
+	return errors.Join(s.w.Close(), s.r.Close())
+}
+
+// migrate applies the embedded migrations newer than schema_version, each in
+// its own transaction.
+func (s *Store) migrate(ctx context.Context) error {
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`); err != nil {
+			return fmt.Errorf("create schema_version: %w", err)
+		}
+		var current int
+		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_version`).Scan(&current); err != nil {
+			return fmt.Errorf("read schema_version: %w", err)
+		}
+		latest := 0
+		for _, name := range names {
+			base := filepath.Base(name)
+			n, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
+			if err != nil {
+				return fmt.Errorf("migration %s: name must start with a number", base)
+			}
+			latest = max(latest, n)
+			if n <= current {
+				continue
+			}
+			body, err := migrations.ReadFile(name)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+				return fmt.Errorf("migration %s: %w", base, err)
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO schema_version (version) VALUES (?)`, n); err != nil {
+				return err
+			}
+		}
+		if current > latest {
+			return fmt.Errorf("database schema version %d is newer than this binary's %d; upgrade almanac", current, latest)
+		}
+		return nil
+	})
+}
+
+// tx runs fn in a write transaction (BEGIN IMMEDIATE) and commits it.
+func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// sqliteCode returns the extended result code of a SQLite error, or 0.
+func sqliteCode(err error) int {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		return se.Code()
+	}
+	return 0
+}
+
+func isUnique(err error) bool {
+	c := sqliteCode(err)
+	return c == sqlite3.SQLITE_CONSTRAINT_UNIQUE || c == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+}
+
+func isForeignKey(err error) bool {
+	return sqliteCode(err) == sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY
+}
+
+// micro converts a time to the stored form: Unix microseconds, NULL for zero.
+func micro(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixMicro()
+}
+
+// fromMicro converts a stored time back; NULL is the zero time.
+func fromMicro(v sql.NullInt64) time.Time {
+	if !v.Valid {
+		return time.Time{}
+	}
+	return time.UnixMicro(v.Int64).UTC()
+}
+
+// appendEvents inserts events in tx, filling in defaults.
+func appendEvents(ctx context.Context, tx *sql.Tx, now time.Time, job string, runID int64, events []store.Event) error {
+	for _, e := range events {
+		if e.Time.IsZero() {
+			e.Time = now
+		}
+		if e.Job == "" {
+			e.Job = job
+		}
+		if e.RunID == 0 {
+			e.RunID = runID
+		}
+		var data any
+		if len(e.Data) > 0 {
+			data = string(e.Data)
+		}
+		if _, err := tx.ExecContext(ctx,
+			`INSERT INTO events (time, kind, job, resource, run_id, message, data) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			e.Time.UnixMicro(), string(e.Kind), e.Job, e.Resource, e.RunID, e.Message, data); err != nil {
+			return fmt.Errorf("append event: %w", err)
+		}
+	}
+	return nil
+}
+
+// now returns t, or the store clock's reading if t is zero (callers normally
+// pass their own clock's reading; the fallback keeps simple writes simple).
+func (s *Store) now(t time.Time) time.Time {
+	if t.IsZero() {
+		t = s.clock.Now()
+	}
+	return t.UTC().Truncate(time.Microsecond)
+}
+
+// placeholders returns "?, ?, ?" for n arguments.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}

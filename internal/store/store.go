@@ -1,0 +1,504 @@
+// Package store defines almanac's persistence contract: jobs, their runs and an
+// append-only event log. Backends live in sub-packages (sqlitestore, the
+// default embedded one, and a PostgreSQL backend for several nodes); every
+// backend passes the same conformance suite in storetest.
+//
+// The contract is shaped for both backends:
+//
+//   - Runs are unique on (job, scheduled time, attempt). RunInsert returns
+//     ErrDuplicate for a second insert of the same key, whoever makes it, so
+//     "exactly one run per scheduled instant" is a database guarantee, not a
+//     check-then-insert in the controller.
+//   - Every write the job controller makes carries a leadership term (the
+//     Term field of the params). A multi-node backend rejects a write whose
+//     term is older than the current leader's with ErrStaleTerm (fencing); a
+//     single-node backend may ignore it. Term 0 means "not a controller
+//     write" (API edits, workers) and is never fenced.
+//   - Runs flow pending -> running -> succeeded|failed|killed. A pending run
+//     is held by the controller (ReadyAt zero: waiting for a gate, an upstream
+//     job or a concurrency slot) until it is released with RunRelease; then any
+//     node may claim it with RunClaim once ReadyAt has passed. Running runs
+//     are kept alive by RunHeartbeat; RunListStale finds the ones whose node
+//     stopped heart-beating. A pending run that can never start is finished
+//     as missed or killed.
+//   - Writes that change state may append events in the same transaction
+//     (the Events fields), so the log never disagrees with the tables.
+//
+// Times are stored with microsecond precision in UTC; callers should pass
+// times already truncated (clock readings are truncated by the backend).
+// All methods are safe for concurrent use.
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// Errors every backend returns (possibly wrapped; test with errors.Is).
+var (
+	// ErrNotFound: the job, run or event does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrDuplicate: a job with the same name, or a run with the same
+	// (job, scheduled time, attempt), already exists.
+	ErrDuplicate = errors.New("already exists")
+	// ErrConflict: the row is not in the state the write expected (for
+	// example finishing a run that already finished, or a job version
+	// mismatch).
+	ErrConflict = errors.New("conflict")
+	// ErrStaleTerm: the write carried a leadership term older than the
+	// current one; the caller is no longer the leader.
+	ErrStaleTerm = errors.New("stale leadership term")
+)
+
+// ConcurrencyPolicy says what happens when a run is due while another run of
+// the same job is active.
+type ConcurrencyPolicy string
+
+// Concurrency policies, as in Kubernetes CronJob.
+const (
+	Allow   ConcurrencyPolicy = "Allow"   // start the new run alongside
+	Forbid  ConcurrencyPolicy = "Forbid"  // skip the new run
+	Replace ConcurrencyPolicy = "Replace" // kill the active run, start the new one
+)
+
+// Source says where a job definition came from.
+type Source string
+
+// Job sources.
+const (
+	SourceAPI      Source = "api"      // created over the HTTP API or CLI
+	SourceManifest Source = "manifest" // declared by a `job` resource in a manifest
+	SourceDemo     Source = "demo"     // created by `serve --demo`
+)
+
+// JobSpec is a job's definition, as validated by package job and stored
+// verbatim (backends keep it as one JSON document, so adding a field needs no
+// migration). The JSON names are the manifest attribute names.
+type JobSpec struct {
+	// Name identifies the job; unique.
+	Name string `json:"name"`
+	// Cron is the cron expression of a repeating job; empty for a one-shot.
+	Cron string `json:"cron,omitempty"`
+	// At is the instant of a one-shot job; nil for a cron job.
+	At *time.Time `json:"at,omitempty"`
+	// TimeZone is the IANA zone (or tag form) the cron expression is read in; empty = UTC.
+	TimeZone string `json:"time_zone,omitempty"`
+	// Command is the argv to execute directly; exclusive with Shell.
+	Command []string `json:"command,omitempty"`
+	// Shell is a command line run by /bin/sh -c; exclusive with Command.
+	Shell string `json:"shell,omitempty"`
+	// Env holds extra environment variables for the process.
+	Env map[string]string `json:"env,omitempty"`
+	// Cwd is the working directory; empty = the daemon's.
+	Cwd string `json:"cwd,omitempty"`
+	// StartingDeadlineSeconds bounds how late a run may start; nil = no bound.
+	StartingDeadlineSeconds *int64 `json:"starting_deadline_seconds,omitempty"`
+	// ConcurrencyPolicy defaults to Allow.
+	ConcurrencyPolicy ConcurrencyPolicy `json:"concurrency_policy,omitempty"`
+	// Suspend stops future runs; active runs continue.
+	Suspend bool `json:"suspend,omitempty"`
+	// BackoffLimit is the number of retries after a failed attempt.
+	BackoffLimit int `json:"backoff_limit,omitempty"`
+	// TimeoutSeconds kills a run that takes longer; 0 = no timeout.
+	TimeoutSeconds int64 `json:"timeout_seconds,omitempty"`
+	// SuccessfulJobsHistoryLimit is how many succeeded runs to keep (nil = 3).
+	SuccessfulJobsHistoryLimit *int `json:"successful_jobs_history_limit,omitempty"`
+	// FailedJobsHistoryLimit is how many failed, killed or missed runs to keep (nil = 1).
+	FailedJobsHistoryLimit *int `json:"failed_jobs_history_limit,omitempty"`
+	// Schedule names a schedule gate; a due run waits until the gate is open.
+	Schedule string `json:"schedule,omitempty"`
+	// Requires lists upstream jobs whose run for the same scheduled instant
+	// must succeed before a run of this job starts.
+	Requires []string `json:"require,omitempty"`
+	// Before lists downstream jobs that wait for this job's run of the same
+	// instant (the reverse of Requires, as Puppet's before/require).
+	Before []string `json:"before,omitempty"`
+}
+
+// JobStatus is what the store remembers about a job's runs beyond the runs
+// themselves (which are pruned). Active runs and the next schedule time are
+// computed, not stored.
+type JobStatus struct {
+	// LastScheduleTime is the latest scheduled instant the controller has
+	// dealt with (run, missed or skipped); the controller never looks at
+	// instants at or before it again. Zero = none yet.
+	LastScheduleTime time.Time `json:"last_schedule_time,omitzero"`
+	// LastSuccessfulTime is when the latest succeeded run finished.
+	LastSuccessfulTime time.Time `json:"last_successful_time,omitzero"`
+	// Succeeded and Failed count finished runs over the job's life
+	// (failed includes killed; missed runs are not counted).
+	Succeeded int64 `json:"succeeded"`
+	Failed    int64 `json:"failed"`
+}
+
+// Job is a stored job.
+type Job struct {
+	Spec   JobSpec
+	Status JobStatus
+	Source Source
+	// Version starts at 1 and increases on every JobUpdate.
+	Version   int64
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// RunState is where a run is in its life.
+type RunState string
+
+// Run states. Succeeded, Failed, Killed and Missed are terminal.
+const (
+	RunPending   RunState = "pending"
+	RunRunning   RunState = "running"
+	RunSucceeded RunState = "succeeded"
+	RunFailed    RunState = "failed"
+	RunKilled    RunState = "killed"
+	RunMissed    RunState = "missed"
+)
+
+// Terminal reports whether s is a final state.
+func (s RunState) Terminal() bool {
+	return s == RunSucceeded || s == RunFailed || s == RunKilled || s == RunMissed
+}
+
+// Reason says why a run exists.
+type Reason string
+
+// Run reasons.
+const (
+	ReasonSchedule Reason = "schedule" // due on time
+	ReasonCatchUp  Reason = "catch-up" // the latest instant missed during downtime, still inside the deadline
+	ReasonManual   Reason = "manual"   // `almanac trigger`
+	ReasonRetry    Reason = "retry"    // a later attempt after a failure
+)
+
+// Run is one execution attempt of a job for one scheduled instant.
+type Run struct {
+	ID  int64
+	Job string
+	// ScheduledTime is the nominal instant (for a manual run, the trigger time).
+	ScheduledTime time.Time
+	// Attempt is 1 for the first attempt, 2 for the first retry, and so on.
+	Attempt int
+	Reason  Reason
+	State   RunState
+	// Node is the node that claimed the run; empty while pending.
+	Node string
+	// ReadyAt: a pending run may be claimed once ReadyAt has passed; zero
+	// while the controller holds it.
+	ReadyAt    time.Time
+	CreatedAt  time.Time
+	StartedAt  time.Time // zero until claimed
+	FinishedAt time.Time // zero until terminal
+	// HeartbeatAt is the last sign of life from the executing node.
+	HeartbeatAt time.Time
+	// CancelRequested asks the executing node to kill the run (Replace,
+	// deletion, shutdown on another node).
+	CancelRequested bool
+	// ExitCode is the process exit status; nil if it did not exit normally.
+	ExitCode *int
+	// Output is the tail of stdout+stderr, bounded by the executor. Listing
+	// methods leave it nil unless asked for.
+	Output []byte
+	// Error explains a failure that is not just an exit status
+	// ("timed out after 30s", "node lost", "replaced by run 42").
+	Error string
+}
+
+// EventKind classifies events.
+type EventKind string
+
+// Event kinds written by the job controller and the API.
+const (
+	EventJobCreated   EventKind = "job.created"
+	EventJobUpdated   EventKind = "job.updated"
+	EventJobDeleted   EventKind = "job.deleted"
+	EventJobSuspended EventKind = "job.suspended"
+	EventJobResumed   EventKind = "job.resumed"
+	EventRunScheduled EventKind = "run.scheduled"
+	EventRunStarted   EventKind = "run.started"
+	EventRunSucceeded EventKind = "run.succeeded"
+	EventRunFailed    EventKind = "run.failed"
+	EventRunRetry     EventKind = "run.retry"
+	EventRunKilled    EventKind = "run.killed"
+	EventRunMissed    EventKind = "run.missed"
+	EventRunSkipped   EventKind = "run.skipped"
+)
+
+// Event is one entry of the append-only log.
+type Event struct {
+	ID   int64
+	Time time.Time
+	Kind EventKind
+	// Job is the job the event is about, if any.
+	Job string
+	// Resource names another subject (a managed resource, a node), if any.
+	Resource string
+	// RunID is the run the event is about, if any.
+	RunID   int64
+	Message string
+	// Data holds kind-specific details as a JSON object, or nil.
+	Data json.RawMessage
+}
+
+// Page bounds a listing. Listings return newest first (highest ID first);
+// pass the previous result's NextCursor as Cursor for the following page.
+type Page struct {
+	// Cursor: return only rows with ID < Cursor; 0 = start at the newest.
+	Cursor int64
+	// Limit caps the rows returned; 0 means 100, more than 1000 means 1000.
+	Limit int
+}
+
+// JobCreateParams creates a job.
+type JobCreateParams struct {
+	Spec   JobSpec
+	Source Source
+	// Status seeds the job's status; zero for a new job.
+	Status JobStatus
+	Now    time.Time
+	Events []Event
+}
+
+// JobUpdateParams replaces a job's spec (its status is kept).
+type JobUpdateParams struct {
+	Spec   JobSpec
+	Source Source
+	// IfVersion, when non-zero, makes the update fail with ErrConflict
+	// unless the stored version equals it.
+	IfVersion int64
+	Now       time.Time
+	Events    []Event
+}
+
+// JobDeleteParams deletes a job and all its runs.
+type JobDeleteParams struct {
+	Name   string
+	Events []Event
+}
+
+// JobListParams filters a job listing (ordered by name).
+type JobListParams struct {
+	// After returns only jobs whose name sorts after it (paging).
+	After string
+	// Limit caps the rows; 0 = all.
+	Limit int
+	// Source, if set, selects only jobs from that source (a manifest reload
+	// deletes the manifest jobs it no longer declares).
+	Source Source
+}
+
+// JobAdvanceParams records that the controller dealt with scheduled instants
+// up to LastScheduleTime without creating a run (missed, skipped, suspended).
+type JobAdvanceParams struct {
+	Name             string
+	LastScheduleTime time.Time
+	Term             int64
+	Events           []Event
+}
+
+// RunInsertParams inserts a run. Run.ID, CreatedAt are assigned by the store.
+type RunInsertParams struct {
+	Run Run
+	// Advance also sets the job's LastScheduleTime to Run.ScheduledTime
+	// (never moving it backwards), atomically with the insert.
+	Advance bool
+	Term    int64
+	Now     time.Time
+	Events  []Event
+}
+
+// RunReleaseParams makes a held pending run claimable from ReadyAt on.
+type RunReleaseParams struct {
+	ID      int64
+	ReadyAt time.Time
+	Term    int64
+	Events  []Event
+}
+
+// RunClaimParams claims up to Limit ready pending runs (oldest ReadyAt
+// first) for Node: they become running, started and heart-beaten at Now,
+// and a run.started event is appended for each in the same transaction.
+// Concurrent claimers never get the same run.
+type RunClaimParams struct {
+	Node  string
+	Now   time.Time
+	Limit int
+}
+
+// RunHeartbeatParams refreshes HeartbeatAt of the running runs IDs owned by Node.
+type RunHeartbeatParams struct {
+	Node string
+	IDs  []int64
+	Now  time.Time
+}
+
+// RunFinishParams moves a pending or running run to a terminal state.
+// It fails with ErrConflict if the run is already terminal, so a run is
+// finished (and counted in the job status) exactly once.
+type RunFinishParams struct {
+	ID       int64
+	State    RunState // succeeded, failed, killed or missed
+	ExitCode *int
+	Output   []byte
+	Error    string
+	Now      time.Time
+	Term     int64
+	Events   []Event
+	// Prune, if set, also deletes the job's oldest finished runs beyond
+	// these limits in the same transaction (see RunPruneParams).
+	Prune *HistoryLimits
+}
+
+// HistoryLimits says how many finished runs of a job to keep.
+type HistoryLimits struct {
+	KeepSucceeded int // succeeded runs
+	KeepFailed    int // failed, killed and missed runs
+}
+
+// RunCancelParams sets CancelRequested on a non-terminal run.
+type RunCancelParams struct {
+	ID     int64
+	Term   int64
+	Events []Event
+}
+
+// RunListParams filters a run listing.
+type RunListParams struct {
+	// Job restricts to one job; empty = all jobs.
+	Job string
+	// States restricts to these states; empty = all.
+	States []RunState
+	// ScheduledTime, if non-zero, restricts to runs of that instant.
+	ScheduledTime time.Time
+	// WithOutput includes Run.Output.
+	WithOutput bool
+	Page
+}
+
+// RunListStaleParams finds running runs presumed dead.
+type RunListStaleParams struct {
+	// HeartbeatBefore: runs whose HeartbeatAt is before it.
+	HeartbeatBefore time.Time
+	// Node, if set, selects all running runs claimed by that node regardless
+	// of heartbeat (a node restarting finds the runs its previous life left).
+	Node  string
+	Limit int
+}
+
+// RunPruneParams deletes a job's oldest finished runs beyond the limits.
+type RunPruneParams struct {
+	Job string
+	// KeepSucceeded succeeded runs and KeepFailed failed/killed/missed runs
+	// are kept (newest by scheduled time, then ID).
+	KeepSucceeded int
+	KeepFailed    int
+	Term          int64
+}
+
+// EventListParams filters an event listing (newest first).
+type EventListParams struct {
+	Job   string      // empty = all
+	Kinds []EventKind // empty = all
+	// Resource selects the events about one managed resource (the Resource
+	// field); empty = all.
+	Resource string
+	Page
+}
+
+// Store is the persistence contract. Implementations: sqlitestore (and the
+// PostgreSQL backend). Every method takes ctx first and is safe for
+// concurrent use.
+type Store interface {
+	// JobCreate inserts a job; ErrDuplicate if the name exists.
+	JobCreate(ctx context.Context, p JobCreateParams) (Job, error)
+	// JobUpdate replaces a job's spec; ErrNotFound, ErrConflict (IfVersion).
+	JobUpdate(ctx context.Context, p JobUpdateParams) (Job, error)
+	// JobDelete removes a job and its runs; ErrNotFound.
+	JobDelete(ctx context.Context, p JobDeleteParams) error
+	// JobGet returns one job; ErrNotFound.
+	JobGet(ctx context.Context, name string) (Job, error)
+	// JobList returns jobs ordered by name.
+	JobList(ctx context.Context, p JobListParams) ([]Job, error)
+	// JobAdvance moves a job's LastScheduleTime forward (never back); ErrNotFound.
+	JobAdvance(ctx context.Context, p JobAdvanceParams) error
+
+	// RunInsert inserts a run; ErrDuplicate on the (job, scheduled time,
+	// attempt) key, ErrNotFound if the job does not exist.
+	RunInsert(ctx context.Context, p RunInsertParams) (Run, error)
+	// RunGet returns one run with its output; ErrNotFound.
+	RunGet(ctx context.Context, id int64) (Run, error)
+	// RunList returns runs newest first and the cursor of the next page (0 = no more).
+	RunList(ctx context.Context, p RunListParams) (runs []Run, next int64, err error)
+	// RunRelease makes a held pending run claimable; ErrConflict if not pending.
+	RunRelease(ctx context.Context, p RunReleaseParams) (Run, error)
+	// RunClaim claims ready pending runs for a node.
+	RunClaim(ctx context.Context, p RunClaimParams) ([]Run, error)
+	// RunHeartbeat refreshes running runs and returns the IDs among them
+	// whose cancellation was requested.
+	RunHeartbeat(ctx context.Context, p RunHeartbeatParams) (cancel []int64, err error)
+	// RunFinish records a terminal state and updates the job status;
+	// ErrConflict if already terminal, ErrNotFound.
+	RunFinish(ctx context.Context, p RunFinishParams) (Run, error)
+	// RunCancel requests that a run be killed; ErrConflict if terminal.
+	RunCancel(ctx context.Context, p RunCancelParams) (Run, error)
+	// RunListStale returns running runs presumed dead (see RunListStaleParams).
+	RunListStale(ctx context.Context, p RunListStaleParams) ([]Run, error)
+	// RunPrune deletes finished runs beyond the history limits and reports how many.
+	RunPrune(ctx context.Context, p RunPruneParams) (int, error)
+
+	// EventAppend appends events; IDs and zero times are assigned by the store.
+	EventAppend(ctx context.Context, events ...Event) error
+	// EventList returns events newest first and the next page's cursor.
+	EventList(ctx context.Context, p EventListParams) (events []Event, next int64, err error)
+
+	// ResourceStore keeps the managed-resource scheduler's memory.
+	ResourceStore
+
+	// Close releases the store's resources.
+	Close() error
+}
+
+// Size normalises a page limit: 0 -> 100, capped at 1000.
+func (p Page) Size() int {
+	switch {
+	case p.Limit <= 0:
+		return 100
+	case p.Limit > 1000:
+		return 1000
+	}
+	return p.Limit
+}
+
+// Default history limits (Kubernetes CronJob's).
+const (
+	DefaultSuccessfulJobsHistoryLimit = 3
+	DefaultFailedJobsHistoryLimit     = 1
+)
+
+// HistoryLimits returns the spec's history limits with defaults applied.
+func (s JobSpec) HistoryLimits() (succeeded, failed int) {
+	succeeded, failed = DefaultSuccessfulJobsHistoryLimit, DefaultFailedJobsHistoryLimit
+	if s.SuccessfulJobsHistoryLimit != nil {
+		succeeded = *s.SuccessfulJobsHistoryLimit
+	}
+	if s.FailedJobsHistoryLimit != nil {
+		failed = *s.FailedJobsHistoryLimit
+	}
+	return succeeded, failed
+}
+
+// EventRunFinished returns the event kind recording a run reaching state s.
+func EventRunFinished(s RunState) EventKind {
+	switch s {
+	case RunSucceeded:
+		return EventRunSucceeded
+	case RunKilled:
+		return EventRunKilled
+	case RunMissed:
+		return EventRunMissed
+	default:
+		return EventRunFailed
+	}
+}
