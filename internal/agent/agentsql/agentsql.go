@@ -1,0 +1,267 @@
+// Package agentsql keeps the agent's resource state and apply reports in
+// SQL tables of their own (agent_state, agent_reports), created with
+// CREATE TABLE IF NOT EXISTS in the database the daemon's store already
+// uses, so an embedded daemon has one file and the reports survive
+// restarts. It speaks the SQL common to SQLite and PostgreSQL through
+// database/sql with '?' placeholders (SQLite drivers).
+package agentsql
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/agent"
+	_ "modernc.org/sqlite" // the "sqlite" driver OpenSQLite uses
+)
+
+// schema creates the tables. Times are Unix microseconds (0 = never) so
+// they sort and compare as integers; a report is kept as two JSON
+// documents: the head (everything but resources and events) that lists
+// read, and the body read when one report is shown.
+var schema = []string{
+	`CREATE TABLE IF NOT EXISTS agent_state (
+		ref     TEXT PRIMARY KEY,
+		checked INTEGER NOT NULL,
+		synced  INTEGER NOT NULL
+	)`,
+	`CREATE TABLE IF NOT EXISTS agent_reports (
+		id       INTEGER PRIMARY KEY AUTOINCREMENT,
+		started  INTEGER NOT NULL,
+		ended    INTEGER NOT NULL,
+		status   TEXT NOT NULL,
+		trigger_kind TEXT NOT NULL,
+		head     TEXT NOT NULL,
+		body     TEXT NOT NULL
+	)`,
+	`CREATE INDEX IF NOT EXISTS agent_reports_ended ON agent_reports (ended)`,
+}
+
+// Store is an agent.StateStore over a *sql.DB. It is safe for concurrent
+// use (as the DB is).
+type Store struct {
+	db *sql.DB
+}
+
+var _ agent.StateStore = (*Store)(nil)
+
+// New creates the tables if needed and returns the store. The caller owns
+// db and closes it.
+func New(ctx context.Context, db *sql.DB) (*Store, error) {
+	for _, q := range schema {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return nil, fmt.Errorf("agent tables: %w", err)
+		}
+	}
+	return &Store{db: db}, nil
+}
+
+// OpenSQLite opens the SQLite database file at path (the daemon store's
+// file: WAL journal, a busy timeout so the two connection pools wait for
+// each other's writes) and creates the agent's tables in it. Close the
+// returned DB when done.
+func OpenSQLite(ctx context.Context, path string) (*Store, *sql.DB, error) {
+	dsn := "file:" + path + "?_txlock=immediate&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1) // one writer: no lock contention inside this pool
+	s, err := New(ctx, db)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return s, db, nil
+}
+
+func micro(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMicro()
+}
+
+func fromMicro(v int64) time.Time {
+	if v == 0 {
+		return time.Time{}
+	}
+	return time.UnixMicro(v).UTC()
+}
+
+// LoadState reads every resource's state.
+func (s *Store) LoadState(ctx context.Context) (agent.State, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT ref, checked, synced FROM agent_state`)
+	if err != nil {
+		return nil, fmt.Errorf("load agent state: %w", err)
+	}
+	defer rows.Close()
+	st := agent.State{}
+	for rows.Next() {
+		var ref string
+		var checked, synced int64
+		if err := rows.Scan(&ref, &checked, &synced); err != nil {
+			return nil, fmt.Errorf("load agent state: %w", err)
+		}
+		st[ref] = agent.ResourceState{Checked: fromMicro(checked), Synced: fromMicro(synced)}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("load agent state: %w", err)
+	}
+	return st, nil
+}
+
+// SaveState replaces the state in one transaction.
+func (s *Store) SaveState(ctx context.Context, st agent.State) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM agent_state`); err != nil {
+			return err
+		}
+		ins, err := tx.PrepareContext(ctx, `INSERT INTO agent_state (ref, checked, synced) VALUES (?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer ins.Close()
+		for ref, e := range st {
+			if _, err := ins.ExecContext(ctx, ref, micro(e.Checked), micro(e.Synced)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, "save agent state")
+}
+
+func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error, what string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
+
+// body is the part of a report only GetReport reads.
+type body struct {
+	Resources []agent.ResourceStatus `json:"resources"`
+	Events    []agent.Event          `json:"events"`
+}
+
+// AddReport inserts r and sets r.ID.
+func (s *Store) AddReport(ctx context.Context, r *agent.Report) (int64, error) {
+	h := *r
+	h.Resources, h.Events, h.Gated, h.ID = nil, nil, nil, 0
+	head, err := json.Marshal(&h)
+	if err != nil {
+		return 0, fmt.Errorf("store apply report: %w", err)
+	}
+	b, err := json.Marshal(body{Resources: r.Resources, Events: r.Events})
+	if err != nil {
+		return 0, fmt.Errorf("store apply report: %w", err)
+	}
+	var id int64
+	err = s.db.QueryRowContext(ctx,
+		`INSERT INTO agent_reports (started, ended, status, trigger_kind, head, body) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
+		micro(r.Start), micro(r.End), r.Status, string(r.Trigger.Kind), string(head), string(b)).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("store apply report: %w", err)
+	}
+	r.ID = id
+	return id, nil
+}
+
+// ListReports returns report heads newest first.
+func (s *Store) ListReports(ctx context.Context, f agent.ReportFilter) ([]*agent.Report, error) {
+	limit := f.Limit
+	if limit <= 0 {
+		limit = agent.DefaultListLimit
+	}
+	q := `SELECT id, head FROM agent_reports`
+	args := []any{}
+	if f.Before != 0 {
+		q += ` WHERE id < ?`
+		args = append(args, f.Before)
+	}
+	q += ` ORDER BY id DESC LIMIT ` + strconv.Itoa(limit)
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list apply reports: %w", err)
+	}
+	defer rows.Close()
+	var out []*agent.Report
+	for rows.Next() {
+		var id int64
+		var head string
+		if err := rows.Scan(&id, &head); err != nil {
+			return nil, fmt.Errorf("list apply reports: %w", err)
+		}
+		r := &agent.Report{}
+		if err := json.NewDecoder(strings.NewReader(head)).Decode(r); err != nil {
+			return nil, fmt.Errorf("apply report %d: %w", id, err)
+		}
+		r.ID = id
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list apply reports: %w", err)
+	}
+	return out, nil
+}
+
+// GetReport returns the full report id.
+func (s *Store) GetReport(ctx context.Context, id int64) (*agent.Report, error) {
+	var head, b string
+	err := s.db.QueryRowContext(ctx, `SELECT head, body FROM agent_reports WHERE id = ?`, id).Scan(&head, &b)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("apply report %d: %w", id, agent.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("apply report %d: %w", id, err)
+	}
+	r := &agent.Report{}
+	if err := json.Unmarshal([]byte(head), r); err != nil {
+		return nil, fmt.Errorf("apply report %d: %w", id, err)
+	}
+	var bd body
+	if err := json.Unmarshal([]byte(b), &bd); err != nil {
+		return nil, fmt.Errorf("apply report %d: %w", id, err)
+	}
+	r.ID, r.Resources, r.Events = id, bd.Resources, bd.Events
+	return r, nil
+}
+
+// PruneReports deletes the reports outside the retention.
+func (s *Store) PruneReports(ctx context.Context, keep agent.Retention, now time.Time) (int, error) {
+	var n int64
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if keep.Keep > 0 {
+			res, err := tx.ExecContext(ctx, `DELETE FROM agent_reports WHERE id NOT IN
+				(SELECT id FROM agent_reports ORDER BY id DESC LIMIT ?)`, keep.Keep)
+			if err != nil {
+				return err
+			}
+			d, _ := res.RowsAffected()
+			n += d
+		}
+		if keep.MaxAge > 0 {
+			res, err := tx.ExecContext(ctx, `DELETE FROM agent_reports WHERE ended < ?`, micro(now.Add(-keep.MaxAge)))
+			if err != nil {
+				return err
+			}
+			d, _ := res.RowsAffected()
+			n += d
+		}
+		return nil
+	}, "prune apply reports")
+	return int(n), err
+}

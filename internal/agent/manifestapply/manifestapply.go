@@ -1,0 +1,417 @@
+// Package manifestapply is the agent's Applier over the apply engine: each
+// apply reads the *.pp files of a directory afresh, compiles them, and runs
+// the catalog with the engine's providers and schedule gates, translating
+// the engine's statuses and log lines into an agent.Report.
+package manifestapply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/agent"
+	"github.com/almanac-sh/almanac/internal/apply"
+	"github.com/almanac-sh/almanac/internal/catalog"
+	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/manifest"
+	"github.com/almanac-sh/almanac/internal/manifestdir"
+	"github.com/almanac-sh/almanac/internal/provider/exec"
+	"github.com/almanac-sh/almanac/internal/provider/file"
+	"github.com/almanac-sh/almanac/internal/provider/notify"
+	"github.com/almanac-sh/almanac/internal/provider/service"
+	"github.com/almanac-sh/almanac/internal/puppetsched"
+	"github.com/almanac-sh/almanac/internal/weekly"
+)
+
+// Providers are the resource types an agent apply changes by default.
+func Providers() map[string]apply.Provider {
+	return map[string]apply.Provider{
+		"exec":    exec.Provider{},
+		"file":    file.Provider{},
+		"service": service.Provider{},
+		"notify":  notify.Provider{},
+	}
+}
+
+// controllerTypes are catalog resources another part of the daemon acts
+// on: `job` resources belong to the job controller, not to an apply.
+var controllerTypes = map[string]bool{"job": true}
+
+// Config configures an Applier. Dir is required.
+type Config struct {
+	// Dir holds the manifests: every *.pp file under it, in lexical path
+	// order, is one catalog.
+	Dir   string
+	Clock clock.Clock // default clock.Real
+	// Location is the zone of schedules without time_zone (default UTC).
+	Location  *time.Location
+	Providers map[string]apply.Provider // default Providers()
+	Noop      bool
+	Ordering  apply.Ordering // default manifest
+	// MaxEvents caps the log lines kept in a report (default 1000); the
+	// rest are counted in a final line.
+	MaxEvents int
+	// Debug keeps Debug log lines in reports.
+	Debug bool
+}
+
+// Applier applies the manifests of a directory. Apply is not safe for
+// concurrent use; the agent never calls it concurrently.
+type Applier struct {
+	cfg Config
+}
+
+var _ agent.Applier = (*Applier)(nil)
+
+// New returns an Applier.
+func New(cfg Config) (*Applier, error) {
+	if cfg.Dir == "" {
+		return nil, errors.New("manifestapply: no manifest directory")
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real{}
+	}
+	if cfg.Location == nil {
+		cfg.Location = time.UTC
+	}
+	if cfg.Providers == nil {
+		cfg.Providers = Providers()
+	}
+	if cfg.Ordering == "" {
+		cfg.Ordering = apply.OrderManifest
+	}
+	if cfg.MaxEvents <= 0 {
+		cfg.MaxEvents = 1000
+	}
+	return &Applier{cfg: cfg}, nil
+}
+
+// Files lists the manifests under dir: every *.pp file, recursively,
+// sorted by path, skipping hidden files (the same set the daemon's job
+// loader reads).
+func Files(dir string) ([]string, error) { return manifestdir.Files(dir) }
+
+// Compile parses and compiles the manifests under dir into one catalog.
+// Errors are positioned (file:line:col), all of them joined in one error.
+func Compile(dir string) (*catalog.Catalog, error) {
+	files, err := Files(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("manifests: no *.pp file under %s", dir)
+	}
+	var parsed []*manifest.File
+	var errs manifest.ErrorList
+	for _, p := range files {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("manifests: %w", err)
+		}
+		f, err := manifest.ParseFile(p, src)
+		var el manifest.ErrorList
+		if errors.As(err, &el) {
+			errs = append(errs, el...)
+		} else if err != nil {
+			return nil, err
+		}
+		parsed = append(parsed, f)
+	}
+	if len(errs) > 0 {
+		errs.Sort()
+		return nil, errs
+	}
+	cat, err := catalog.Compile(parsed...)
+	if err != nil {
+		return nil, err
+	}
+	return cat, nil
+}
+
+// Apply compiles the manifests and applies them.
+func (a *Applier) Apply(ctx context.Context, req agent.Request) (*agent.Report, error) {
+	rep := &agent.Report{Start: a.cfg.Clock.Now()}
+	fail := func(err error) (*agent.Report, error) {
+		rep.Error = err.Error()
+		rep.Events = append(rep.Events, agent.Event{Time: a.cfg.Clock.Now(), Level: "Error", Message: err.Error()})
+		rep.End = a.cfg.Clock.Now()
+		rep.Finish()
+		return rep, nil
+	}
+	cat, err := Compile(a.cfg.Dir)
+	if err != nil {
+		return fail(err)
+	}
+	scheds, err := a.schedules(cat)
+	if err != nil {
+		return fail(err)
+	}
+	ac := apply.FromCatalog(cat)
+	ac = withoutControllerTypes(ac)
+	for _, r := range ac.Resources {
+		name, ok := r.Params["schedule"]
+		if !ok || name == nil || r.IsContainer {
+			continue
+		}
+		s, ok := lookup(scheds, fmt.Sprint(name))
+		if !ok {
+			continue // the run aborts with "Could not find schedule"
+		}
+		rep.Gated = append(rep.Gated, agent.GatedResource{Ref: r.Ref(), Schedule: s.Name(), Gate: s, Period: period(s)})
+	}
+	plan, err := apply.NewPlan(ac, a.cfg.Ordering, 0)
+	if err != nil {
+		return fail(err)
+	}
+	state := apply.NewState()
+	for ref, e := range req.State {
+		state.Resources[ref] = apply.StateEntry{Checked: e.Checked, Synced: e.Synced}
+	}
+	log := &recorder{clock: a.cfg.Clock, max: a.cfg.MaxEvents, debug: a.cfg.Debug, byRef: map[string]*notes{}}
+	res, runErr := apply.Run(ctx, plan, apply.Options{
+		Noop: a.cfg.Noop, Clock: a.cfg.Clock, Providers: a.cfg.Providers,
+		Gates: func(name string) (apply.Gate, bool) {
+			s, ok := lookup(scheds, name)
+			if !ok {
+				return nil, false
+			}
+			return gate{s}, true
+		},
+		State: state, Log: log,
+	})
+	var abort *apply.AbortError
+	cycle := errors.As(runErr, &abort) && abort.Msg == apply.ErrCycles
+	if !cycle {
+		for ref, e := range state.Resources {
+			req.State[ref] = agent.ResourceState{Checked: e.Checked, Synced: e.Synced}
+		}
+	}
+	if runErr != nil {
+		rep.Error = runErr.Error()
+	}
+	if res != nil {
+		for _, st := range res.Statuses {
+			rep.Resources = append(rep.Resources, log.status(st, gatedBy(rep.Gated, st.Ref)))
+		}
+	}
+	rep.Events = log.events()
+	rep.End = a.cfg.Clock.Now()
+	rep.Finish()
+	return rep, nil
+}
+
+// withoutControllerTypes drops the resources the job controller handles
+// and the edges that touch them.
+func withoutControllerTypes(c *apply.Catalog) *apply.Catalog {
+	out := &apply.Catalog{}
+	drop := map[string]bool{}
+	for _, r := range c.Resources {
+		if controllerTypes[r.Type] {
+			drop[r.Ref()] = true
+			continue
+		}
+		out.Resources = append(out.Resources, r)
+	}
+	for _, e := range c.Edges {
+		if !drop[e.From] && !drop[e.To] {
+			out.Edges = append(out.Edges, e)
+		}
+	}
+	return out
+}
+
+func gatedBy(gated []agent.GatedResource, ref string) string {
+	for _, g := range gated {
+		if g.Ref == ref {
+			return g.Schedule
+		}
+	}
+	return ""
+}
+
+// schedules builds the catalog's schedule resources.
+func (a *Applier) schedules(cat *catalog.Catalog) (map[string]*puppetsched.Schedule, error) {
+	out := map[string]*puppetsched.Schedule{}
+	for _, r := range cat.Applied() {
+		if r.Type != "schedule" {
+			continue
+		}
+		p, err := puppetsched.FromAttrs(r.Params)
+		if err == nil {
+			var s *puppetsched.Schedule
+			s, err = puppetsched.New(r.Title, p, puppetsched.WithDefaultLocation(a.cfg.Location), puppetsched.WithWindows(weeklyWindows))
+			if err == nil {
+				out[r.Title] = s
+				continue
+			}
+		}
+		return nil, fmt.Errorf("%s: %w", r.Pos, err)
+	}
+	return out, nil
+}
+
+// lookup finds a schedule: a declared one, else one of Puppet's built-ins.
+func lookup(scheds map[string]*puppetsched.Schedule, name string) (*puppetsched.Schedule, bool) {
+	if s, ok := scheds[name]; ok {
+		return s, true
+	}
+	return puppetsched.Builtin(name)
+}
+
+// period is the length of a schedule's period (Puppet's monthly is 30 days).
+func period(s *puppetsched.Schedule) time.Duration {
+	switch s.Period() {
+	case puppetsched.Hourly:
+		return time.Hour
+	case puppetsched.Daily:
+		return 24 * time.Hour
+	case puppetsched.Weekly:
+		return 7 * 24 * time.Hour
+	case puppetsched.Monthly:
+		return 30 * 24 * time.Hour
+	}
+	return 0
+}
+
+// weeklyWindows builds the calendar of a schedule's windows attribute.
+func weeklyWindows(specs []puppetsched.WindowSpec, loc *time.Location) (puppetsched.Window, error) {
+	var ws []weekly.Window
+	for _, s := range specs {
+		w, err := weekly.ParseWindow(s.Days, s.StartTime, s.LengthMinutes)
+		if err != nil {
+			return nil, err
+		}
+		ws = append(ws, w)
+	}
+	return weekly.NewCalendar(loc, ws...), nil
+}
+
+// gate hands the engine a schedule whose matching failures read in
+// Puppet's words ("Failed to apply catalog: <message>").
+type gate struct{ s *puppetsched.Schedule }
+
+func (g gate) Match(last, now time.Time) bool { return g.s.Match(last, now) }
+
+func (g gate) Eval(last, now time.Time) (bool, error) {
+	ok, err := g.s.Eval(last, now)
+	var me *puppetsched.MatchError
+	if errors.As(err, &me) {
+		return false, errors.New(me.Msg)
+	}
+	return ok, err
+}
+
+// notes are what the log lines say about one resource.
+type notes struct {
+	notScheduled  bool
+	failedDeps    []string
+	eventsDropped bool
+	failure       string
+}
+
+// recorder keeps an apply's log lines as report events and reads from them
+// why resources were skipped or failed.
+type recorder struct {
+	mu      sync.Mutex
+	clock   clock.Clock
+	max     int
+	debug   bool
+	evs     []agent.Event
+	dropped int
+	byRef   map[string]*notes
+}
+
+func (r *recorder) Log(level apply.Level, source, msg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ref, _, _ := strings.Cut(source, "/")
+	n := r.byRef[ref]
+	if n == nil && ref != "" {
+		n = &notes{}
+		r.byRef[ref] = n
+	}
+	switch {
+	case n == nil:
+	case msg == "Not scheduled":
+		n.notScheduled = true
+	case strings.HasPrefix(msg, "Dependency ") && strings.HasSuffix(msg, " has failures: true"):
+		n.failedDeps = append(n.failedDeps, strings.TrimSuffix(strings.TrimPrefix(msg, "Dependency "), " has failures: true"))
+	case msg == "Skipping because of failed dependencies" && len(n.failedDeps) == 0:
+		n.failedDeps = append(n.failedDeps, "")
+	case strings.HasPrefix(msg, "Unscheduling all events on "):
+		n.eventsDropped = true
+	case level == apply.Err && n.failure == "":
+		n.failure = msg
+	}
+	if level == apply.Debug && !r.debug {
+		return
+	}
+	if len(r.evs) >= r.max {
+		r.dropped++
+		return
+	}
+	r.evs = append(r.evs, agent.Event{Time: r.clock.Now(), Level: level.String(), Source: source, Message: msg})
+}
+
+func (r *recorder) events() []agent.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	evs := r.evs
+	if r.dropped > 0 {
+		evs = append(evs, agent.Event{Time: r.clock.Now(), Level: "Warning",
+			Message: fmt.Sprintf("%d more log lines not kept in this report", r.dropped)})
+	}
+	return evs
+}
+
+// status turns the engine's status of one resource into the report's.
+func (r *recorder) status(st *apply.Status, schedule string) agent.ResourceStatus {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rs := agent.ResourceStatus{Ref: st.Ref, Schedule: schedule, Refreshed: st.Refreshed}
+	n := r.byRef[st.Ref]
+	if n == nil {
+		n = &notes{}
+	}
+	switch {
+	case st.Failed:
+		rs.Status, rs.Reason = agent.StatusFailed, n.failure
+	case st.Skipped && n.notScheduled:
+		rs.Status, rs.Reason = agent.StatusSkipped, agent.ReasonNotScheduled
+	case st.Skipped && len(n.failedDeps) > 0:
+		rs.Status, rs.Reason = agent.StatusSkipped, "failed dependencies"
+		if deps := strings.Join(nonEmpty(n.failedDeps), ", "); deps != "" {
+			rs.Reason += ": " + deps
+		}
+	case st.Skipped:
+		rs.Status = agent.StatusSkipped
+	case st.Changed:
+		rs.Status = agent.StatusChanged
+	case st.OutOfSync:
+		rs.Status = agent.StatusNoop
+	default:
+		rs.Status = agent.StatusUnchanged
+	}
+	if n.eventsDropped {
+		rs.EventsDropped = true
+		if rs.Reason != "" {
+			rs.Reason += "; "
+		}
+		rs.Reason += "its pending refresh events were dropped"
+	}
+	return rs
+}
+
+func nonEmpty(s []string) []string {
+	var out []string
+	for _, v := range s {
+		if v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}

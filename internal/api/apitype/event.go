@@ -1,0 +1,36 @@
+package apitype
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Event is one entry of the append-only event log: something that happened to
+// a job or a run, with a reason.
+type Event struct {
+	ID   int64     `json:"id"`
+	Time time.Time `json:"time"`
+	Kind string    `json:"kind"`
+	Job  string    `json:"job,omitempty"`
+	// Resource names a subject other than a job (a managed resource, a node).
+	Resource string `json:"resource,omitempty"`
+	RunID    int64  `json:"run_id,omitempty"`
+	// Message is the human-readable reason ("skipped: previous run active").
+	Message string `json:"message,omitempty"`
+	// Data holds kind-specific details, such as the count and first/last
+	// instants of a missed event.
+	Data json.RawMessage `json:"data,omitempty"`
+}
+
+// Page is one page of a list, newest first for runs and events. NextPage, when
+// set, is passed as ?page= to get the next page; it is opaque to clients.
+type Page[T any] struct {
+	Items    []T    `json:"items"`
+	NextPage string `json:"next_page,omitempty"`
+}
+
+// Health is the body of GET /healthz.
+type Health struct {
+	Status  string `json:"status"`
+	Version string `json:"version,omitempty"`
+}

@@ -1,0 +1,68 @@
+package apitype
+
+import "time"
+
+// Run states.
+const (
+	RunPending   = "pending"   // recorded, waiting to start (gate, dependency, retry backoff)
+	RunRunning   = "running"   // the process is running
+	RunSucceeded = "succeeded" // exited 0
+	RunFailed    = "failed"    // exited non-zero, timed out, could not start, or was interrupted
+	RunKilled    = "killed"    // killed by a Replace policy, deletion or shutdown
+	RunMissed    = "missed"    // never started: its starting deadline passed first
+)
+
+// RunStates lists every run state, in life order.
+var RunStates = []string{RunPending, RunRunning, RunSucceeded, RunFailed, RunKilled, RunMissed}
+
+// Why a run exists.
+const (
+	ReasonSchedule = "schedule" // its scheduled instant came
+	ReasonCatchUp  = "catch-up" // the latest instant missed during downtime, still inside the deadline
+	ReasonManual   = "manual"   // triggered through the API or CLI
+	ReasonRetry    = "retry"    // a retry of a failed run
+)
+
+// Run is one execution of a job for one scheduled instant.
+type Run struct {
+	ID  int64  `json:"id"`
+	Job string `json:"job"`
+	// ScheduledTime is the nominal instant the run is for; for a manual run,
+	// the time it was triggered.
+	ScheduledTime time.Time `json:"scheduled_time"`
+	Reason        string    `json:"reason"`
+	State         string    `json:"state"`
+	// Attempt is 1 for the first attempt, 2 for the first retry, and so on.
+	Attempt int `json:"attempt"`
+	// Node is the daemon that executes the run; empty while pending.
+	Node       string     `json:"node,omitempty"`
+	CreatedAt  time.Time  `json:"created_at"`
+	StartedAt  *time.Time `json:"started_at,omitempty"`
+	FinishedAt *time.Time `json:"finished_at,omitempty"`
+	ExitCode   *int       `json:"exit_code,omitempty"`
+	// Error says why a run failed or was killed when it is more than an exit
+	// status ("timed out after 30s", "daemon restarted during the run").
+	Error string `json:"error,omitempty"`
+}
+
+// Finished reports whether the run reached a final state.
+func (r *Run) Finished() bool {
+	switch r.State {
+	case RunSucceeded, RunFailed, RunKilled, RunMissed:
+		return true
+	}
+	return false
+}
+
+// TriggerResult is the body of a successful POST /api/v1/jobs/{name}/trigger.
+type TriggerResult struct {
+	Run Run `json:"run"`
+}
+
+// NextFires is the body of GET /api/v1/jobs/{name}/next: the instants at
+// which a job is next scheduled (whether or not it is suspended), in its zone.
+type NextFires struct {
+	Job      string      `json:"job"`
+	TimeZone string      `json:"time_zone"`
+	Next     []time.Time `json:"next"`
+}

@@ -1,0 +1,79 @@
+package httpapi
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/almanac-sh/almanac/internal/api/apitype"
+	"github.com/almanac-sh/almanac/internal/store"
+)
+
+// EventKinds lists every event kind a filter may name.
+var EventKinds = append([]store.EventKind{
+	store.EventJobCreated, store.EventJobUpdated, store.EventJobDeleted,
+	store.EventJobSuspended, store.EventJobResumed,
+	store.EventRunScheduled, store.EventRunStarted, store.EventRunSucceeded,
+	store.EventRunFailed, store.EventRunRetry, store.EventRunKilled,
+	store.EventRunMissed, store.EventRunSkipped,
+}, ResourceEventKinds...)
+
+// eventKinds resolves one ?kind= element: an exact kind ("run.failed") or a
+// family ("run", "job") meaning every kind in it.
+func eventKinds(name string) []store.EventKind {
+	var out []store.EventKind
+	for _, k := range EventKinds {
+		if string(k) == name || strings.HasPrefix(string(k), name+".") {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) error {
+	if err := checkQuery(r, "job", "resource", "kind", "page", "limit"); err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	p := store.EventListParams{Job: q.Get("job"), Resource: q.Get("resource")}
+	if p.Job != "" {
+		// Events outlive their job, so an unknown name is not an error,
+		// but it must still be a possible name.
+		if err := checkName("?job", p.Job); err != nil {
+			return fieldOf(err, "?job")
+		}
+	}
+	if k := q.Get("kind"); k != "" {
+		for _, one := range strings.Split(k, ",") {
+			kinds := eventKinds(strings.TrimSpace(one))
+			if len(kinds) == 0 {
+				names := make([]string, len(EventKinds))
+				for i, k := range EventKinds {
+					names[i] = string(k)
+				}
+				sort.Strings(names)
+				return badRequest("?kind", fmt.Sprintf("%q is not an event kind (one of job, run, resource, %s)", one, strings.Join(names, ", ")))
+			}
+			p.Kinds = append(p.Kinds, kinds...)
+		}
+	}
+	var err error
+	if p.Page, err = pageParams(r); err != nil {
+		return err
+	}
+	events, next, err := s.cfg.Store.EventList(r.Context(), p)
+	if err != nil {
+		return fmt.Errorf("list events: %w", err)
+	}
+	page := apitype.Page[apitype.Event]{Items: make([]apitype.Event, 0, len(events))}
+	for _, e := range events {
+		page.Items = append(page.Items, eventFromStore(e))
+	}
+	if next != 0 {
+		page.NextPage = strconv.FormatInt(next, 10)
+	}
+	writeJSON(w, http.StatusOK, page)
+	return nil
+}

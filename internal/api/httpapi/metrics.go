@@ -1,0 +1,240 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/almanac-sh/almanac/internal/store"
+)
+
+// Metrics serves /metrics in the Prometheus text format. Run metrics are
+// derived from the event log when scraped: the store is the single source of
+// truth, the controller needs no instrumentation hooks, and an idle daemon
+// does no work for metrics between scrapes. Counters start at zero when the
+// Metrics is created, as Prometheus counters do at process start.
+//
+// A Metrics is safe for concurrent use.
+type Metrics struct {
+	st  Store
+	reg *prometheus.Registry
+
+	requests *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+	runs     *prometheus.CounterVec
+	missed   prometheus.Counter
+	skipped  prometheus.Counter
+	lag      prometheus.Histogram
+	active   prometheus.Gauge
+	jobs     *prometheus.GaugeVec
+
+	mu     sync.Mutex // serializes refresh
+	lastID int64      // newest event already counted
+	primed bool
+}
+
+// metricEventKinds are the events the run metrics are derived from.
+var metricEventKinds = []store.EventKind{
+	store.EventRunStarted, store.EventRunSucceeded, store.EventRunFailed,
+	store.EventRunKilled, store.EventRunMissed, store.EventRunSkipped,
+}
+
+// NewMetrics returns metrics over st, with Go runtime and process metrics
+// (memory, CPU, file descriptors) included.
+func NewMetrics(st Store) *Metrics {
+	m := &Metrics{st: st, reg: prometheus.NewRegistry()}
+	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "almanac_http_requests_total", Help: "API requests by route pattern and status code.",
+	}, []string{"route", "code"})
+	m.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "almanac_http_request_duration_seconds", Help: "API request latency by route pattern.",
+		Buckets: prometheus.ExponentialBuckets(0.0005, 4, 8),
+	}, []string{"route"})
+	m.runs = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "almanac_runs_total", Help: "Finished runs by result (succeeded, failed, killed).",
+	}, []string{"result"})
+	for _, r := range []string{"succeeded", "failed", "killed"} {
+		m.runs.WithLabelValues(r)
+	}
+	m.missed = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "almanac_runs_missed_total", Help: "Scheduled instants that never ran because their starting deadline passed.",
+	})
+	m.skipped = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "almanac_runs_skipped_total", Help: "Runs skipped by the Forbid concurrency policy.",
+	})
+	m.lag = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "almanac_run_start_lag_seconds", Help: "Delay from a run's scheduled instant to its start.",
+		Buckets: []float64{0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15, 60, 300, 3600},
+	})
+	m.active = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "almanac_runs_active", Help: "Runs executing now.",
+	})
+	m.jobs = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "almanac_jobs", Help: "Jobs by state (scheduled, suspended).",
+	}, []string{"state"})
+	m.reg.MustRegister(m.requests, m.latency, m.runs, m.missed, m.skipped, m.lag, m.active, m.jobs,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// Prime marks the current end of the event log as already counted, so
+// counters start from zero at daemon start rather than replaying history.
+func (m *Metrics) Prime(ctx context.Context) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.prime(ctx)
+}
+
+func (m *Metrics) prime(ctx context.Context) error {
+	evs, _, err := m.st.EventList(ctx, store.EventListParams{Page: store.Page{Limit: 1}})
+	if err != nil {
+		return err
+	}
+	if len(evs) > 0 {
+		m.lastID = evs[0].ID
+	}
+	m.primed = true
+	return nil
+}
+
+// Registry returns the registry, for extra collectors.
+func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+
+func (m *Metrics) observeRequest(route string, code int, d time.Duration) {
+	m.requests.WithLabelValues(route, strconv.Itoa(code)).Inc()
+	m.latency.WithLabelValues(route).Observe(d.Seconds())
+}
+
+func (m *Metrics) handler() http.Handler {
+	h := promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
+		err := m.refresh(ctx)
+		cancel()
+		if err != nil {
+			writeError(w, apiError(err))
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// refresh counts the run events appended since the last scrape and
+// recomputes the gauges.
+func (m *Metrics) refresh(ctx context.Context) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.primed {
+		if err := m.prime(ctx); err != nil {
+			return err
+		}
+	}
+	newest := m.lastID
+	p := store.EventListParams{Kinds: metricEventKinds, Page: store.Page{Limit: 1000}}
+pages:
+	for {
+		evs, next, err := m.st.EventList(ctx, p)
+		if err != nil {
+			return err
+		}
+		for _, e := range evs {
+			if e.ID <= m.lastID {
+				break pages
+			}
+			newest = max(newest, e.ID)
+			m.count(ctx, e)
+		}
+		if next == 0 {
+			break
+		}
+		p.Cursor = next
+	}
+	m.lastID = newest
+
+	running, err := m.countRuns(ctx, store.RunRunning)
+	if err != nil {
+		return err
+	}
+	m.active.Set(float64(running))
+	var scheduled, suspended int
+	after := ""
+	for {
+		jobs, err := m.st.JobList(ctx, store.JobListParams{After: after, Limit: 1000})
+		if err != nil {
+			return err
+		}
+		for _, j := range jobs {
+			if j.Spec.Suspend {
+				suspended++
+			} else {
+				scheduled++
+			}
+		}
+		if len(jobs) < 1000 {
+			break
+		}
+		after = jobs[len(jobs)-1].Spec.Name
+	}
+	m.jobs.WithLabelValues("scheduled").Set(float64(scheduled))
+	m.jobs.WithLabelValues("suspended").Set(float64(suspended))
+	return nil
+}
+
+func (m *Metrics) count(ctx context.Context, e store.Event) {
+	switch e.Kind {
+	case store.EventRunSucceeded:
+		m.runs.WithLabelValues("succeeded").Inc()
+	case store.EventRunFailed:
+		m.runs.WithLabelValues("failed").Inc()
+	case store.EventRunKilled:
+		m.runs.WithLabelValues("killed").Inc()
+	case store.EventRunSkipped:
+		m.skipped.Inc()
+	case store.EventRunMissed:
+		m.missed.Add(float64(missedCount(e.Data)))
+	case store.EventRunStarted:
+		if e.RunID == 0 {
+			return
+		}
+		run, err := m.st.RunGet(ctx, e.RunID)
+		if err != nil || run.StartedAt.IsZero() || run.Attempt > 1 {
+			return // pruned already, or a retry whose delay is by design
+		}
+		m.lag.Observe(max(0, run.StartedAt.Sub(run.ScheduledTime).Seconds()))
+	}
+}
+
+// missedCount reads how many instants one missed event stands for: the
+// "count" field of its data, or 1.
+func missedCount(data json.RawMessage) int64 {
+	var d struct {
+		Count int64 `json:"count"`
+	}
+	if len(data) > 0 && json.Unmarshal(data, &d) == nil && d.Count > 0 {
+		return d.Count
+	}
+	return 1
+}
+
+func (m *Metrics) countRuns(ctx context.Context, state store.RunState) (int, error) {
+	n := 0
+	p := store.RunListParams{States: []store.RunState{state}, Page: store.Page{Limit: 1000}}
+	for {
+		runs, next, err := m.st.RunList(ctx, p)
+		if err != nil {
+			return 0, err
+		}
+		n += len(runs)
+		if next == 0 {
+			return n, nil
+		}
+		p.Cursor = next
+	}
+}

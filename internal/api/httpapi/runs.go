@@ -1,0 +1,133 @@
+package httpapi
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/almanac-sh/almanac/internal/api/apitype"
+	"github.com/almanac-sh/almanac/internal/store"
+)
+
+// defaultPage is how many runs or events a list returns without ?limit.
+const defaultPage = 100
+
+var runStates = map[string]store.RunState{}
+
+func init() {
+	for _, st := range apitype.RunStates {
+		runStates[st] = store.RunState(st)
+	}
+}
+
+func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) error {
+	if err := checkQuery(r, "job", "state", "page", "limit"); err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	p := store.RunListParams{Job: q.Get("job")}
+	if p.Job != "" {
+		if _, err := s.loadJob(r.Context(), p.Job); err != nil {
+			return fieldOf(err, "?job")
+		}
+	}
+	if st := q.Get("state"); st != "" {
+		for _, one := range strings.Split(st, ",") {
+			rs, ok := runStates[strings.TrimSpace(one)]
+			if !ok {
+				return badRequest("?state", fmt.Sprintf("%q is not a run state (one of %s)", one, strings.Join(apitype.RunStates, ", ")))
+			}
+			p.States = append(p.States, rs)
+		}
+	}
+	var err error
+	if p.Page, err = pageParams(r); err != nil {
+		return err
+	}
+	runs, next, err := s.cfg.Store.RunList(r.Context(), p)
+	if err != nil {
+		return fmt.Errorf("list runs: %w", err)
+	}
+	page := apitype.Page[apitype.Run]{Items: make([]apitype.Run, 0, len(runs))}
+	for _, run := range runs {
+		page.Items = append(page.Items, runFromStore(run))
+	}
+	if next != 0 {
+		page.NextPage = strconv.FormatInt(next, 10)
+	}
+	writeJSON(w, http.StatusOK, page)
+	return nil
+}
+
+// pageParams reads ?page (a cursor from a previous page) and ?limit.
+func pageParams(r *http.Request) (store.Page, error) {
+	cursor, err := queryInt(r, "page", 0, 0)
+	if err != nil {
+		return store.Page{}, badRequest("?page", fmt.Sprintf("%q is not a page token from a previous response", r.URL.Query().Get("page")))
+	}
+	limit, err := queryInt(r, "limit", defaultPage, 1000)
+	if err != nil {
+		return store.Page{}, err
+	}
+	if limit == 0 {
+		limit = defaultPage
+	}
+	return store.Page{Cursor: cursor, Limit: int(limit)}, nil
+}
+
+// fieldOf re-labels an API error's field (a job named in a query parameter).
+func fieldOf(err error, field string) error {
+	var ae *apitype.Error
+	if errors.As(err, &ae) {
+		cp := *ae
+		cp.Field = field
+		return &cp
+	}
+	return err
+}
+
+func (s *Server) loadRun(r *http.Request) (store.Run, error) {
+	raw := r.PathValue("id")
+	id, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || id <= 0 {
+		return store.Run{}, badRequest("id", fmt.Sprintf("run id %q is not a positive integer", raw))
+	}
+	run, err := s.cfg.Store.RunGet(r.Context(), id)
+	if errors.Is(err, store.ErrNotFound) {
+		return run, &apitype.Error{Code: apitype.CodeNotFound, Message: fmt.Sprintf("run %d not found", id)}
+	}
+	if err != nil {
+		return run, fmt.Errorf("get run %d: %w", id, err)
+	}
+	return run, nil
+}
+
+func (s *Server) getRun(w http.ResponseWriter, r *http.Request) error {
+	run, err := s.loadRun(r)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, runFromStore(run))
+	return nil
+}
+
+// getRunLog returns a run's captured output (the tail of stdout and stderr,
+// interleaved) as plain text. The run's state travels in a header so a
+// client can tell whether more output may come.
+func (s *Server) getRunLog(w http.ResponseWriter, r *http.Request) error {
+	run, err := s.loadRun(r)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set(RunStateHeader, string(run.State))
+	w.WriteHeader(http.StatusOK)
+	w.Write(run.Output)
+	return nil
+}
+
+// RunStateHeader carries the run's state on GET /api/v1/runs/{id}/log.
+const RunStateHeader = "X-Almanac-Run-State"

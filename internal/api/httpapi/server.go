@@ -1,0 +1,299 @@
+// Package httpapi serves almanac's HTTP API under /api/v1, plus /healthz and
+// /metrics, with the standard library's pattern-matching ServeMux.
+//
+// Handlers depend only on two small interfaces defined here: [Store] (the part
+// of the store contract the API reads and writes) and [Controller] (what the
+// API asks of the job controller). The daemon passes the real SQLite store
+// and controller; tests pass fakes or the real store.
+//
+// Every error is JSON, {"error":{"code":...,"message":...,"field":...}}, with
+// a 4xx status for bad input that names the offending field or parameter.
+//
+// Security: when a bearer token is configured every route except /healthz
+// requires it. Without a token (allowed only on loopback; the serve command
+// enforces that) requests must carry a loopback Host header, which defeats DNS
+// rebinding, and cross-origin browser requests that change state are refused,
+// which defeats cross-site request forgery from web pages.
+package httpapi
+
+import (
+	"context"
+	"crypto/subtle"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/api/apitype"
+	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/store"
+)
+
+// Store is the part of [store.Store] the API uses.
+type Store interface {
+	JobCreate(ctx context.Context, p store.JobCreateParams) (store.Job, error)
+	JobUpdate(ctx context.Context, p store.JobUpdateParams) (store.Job, error)
+	JobDelete(ctx context.Context, p store.JobDeleteParams) error
+	JobGet(ctx context.Context, name string) (store.Job, error)
+	JobList(ctx context.Context, p store.JobListParams) ([]store.Job, error)
+	RunGet(ctx context.Context, id int64) (store.Run, error)
+	RunList(ctx context.Context, p store.RunListParams) ([]store.Run, int64, error)
+	EventList(ctx context.Context, p store.EventListParams) ([]store.Event, int64, error)
+}
+
+// Controller is what the API asks of the job controller. Job writes go
+// through it (not straight to the store) so it can validate, record events
+// and reschedule at once. Errors wrapping store.ErrNotFound, ErrDuplicate or
+// ErrConflict map to 404 and 409; an *apitype.Error is passed to the client
+// as it is (the daemon turns the controller's validation errors into 422s).
+type Controller interface {
+	// PutJob creates the job or replaces its spec; created reports which.
+	PutJob(ctx context.Context, spec store.JobSpec, src store.Source) (j store.Job, created bool, err error)
+	// DeleteJob deletes a job and its runs, killing its active runs.
+	DeleteJob(ctx context.Context, name string) error
+	// Suspend stops a job's future runs; active runs continue.
+	Suspend(ctx context.Context, name string) error
+	// Resume lets a suspended job run again.
+	Resume(ctx context.Context, name string) error
+	// Trigger creates a manual run of the job now and returns it.
+	Trigger(ctx context.Context, name string) (store.Run, error)
+	// JobStatus returns what the controller knows of a job beyond its
+	// stored record.
+	JobStatus(ctx context.Context, name string) (JobStatus, error)
+	// NextFires returns up to n instants strictly after from at which the
+	// job is scheduled, in the job's zone.
+	NextFires(ctx context.Context, name string, from time.Time, n int) ([]time.Time, error)
+}
+
+// JobStatus is the controller's live view of a job.
+type JobStatus struct {
+	// Active lists the runs that are running or about to start.
+	Active []int64
+	// NextScheduleTime is the next instant a run is due; zero if none
+	// (suspended, or a one-shot that has fired).
+	NextScheduleTime time.Time
+}
+
+// MaxBodyBytes is the largest request body the API reads.
+const MaxBodyBytes = 1 << 20
+
+// Config configures a [Server]. Store and Controller are required.
+type Config struct {
+	Store      Store
+	Controller Controller
+	// Fleet, if set, serves /api/v1/resources (managed resources).
+	Fleet Fleet
+	// Token, if set, is the bearer token every request but /healthz needs.
+	Token string
+	// Clock supplies Now for store writes; nil means the real clock.
+	Clock clock.Clock
+	// Logger receives one line per failed request; nil discards.
+	Logger *slog.Logger
+	// Metrics, if set, is served on /metrics and counts requests.
+	Metrics *Metrics
+	// Version is reported by /healthz.
+	Version string
+}
+
+// Server is the API's http.Handler. It is safe for concurrent use.
+type Server struct {
+	cfg     Config
+	mux     *http.ServeMux
+	handler http.Handler
+}
+
+// New returns a Server for cfg. It panics if Store or Controller is nil, a
+// programming error.
+func New(cfg Config) *Server {
+	if cfg.Store == nil || cfg.Controller == nil {
+		panic("httpapi: Config.Store and Config.Controller are required")
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{cfg: cfg, mux: http.NewServeMux()}
+	s.routes()
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, &apitype.Error{Code: apitype.CodeForbidden, Message: "cross-origin request refused"})
+	}))
+	s.handler = s.guard(cop.Handler(s.mux))
+	return s
+}
+
+// Handle registers an extra handler on the server's mux, so other packages
+// (the web UI) share the listener, the authentication and the protections.
+func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.handler.ServeHTTP(w, r)
+}
+
+func (s *Server) routes() {
+	allowed := map[string][]string{} // path -> methods, for 405 answers
+	var paths []string
+	h := func(pattern string, f func(w http.ResponseWriter, r *http.Request) error) {
+		s.mux.Handle(pattern, s.instrument(pattern, f))
+		method, path, _ := strings.Cut(pattern, " ")
+		if allowed[path] == nil {
+			paths = append(paths, path)
+		}
+		allowed[path] = append(allowed[path], method)
+	}
+	h("GET /healthz", s.health)
+	h("GET /api/v1/jobs", s.listJobs)
+	h("GET /api/v1/jobs/{name}", s.getJob)
+	h("PUT /api/v1/jobs/{name}", s.putJob)
+	h("DELETE /api/v1/jobs/{name}", s.deleteJob)
+	h("POST /api/v1/jobs/{name}/trigger", s.triggerJob)
+	h("POST /api/v1/jobs/{name}/suspend", s.suspendJob)
+	h("POST /api/v1/jobs/{name}/resume", s.resumeJob)
+	h("GET /api/v1/jobs/{name}/next", s.nextFires)
+	h("GET /api/v1/runs", s.listRuns)
+	h("GET /api/v1/runs/{id}", s.getRun)
+	h("GET /api/v1/runs/{id}/log", s.getRunLog)
+	h("GET /api/v1/events", s.listEvents)
+	s.resourceRoutes(h)
+	for _, path := range paths {
+		methods := strings.Join(allowed[path], ", ")
+		s.mux.Handle(path, s.instrument(path, func(w http.ResponseWriter, r *http.Request) error {
+			w.Header().Set("Allow", methods)
+			return &apitype.Error{Code: apitype.CodeMethod, Message: fmt.Sprintf("%s is not allowed on %s (allowed: %s)", r.Method, r.URL.Path, methods)}
+		}))
+	}
+	s.mux.Handle("/api/", s.instrument("/api/", func(w http.ResponseWriter, r *http.Request) error {
+		return &apitype.Error{Code: apitype.CodeNotFound, Message: "no such API route: " + r.Method + " " + r.URL.Path}
+	}))
+	if s.cfg.Metrics != nil {
+		s.mux.Handle("GET /metrics", s.cfg.Metrics.handler())
+	}
+}
+
+// instrument adapts an error-returning handler, writes its error as JSON and
+// counts the request.
+func (s *Server) instrument(pattern string, f func(w http.ResponseWriter, r *http.Request) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w}
+		if err := f(sw, r); err != nil {
+			ae := apiError(err)
+			if ae.Code == apitype.CodeInternal {
+				s.cfg.Logger.ErrorContext(r.Context(), "api request failed",
+					"method", r.Method, "path", r.URL.Path, "err", err)
+			}
+			writeError(sw, ae)
+		}
+		if s.cfg.Metrics != nil {
+			s.cfg.Metrics.observeRequest(pattern, sw.status(), time.Since(start))
+		}
+	})
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) status() int {
+	if w.code == 0 {
+		return http.StatusOK
+	}
+	return w.code
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// guard authenticates requests and rejects foreign Host headers.
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/healthz" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if s.cfg.Token == "" {
+			if !loopbackHost(r.Host) {
+				writeError(w, &apitype.Error{Code: apitype.CodeForbidden,
+					Message: "Host " + r.Host + " is not a loopback name; the daemon has no token, so it only answers requests addressed to localhost"})
+				return
+			}
+		} else if !s.authorized(r) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="almanac"`)
+			writeError(w, &apitype.Error{Code: apitype.CodeUnauthorized,
+				Message: "missing or wrong bearer token (send Authorization: Bearer TOKEN)"})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// authorized reports whether r carries the configured token, either as a
+// bearer token or (for the web UI) in the almanac_token cookie.
+func (s *Server) authorized(r *http.Request) bool {
+	got := ""
+	if auth := r.Header.Get("Authorization"); auth != "" {
+		scheme, tok, ok := strings.Cut(auth, " ")
+		if ok && strings.EqualFold(scheme, "Bearer") {
+			got = strings.TrimSpace(tok)
+		}
+	} else if c, err := r.Cookie(TokenCookie); err == nil {
+		got = c.Value
+	}
+	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.Token)) == 1
+}
+
+// TokenCookie is the cookie a browser may carry the bearer token in.
+const TokenCookie = "almanac_token"
+
+// loopbackHost reports whether a Host header names this machine by a
+// loopback name or address.
+func loopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// IsLoopbackListen reports whether a listen address (host:port) accepts
+// connections only from this machine. An empty host listens everywhere.
+func IsLoopbackListen(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || host == "" {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func (s *Server) health(w http.ResponseWriter, _ *http.Request) error {
+	writeJSON(w, http.StatusOK, apitype.Health{Status: "ok", Version: s.cfg.Version})
+	return nil
+}

@@ -1,0 +1,217 @@
+package webui
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// ErrNotFound is returned (possibly wrapped) by a Backend when the job, run
+// or resource asked for does not exist; the UI answers 404.
+var ErrNotFound = errors.New("not found")
+
+// Backend is everything the UI reads and changes. The daemon implements it
+// over its job controller, store and fleet scheduler; tests use
+// webuitest.Backend. Every method takes ctx first and must be safe for
+// concurrent use.
+type Backend interface {
+	// Jobs returns every job, ordered by name.
+	Jobs(ctx context.Context) ([]Job, error)
+	// Job returns one job; ErrNotFound if there is none of that name.
+	Job(ctx context.Context, name string) (Job, error)
+	// Fires returns up to q.Limit scheduled instants strictly after q.After,
+	// earliest first: of one job, or merged across every job that is not
+	// suspended when q.Job is empty.
+	Fires(ctx context.Context, q FireQuery) ([]Fire, error)
+	// Runs returns runs newest first and the cursor of the next page (0 when
+	// there is none). Output is left empty.
+	Runs(ctx context.Context, q RunQuery) (runs []Run, next int64, err error)
+	// Run returns one run with its captured output; ErrNotFound.
+	Run(ctx context.Context, id int64) (Run, error)
+	// Events returns log entries newest first and the next page's cursor.
+	Events(ctx context.Context, q EventQuery) (events []Event, next int64, err error)
+	// SetSuspended suspends (true) or resumes (false) a job; ErrNotFound.
+	SetSuspended(ctx context.Context, job string, suspended bool) error
+	// Trigger starts a manual run of a job now and returns it; ErrNotFound.
+	Trigger(ctx context.Context, job string) (Run, error)
+	// Resources returns every managed resource, ordered by name.
+	Resources(ctx context.Context) ([]Resource, error)
+	// Windows returns every named window or schedule, ordered by name, with
+	// its open/closed state at now.
+	Windows(ctx context.Context, now time.Time) ([]Window, error)
+}
+
+// Job is a job as the UI shows it.
+type Job struct {
+	Name string
+	// Schedule is the cron expression, or "at <RFC 3339>" for a one-shot job.
+	Schedule string
+	// Description is the schedule's plain-English reading ("at 02:00 every
+	// day"); empty when the backend has none.
+	Description string
+	// Zone is the IANA time zone the schedule is read in.
+	Zone    string
+	Command string
+	Env     map[string]string
+	Cwd     string
+	// Source says where the job was defined (api, manifest, demo).
+	Source            string
+	Suspended         bool
+	ConcurrencyPolicy string
+	// StartingDeadline bounds how late a run may start; zero means no bound.
+	StartingDeadline time.Duration
+	BackoffLimit     int
+	// Timeout kills a run that takes longer; zero means none.
+	Timeout time.Duration
+	// Gate names the schedule gate the job's runs wait for, if any.
+	Gate     string
+	Requires []string
+
+	// Active holds the ids of the runs executing now.
+	Active             []int64
+	Succeeded          int64
+	Failed             int64
+	LastScheduleTime   time.Time
+	LastSuccessfulTime time.Time
+	// NextFire is the next scheduled instant; zero when there is none
+	// (suspended, or a one-shot already done).
+	NextFire time.Time
+	// LastRun is the most recent run, if any.
+	LastRun *Run
+}
+
+// FireQuery selects upcoming scheduled instants.
+type FireQuery struct {
+	Job   string // empty: every job that is not suspended
+	After time.Time
+	Limit int
+}
+
+// Fire is one upcoming scheduled instant of a job.
+type Fire struct {
+	Job  string
+	Time time.Time
+	// Zone is the job's zone, for showing the instant as the job reads it.
+	Zone string
+}
+
+// Run states as the UI knows them; a backend may use others, shown as they are.
+const (
+	RunPending   = "pending"
+	RunRunning   = "running"
+	RunSucceeded = "succeeded"
+	RunFailed    = "failed"
+	RunKilled    = "killed"
+	RunMissed    = "missed"
+)
+
+// Run is one execution of a job.
+type Run struct {
+	ID            int64
+	Job           string
+	ScheduledTime time.Time
+	Attempt       int
+	// Reason says why the run exists: schedule, catch-up, manual, retry.
+	Reason     string
+	State      string
+	Node       string
+	StartedAt  time.Time
+	FinishedAt time.Time
+	// ExitCode is nil when the process did not exit normally (or has not yet).
+	ExitCode *int
+	// Error explains a failure that is not just an exit status.
+	Error string
+	// Output is the captured tail of stdout and stderr (only from Backend.Run).
+	Output []byte
+}
+
+// Active reports whether the run has not finished yet.
+func (r Run) Active() bool { return r.State == RunPending || r.State == RunRunning }
+
+// RunQuery selects runs.
+type RunQuery struct {
+	Job    string   // empty: every job
+	States []string // empty: every state
+	Cursor int64    // only runs with ID < Cursor; 0 starts at the newest
+	Limit  int      // 0: the backend's default page size
+}
+
+// Event is one entry of the event log.
+type Event struct {
+	ID   int64
+	Time time.Time
+	Kind string
+	// Job and Resource name what the event is about, when anything.
+	Job      string
+	Resource string
+	RunID    int64
+	Message  string
+}
+
+// EventQuery selects log entries; empty fields match everything.
+type EventQuery struct {
+	Job      string
+	Resource string
+	Kind     string
+	Cursor   int64 // only events with ID < Cursor; 0 starts at the newest
+	Limit    int
+}
+
+// Resource is a managed resource (a machine or service started and stopped
+// on a weekly schedule).
+type Resource struct {
+	ID    string
+	Name  string
+	State string // running, stopped, hibernated
+	// Validation is ok, warnings, errors or unscheduled.
+	Validation string
+	Zone       string
+	// Start and Stop are the schedules in weekly event syntax.
+	Start, Stop string
+	// StartTimes and StopTimes are the schedules' events in minutes since
+	// Monday 00:00 in Zone, for drawing the week.
+	StartTimes, StopTimes []int
+	NextStart, NextStop   time.Time // zero when none
+	Hibernate             bool
+	Notify                string
+	Errors, Warnings      []string
+	// Retry describes a failed action waiting for another attempt; empty if none.
+	Retry  string
+	Tags   map[string]string
+	SeenAt time.Time
+}
+
+// Up reports whether the resource is running.
+func (r Resource) Up() bool { return r.State == "running" }
+
+// Window is a named weekly window or schedule.
+type Window struct {
+	Name string
+	// Kind says what defines it: "window" (Zincati-style windows),
+	// "schedule" (a Puppet schedule gate), and so on.
+	Kind string
+	Zone string
+	// Intervals are the open periods in minutes since Monday 00:00 in Zone,
+	// half-open [Start, End).
+	Intervals []Interval
+	// Description says in words what Intervals cannot (repeat limits, periods).
+	Description string
+	// Open tells whether the window is open at the time asked; Until is when
+	// it closes (open) or next opens (closed), zero if never.
+	Open  bool
+	Until time.Time
+}
+
+// WeeklyMinutes returns how many minutes a week the window is open.
+func (w Window) WeeklyMinutes() int {
+	n := 0
+	for _, iv := range w.Intervals {
+		n += iv.End - iv.Start
+	}
+	return n
+}
+
+// Interval is a half-open span [Start, End) of minutes since Monday 00:00.
+type Interval struct {
+	Start, End int
+}

@@ -1,0 +1,337 @@
+package webui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/api/httpapi"
+	"github.com/almanac-sh/almanac/internal/fleet"
+	"github.com/almanac-sh/almanac/internal/store"
+	"github.com/almanac-sh/almanac/internal/weekly"
+)
+
+// JobController is what the daemon backend needs of the job controller: a
+// subset of httpapi.Controller, so the daemon passes the controller it gives
+// the API.
+type JobController interface {
+	Suspend(ctx context.Context, name string) error
+	Resume(ctx context.Context, name string) error
+	Trigger(ctx context.Context, name string) (store.Run, error)
+	JobStatus(ctx context.Context, name string) (httpapi.JobStatus, error)
+	NextFires(ctx context.Context, name string, from time.Time, n int) ([]time.Time, error)
+}
+
+// ResourceLister lists managed resources; *fleet.Scheduler satisfies it.
+type ResourceLister interface {
+	Resources() []fleet.Status
+}
+
+// DaemonConfig wires the UI to the daemon's parts. Store and Jobs are
+// required; the others may be nil (the pages then show none).
+type DaemonConfig struct {
+	Store store.Store
+	Jobs  JobController
+	// Resources lists managed resources (the fleet scheduler).
+	Resources ResourceLister
+	// Windows lists the named windows and schedules, open state at now.
+	// WeeklyWindow converts a weekly.Calendar.
+	Windows func(ctx context.Context, now time.Time) ([]Window, error)
+	// Describe gives a cron expression's plain-English reading in a zone.
+	Describe func(cron, zone string) string
+}
+
+// NewDaemonBackend returns the Backend the daemon mounts the UI with: jobs,
+// runs and events from the store, status, fires and actions from the job
+// controller, resources from the fleet scheduler.
+func NewDaemonBackend(cfg DaemonConfig) (Backend, error) {
+	if cfg.Store == nil || cfg.Jobs == nil {
+		return nil, errors.New("webui: DaemonConfig.Store and Jobs are required")
+	}
+	return &daemonBackend{cfg}, nil
+}
+
+type daemonBackend struct{ cfg DaemonConfig }
+
+// notFound maps the store's ErrNotFound to the UI's.
+func notFound(err error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("%w (%v)", ErrNotFound, err)
+	}
+	return err
+}
+
+func (d *daemonBackend) Jobs(ctx context.Context) ([]Job, error) {
+	js, err := d.cfg.Store.JobList(ctx, store.JobListParams{})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Job, 0, len(js))
+	for _, j := range js {
+		v, err := d.view(ctx, j)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func (d *daemonBackend) Job(ctx context.Context, name string) (Job, error) {
+	j, err := d.cfg.Store.JobGet(ctx, name)
+	if err != nil {
+		return Job{}, notFound(err)
+	}
+	return d.view(ctx, j)
+}
+
+// view converts a stored job, adding the controller's status and the last run.
+func (d *daemonBackend) view(ctx context.Context, j store.Job) (Job, error) {
+	s := j.Spec
+	v := Job{
+		Name: s.Name, Zone: s.TimeZone, Command: commandText(s), Env: s.Env, Cwd: s.Cwd, Source: string(j.Source),
+		Suspended: s.Suspend, ConcurrencyPolicy: string(s.ConcurrencyPolicy), BackoffLimit: s.BackoffLimit,
+		Timeout: time.Duration(s.TimeoutSeconds) * time.Second, Gate: s.Schedule, Requires: s.Requires,
+		Succeeded: j.Status.Succeeded, Failed: j.Status.Failed,
+		LastScheduleTime: j.Status.LastScheduleTime, LastSuccessfulTime: j.Status.LastSuccessfulTime,
+	}
+	if v.Zone == "" {
+		v.Zone = "UTC"
+	}
+	if s.StartingDeadlineSeconds != nil {
+		v.StartingDeadline = time.Duration(*s.StartingDeadlineSeconds) * time.Second
+	}
+	switch {
+	case s.At != nil:
+		v.Schedule = "at " + s.At.Format(time.RFC3339)
+		v.Description = "once, at " + s.At.In(zoneOf(v.Zone)).Format("Mon 2 Jan 2006 15:04 MST")
+	default:
+		v.Schedule = s.Cron
+		if d.cfg.Describe != nil {
+			v.Description = d.cfg.Describe(s.Cron, v.Zone)
+		}
+	}
+	// A job whose spec no longer compiles still shows; it has no status.
+	if st, err := d.cfg.Jobs.JobStatus(ctx, s.Name); err == nil {
+		v.Active, v.NextFire = st.Active, st.NextScheduleTime
+	} else if errors.Is(err, context.Canceled) {
+		return Job{}, err
+	}
+	runs, _, err := d.cfg.Store.RunList(ctx, store.RunListParams{Job: s.Name, Page: store.Page{Limit: 1}})
+	if err != nil {
+		return Job{}, err
+	}
+	if len(runs) > 0 {
+		r := runView(runs[0])
+		v.LastRun = &r
+	}
+	return v, nil
+}
+
+// commandText shows an argv with arguments quoted where needed.
+func commandText(s store.JobSpec) string {
+	if s.Shell != "" {
+		return s.Shell
+	}
+	parts := make([]string, len(s.Command))
+	for i, a := range s.Command {
+		if a == "" || strings.ContainsAny(a, " \t\n\"'\\$`") {
+			a = strconv.Quote(a)
+		}
+		parts[i] = a
+	}
+	return strings.Join(parts, " ")
+}
+
+func runView(r store.Run) Run {
+	return Run{
+		ID: r.ID, Job: r.Job, ScheduledTime: r.ScheduledTime, Attempt: r.Attempt, Reason: string(r.Reason),
+		State: string(r.State), Node: r.Node, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
+		ExitCode: r.ExitCode, Error: r.Error, Output: r.Output,
+	}
+}
+
+func (d *daemonBackend) Fires(ctx context.Context, q FireQuery) ([]Fire, error) {
+	var names []string
+	zones := map[string]string{}
+	if q.Job != "" {
+		j, err := d.cfg.Store.JobGet(ctx, q.Job)
+		if err != nil {
+			return nil, notFound(err)
+		}
+		names, zones[q.Job] = []string{q.Job}, j.Spec.TimeZone
+	} else {
+		js, err := d.cfg.Store.JobList(ctx, store.JobListParams{})
+		if err != nil {
+			return nil, err
+		}
+		for _, j := range js {
+			if !j.Spec.Suspend {
+				names = append(names, j.Spec.Name)
+				zones[j.Spec.Name] = j.Spec.TimeZone
+			}
+		}
+	}
+	var out []Fire
+	for _, name := range names {
+		ts, err := d.cfg.Jobs.NextFires(ctx, name, q.After, q.Limit)
+		if err != nil {
+			if q.Job != "" || errors.Is(err, context.Canceled) {
+				return nil, notFound(err)
+			}
+			continue // one broken job does not hide the others' fires
+		}
+		for _, t := range ts {
+			out = append(out, Fire{Job: name, Time: t, Zone: zones[name]})
+		}
+	}
+	sort.Slice(out, func(i, k int) bool {
+		if !out[i].Time.Equal(out[k].Time) {
+			return out[i].Time.Before(out[k].Time)
+		}
+		return out[i].Job < out[k].Job
+	})
+	if len(out) > q.Limit {
+		out = out[:q.Limit]
+	}
+	return out, nil
+}
+
+func (d *daemonBackend) Runs(ctx context.Context, q RunQuery) ([]Run, int64, error) {
+	p := store.RunListParams{Job: q.Job, Page: store.Page{Cursor: q.Cursor, Limit: q.Limit}}
+	for _, s := range q.States {
+		p.States = append(p.States, store.RunState(s))
+	}
+	runs, next, err := d.cfg.Store.RunList(ctx, p)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]Run, len(runs))
+	for i, r := range runs {
+		out[i] = runView(r)
+		out[i].Output = nil
+	}
+	return out, next, nil
+}
+
+func (d *daemonBackend) Run(ctx context.Context, id int64) (Run, error) {
+	r, err := d.cfg.Store.RunGet(ctx, id)
+	if err != nil {
+		return Run{}, notFound(err)
+	}
+	return runView(r), nil
+}
+
+// eventScan bounds how many events one page of a resource-filtered listing
+// reads (the store filters by job and kind, not by resource).
+const eventScan = 5000
+
+func (d *daemonBackend) Events(ctx context.Context, q EventQuery) ([]Event, int64, error) {
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	p := store.EventListParams{Job: q.Job, Page: store.Page{Cursor: q.Cursor, Limit: limit}}
+	if q.Kind != "" {
+		p.Kinds = []store.EventKind{store.EventKind(q.Kind)}
+	}
+	if q.Resource == "" {
+		evs, next, err := d.cfg.Store.EventList(ctx, p)
+		if err != nil {
+			return nil, 0, err
+		}
+		out := make([]Event, len(evs))
+		for i, e := range evs {
+			out[i] = eventView(e)
+		}
+		return out, next, nil
+	}
+	var out []Event
+	p.Limit = 500
+	for scanned := 0; scanned < eventScan; {
+		evs, next, err := d.cfg.Store.EventList(ctx, p)
+		if err != nil {
+			return nil, 0, err
+		}
+		scanned += len(evs)
+		for _, e := range evs {
+			if e.Resource != q.Resource {
+				continue
+			}
+			out = append(out, eventView(e))
+			if len(out) == limit {
+				return out, e.ID, nil
+			}
+		}
+		if next == 0 {
+			return out, 0, nil
+		}
+		p.Cursor = next
+	}
+	return out, p.Cursor, nil // scanned enough for one page; the next one continues
+}
+
+func eventView(e store.Event) Event {
+	return Event{ID: e.ID, Time: e.Time, Kind: string(e.Kind), Job: e.Job, Resource: e.Resource, RunID: e.RunID, Message: e.Message}
+}
+
+func (d *daemonBackend) SetSuspended(ctx context.Context, name string, suspended bool) error {
+	if suspended {
+		return notFound(d.cfg.Jobs.Suspend(ctx, name))
+	}
+	return notFound(d.cfg.Jobs.Resume(ctx, name))
+}
+
+func (d *daemonBackend) Trigger(ctx context.Context, name string) (Run, error) {
+	r, err := d.cfg.Jobs.Trigger(ctx, name)
+	if err != nil {
+		return Run{}, notFound(err)
+	}
+	return runView(r), nil
+}
+
+func (d *daemonBackend) Resources(context.Context) ([]Resource, error) {
+	if d.cfg.Resources == nil {
+		return nil, nil
+	}
+	sts := d.cfg.Resources.Resources()
+	out := make([]Resource, len(sts))
+	for i, st := range sts {
+		out[i] = FleetResource(st)
+	}
+	return out, nil
+}
+
+func (d *daemonBackend) Windows(ctx context.Context, now time.Time) ([]Window, error) {
+	if d.cfg.Windows == nil {
+		return nil, nil
+	}
+	return d.cfg.Windows(ctx, now)
+}
+
+// WeeklyWindow describes a weekly calendar as a named window at now. A
+// window that runs over Sunday midnight, which the calendar keeps as two
+// intervals, is drawn as one block.
+func WeeklyWindow(name, kind string, cal *weekly.Calendar, now time.Time) Window {
+	w := Window{Name: name, Kind: kind, Zone: cal.Location().String()}
+	for _, iv := range cal.Intervals() {
+		w.Intervals = append(w.Intervals, Interval{iv.Start, iv.End})
+	}
+	if n := len(w.Intervals); n > 1 && w.Intervals[0].Start == 0 && w.Intervals[n-1].End == weekMinutes {
+		w.Intervals[n-1].End = weekMinutes + w.Intervals[0].End
+		w.Intervals = w.Intervals[1:]
+	}
+	if cal.Contains(now) {
+		w.Open = true
+		if end, ok := cal.CurrentEnd(now); ok {
+			w.Until = end
+		}
+	} else if at, ok := cal.NextOpen(now); ok {
+		w.Until = at
+	}
+	return w
+}

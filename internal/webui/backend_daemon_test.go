@@ -1,0 +1,248 @@
+package webui_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/api/httpapi"
+	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/fleet"
+	"github.com/almanac-sh/almanac/internal/job"
+	"github.com/almanac-sh/almanac/internal/store"
+	"github.com/almanac-sh/almanac/internal/store/sqlitestore"
+	"github.com/almanac-sh/almanac/internal/webui"
+	"github.com/almanac-sh/almanac/internal/weekly"
+)
+
+// hourly is a test schedule: every full hour.
+type hourly struct{}
+
+func (hourly) Next(t time.Time) time.Time { return t.Truncate(time.Hour).Add(time.Hour) }
+
+func parseHourly(expr string, _ *time.Location) (job.Schedule, error) {
+	if expr != "@hourly" {
+		return nil, errors.New("only @hourly in this test")
+	}
+	return hourly{}, nil
+}
+
+// jobController adapts *job.Controller as the daemon does for the API.
+type jobController struct{ *job.Controller }
+
+func (c jobController) JobStatus(ctx context.Context, name string) (httpapi.JobStatus, error) {
+	s, err := c.Status(ctx, name)
+	return httpapi.JobStatus{Active: s.Active, NextScheduleTime: s.NextScheduleTime}, err
+}
+
+// daemonHarness is the UI over the real SQLite store and job controller.
+type daemonHarness struct {
+	*harness
+	st store.Store
+}
+
+func newDaemonHarness(t *testing.T) *daemonHarness {
+	t.Helper()
+	ctx := t.Context()
+	c := clock.NewFake(demoNow)
+	st, err := sqlitestore.Open(ctx, t.TempDir(), sqlitestore.WithClock(c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	ctrl, err := job.NewController(job.Config{Store: st, Clock: c, Parse: parseHourly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := demoNow.Add(50 * time.Hour)
+	deadline := int64(600)
+	for _, spec := range []store.JobSpec{
+		{Name: "alpha", Cron: "@hourly", TimeZone: "europe-berlin", Shell: "echo alpha", StartingDeadlineSeconds: &deadline},
+		{Name: "beta", At: &at, Command: []string{"/bin/echo", "two words"}},
+		{Name: "gamma", Cron: "@hourly", Command: []string{"true"}, Suspend: true},
+	} {
+		if _, err := ctrl.CreateJob(ctx, spec, store.SourceAPI); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code := 4
+	r, err := st.RunInsert(ctx, store.RunInsertParams{Run: store.Run{Job: "alpha", ScheduledTime: demoNow.Add(-time.Hour).Truncate(time.Hour),
+		Attempt: 1, Reason: store.ReasonSchedule, ReadyAt: demoNow.Add(-time.Hour)}, Now: demoNow.Add(-time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.RunFinish(ctx, store.RunFinishParams{ID: r.ID, State: store.RunFailed, ExitCode: &code,
+		Output: []byte("alpha broke\n"), Error: "exit status 4", Now: demoNow.Add(-59 * time.Minute),
+		Events: []store.Event{{Kind: store.EventRunFailed, Message: "exit status 4"}}}); err != nil {
+		t.Fatal(err)
+	}
+	var evs []store.Event
+	for i := range 7 {
+		evs = append(evs, store.Event{Time: demoNow.Add(-time.Duration(10-i) * time.Minute), Kind: "state-changed", Resource: "res-1", Message: "stopped outside almanac"})
+		evs = append(evs, store.Event{Time: demoNow.Add(-time.Duration(10-i) * time.Minute), Kind: "state-changed", Resource: "res-2", Message: "started outside almanac"})
+	}
+	if err := st.EventAppend(ctx, evs...); err != nil {
+		t.Fatal(err)
+	}
+
+	src := fleet.NewDemo()
+	fs, err := fleet.New(fleet.Config{Source: src, Clock: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs.Step(ctx, true)
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	cal := weekly.NewCalendar(berlin, weekly.Window{Days: []time.Weekday{time.Wednesday}, Start: 14 * 60, Length: 120})
+	back, err := webui.NewDaemonBackend(webui.DaemonConfig{
+		Store: st, Jobs: jobController{ctrl}, Resources: fs,
+		Windows: func(_ context.Context, now time.Time) ([]webui.Window, error) {
+			return []webui.Window{webui.WeeklyWindow("wednesday", "window", cal, now)}, nil
+		},
+		Describe: func(cron, zone string) string { return "every hour (" + zone + ")" },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &daemonHarness{harness: newHarness(t, webui.Config{Backend: back}), st: st}
+}
+
+func TestDaemonBackendPages(t *testing.T) {
+	h := newDaemonHarness(t)
+	tests := []struct {
+		path  string
+		wants []string
+	}{
+		{"/", []string{`id="count-jobs"><span class="n">3</span> jobs<small>1 suspended</small>`, `<span class="n">1</span> failures`,
+			`data-window="wednesday" data-open="true"`}},
+		{"/jobs", []string{`data-job="alpha" data-suspended="false"`, "every hour (Europe/Berlin)", `<a class="badge failed" href="/runs/1">failed</a>`,
+			`data-job="gamma" data-suspended="true"`, "at 2025-03-14T16:07:00Z", "once, at Fri 14 Mar 2025 16:07 UTC"}},
+		{"/jobs/alpha", []string{`datetime="2025-03-12T15:00:00Z"`, "Starting deadline</dt><dd>10m 0s", "exit status 4"}},
+		{"/jobs/beta", []string{`<code>/bin/echo &#34;two words&#34;</code>`, `datetime="2025-03-14T16:07:00Z"`}},
+		{"/runs/1", []string{"alpha broke", `<dd id="run-exit">4</dd>`}},
+		{"/resources", []string{`data-resource="demo-web-1"`, "hour 25 out of range"}},
+		{"/windows", []string{`id="w-wednesday"`, "Europe/Berlin"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			code, body := h.get(tt.path)
+			if code != http.StatusOK {
+				t.Fatalf("GET %s = %d:\n%s", tt.path, code, body)
+			}
+			mustContain(t, body, tt.wants...)
+		})
+	}
+	_, body := h.get("/")
+	fires := body[strings.Index(body, `id="next-fires"`):]
+	fires = fires[:strings.Index(fires, "</table>")]
+	// alpha every hour from 15:00; gamma is suspended; beta is two days away.
+	if n, a := strings.Count(fires, "<tr><td>"), strings.Count(fires, ">alpha</a>"); n != 10 || a != 10 {
+		t.Errorf("next fires: %d rows, %d of alpha; want 10 and 10", n, a)
+	}
+	for _, p := range []string{"/jobs/nope", "/runs/99"} {
+		if code, _ := h.get(p); code != http.StatusNotFound {
+			t.Errorf("GET %s = %d, want 404", p, code)
+		}
+	}
+}
+
+func TestDaemonBackendActions(t *testing.T) {
+	h := newDaemonHarness(t)
+	token := h.csrf("/jobs")
+	resp := h.post("/jobs/alpha/suspend", url.Values{"csrf": {token}, "return": {"/jobs"}}, nil)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("suspend: %d", resp.StatusCode)
+	}
+	j, err := h.st.JobGet(t.Context(), "alpha")
+	if err != nil || !j.Spec.Suspend {
+		t.Fatalf("alpha not suspended in the store: %v", err)
+	}
+	_, body := h.get("/events?job=alpha&kind=job.suspended")
+	mustContain(t, body, "job alpha suspended")
+
+	resp = h.post("/jobs/alpha/trigger", url.Values{"csrf": {token}}, nil)
+	resp.Body.Close()
+	loc := resp.Header.Get("Location")
+	if !regexp.MustCompile(`^/runs/\d+$`).MatchString(loc) {
+		t.Fatalf("trigger redirected to %q", loc)
+	}
+	_, body = h.get(loc)
+	mustContain(t, body, `data-state="pending"`, "manual", `hx-trigger="every 2s"`)
+
+	resp = h.post("/jobs/nope/resume", url.Values{"csrf": {token}}, nil)
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("resume of an unknown job: %d %s", resp.StatusCode, b)
+	}
+}
+
+func TestDaemonBackendResourceEvents(t *testing.T) {
+	h := newDaemonHarness(t)
+	h.harness = newHarness(t, webui.Config{Backend: mustBackend(t, h.st), PageSize: 3})
+	_, body := h.get("/events?resource=res-1")
+	rows := regexp.MustCompile(`<tr data-event="(\d+)">`).FindAllStringSubmatch(body, -1)
+	if len(rows) != 3 || strings.Contains(body, "res-2") {
+		t.Fatalf("first page: %d rows (want 3 of res-1 only)", len(rows))
+	}
+	seen := len(rows)
+	for range 3 {
+		older := regexp.MustCompile(`href="(/events\?before=\d+&amp;resource=res-1)">Older`).FindStringSubmatch(body)
+		if older == nil {
+			break
+		}
+		_, body = h.get(strings.ReplaceAll(older[1], "&amp;", "&"))
+		if strings.Contains(body, "res-2") {
+			t.Error("an older page shows another resource")
+		}
+		seen += strings.Count(body, `<tr data-event=`)
+	}
+	if seen != 7 {
+		t.Errorf("paged through %d events of res-1, want 7", seen)
+	}
+}
+
+func mustBackend(t *testing.T, st store.Store) webui.Backend {
+	t.Helper()
+	ctrl, err := job.NewController(job.Config{Store: st, Clock: clock.NewFake(demoNow), Parse: parseHourly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := webui.NewDaemonBackend(webui.DaemonConfig{Store: st, Jobs: jobController{ctrl}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestWeeklyWindow(t *testing.T) {
+	sunNight := weekly.Window{Days: []time.Weekday{time.Sunday}, Start: 22 * 60, Length: 240}
+	cal := weekly.NewCalendar(time.UTC, sunNight, weekly.Window{Days: []time.Weekday{time.Wednesday}, Start: 600, Length: 60})
+	tests := []struct {
+		now   time.Time
+		open  bool
+		until time.Time
+	}{
+		{time.Date(2025, 3, 16, 23, 0, 0, 0, time.UTC), true, time.Date(2025, 3, 17, 2, 0, 0, 0, time.UTC)},
+		{time.Date(2025, 3, 12, 9, 0, 0, 0, time.UTC), false, time.Date(2025, 3, 12, 10, 0, 0, 0, time.UTC)},
+	}
+	for _, tt := range tests {
+		w := webui.WeeklyWindow("w", "window", cal, tt.now)
+		want := []webui.Interval{{Start: 2*1440 + 600, End: 2*1440 + 660}, {Start: 6*1440 + 22*60, End: 10080 + 120}}
+		if len(w.Intervals) != 2 || w.Intervals[0] != want[0] || w.Intervals[1] != want[1] {
+			t.Errorf("intervals %v, want %v (the Sunday night as one block)", w.Intervals, want)
+		}
+		if w.Open != tt.open || !w.Until.Equal(tt.until) || w.Zone != "UTC" || w.WeeklyMinutes() != 300 {
+			t.Errorf("at %v: open %v until %v (%s, %d min)", tt.now, w.Open, w.Until, w.Zone, w.WeeklyMinutes())
+		}
+	}
+	if _, err := webui.NewDaemonBackend(webui.DaemonConfig{}); err == nil {
+		t.Error("NewDaemonBackend without a store succeeded")
+	}
+}

@@ -1,0 +1,423 @@
+package webui_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/webui"
+	"github.com/almanac-sh/almanac/internal/webui/webuitest"
+)
+
+// The browser tests drive Debian's headless chromium (installed by
+// scripts/test.d/chromium.sh) against the UI over the demo backend. They
+// skip when no chromium is installed, except under CI=true, where a missing
+// browser fails the run.
+
+// chromiumPath finds the browser or skips (fails in CI).
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	for _, p := range []string{os.Getenv("ALMANAC_CHROMIUM"), "/usr/bin/chromium", "chromium", "chromium-browser"} {
+		if p == "" {
+			continue
+		}
+		if path, err := exec.LookPath(p); err == nil {
+			return path
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("no chromium found: scripts/test.d/chromium.sh installs it (apt-get install chromium)")
+	}
+	t.Skip("no chromium installed; run scripts/test.d/chromium.sh to run the browser tests")
+	return ""
+}
+
+// browser is one headless chromium with a console watcher.
+type browser struct {
+	ctx context.Context
+
+	mu     sync.Mutex
+	errors []string
+}
+
+// newBrowser starts chromium for the test; it is closed at cleanup.
+func newBrowser(t *testing.T) *browser {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromiumPath(t)),
+		chromedp.NoSandbox, // tests run as root in CI containers
+		chromedp.DisableGPU,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 900),
+		// Nothing outside the test server may be reached: every request goes to a
+		// closed port, except loopback, which chromium never proxies.
+		chromedp.Flag("proxy-server", "http://127.0.0.1:9"),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	if err := chromedp.Do(ctx); err != nil { // start the browser
+		t.Fatalf("start chromium: %v", err)
+	}
+	b := &browser{ctx: ctx}
+	messages := chromedp.Console(ctx)
+	go func() {
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			if m.Type == chromedp.ConsoleError || m.IsException() {
+				b.mu.Lock()
+				b.errors = append(b.errors, fmt.Sprintf("%s (%s:%d)", m, m.URL, m.Line))
+				b.mu.Unlock()
+			}
+		}
+	}()
+	return b
+}
+
+// run runs actions with a time limit, failing the test on error.
+func (b *browser) run(t *testing.T, what string, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// eval evaluates a JavaScript expression.
+func eval[T any](t *testing.T, b *browser, expr string) T {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		t.Fatalf("evaluate %s: %v", expr, err)
+	}
+	return v
+}
+
+// checkConsole fails the test if the pages wrote errors to the console
+// (script errors, failed loads, Content-Security-Policy violations).
+func (b *browser) checkConsole(t *testing.T) {
+	t.Helper()
+	eval[int](t, b, "1") // a round trip, so earlier messages have arrived
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, e := range b.errors {
+		t.Errorf("console: %s", e)
+	}
+	b.errors = nil
+}
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// almanacBinary builds cmd/almanac once per test process.
+func almanacBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "almanac-webui-bin")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "almanac")
+		out, err := exec.Command("go", "build", "-o", binPath, "github.com/almanac-sh/almanac/cmd/almanac").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// startServe runs `almanac serve --demo` with a fresh data directory on a
+// free loopback port and returns its URL; the daemon is stopped at cleanup.
+func startServe(t *testing.T, extra ...string) string {
+	t.Helper()
+	bin := almanacBinary(t)
+	args := append([]string{"serve", "--demo", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--log-format", "json", "--grace", "1s"}, extra...)
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "ALMANAC_TOKEN=")
+	var logs strings.Builder
+	var logMu sync.Mutex
+	pr, pw := io.Pipe()
+	cmd.Stderr, cmd.Stdout = pw, pw
+	cmd.WaitDelay = 5 * time.Second // a run's process may hold the pipes
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		pw.Close()
+		close(done)
+	}()
+	urlc := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			logMu.Lock()
+			logs.WriteString(sc.Text() + "\n")
+			logMu.Unlock()
+			var rec struct {
+				Msg string `json:"msg"`
+				URL string `json:"url"`
+			}
+			if json.Unmarshal(sc.Bytes(), &rec) == nil && rec.Msg == "serving" {
+				urlc <- rec.URL
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+		if t.Failed() {
+			logMu.Lock()
+			t.Logf("daemon log:\n%s", logs.String())
+			logMu.Unlock()
+		}
+	})
+	select {
+	case u := <-urlc:
+		return u
+	case <-done:
+		t.Fatalf("almanac serve exited before serving:\n%s", logs.String())
+	case <-time.After(60 * time.Second):
+		t.Fatalf("almanac serve did not report serving within 60 s")
+	}
+	return ""
+}
+
+// startDemo serves the UI over webuitest's demo backend on a free loopback
+// port. The daemon does not serve named windows yet, so the calendar pages
+// are tested over this backend.
+func startDemo(t *testing.T, cfg webui.Config) (string, *webuitest.Backend) {
+	t.Helper()
+	back, _ := cfg.Backend.(*webuitest.Backend)
+	if back == nil {
+		back = webuitest.Demo(clock.Real{})
+		cfg.Backend = back
+	}
+	h, err := webui.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL, back
+}
+
+// pageCheck is a page and selectors that must each match an element.
+type pageCheck struct {
+	path string
+	sel  []string
+}
+
+// loadPages loads each page and checks its elements and that htmx loaded.
+func loadPages(t *testing.T, b *browser, base string, pages []pageCheck) {
+	t.Helper()
+	for _, p := range pages {
+		b.run(t, p.path, chromedp.Navigate(base+p.path), chromedp.WaitVisible("main h1"))
+		for _, sel := range p.sel {
+			if n := eval[int](t, b, fmt.Sprintf("document.querySelectorAll(%q).length", sel)); n == 0 {
+				t.Errorf("%s: nothing matches %s", p.path, sel)
+			}
+		}
+		if eval[bool](t, b, "typeof htmx === 'undefined'") {
+			t.Errorf("%s: htmx did not load", p.path)
+		}
+	}
+	b.checkConsole(t)
+}
+
+func TestBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser tests start chromium and the daemon; skipped with -short")
+	}
+	b := newBrowser(t)
+	t.Run("daemon", func(t *testing.T) { testDaemonInBrowser(t, b) })
+	t.Run("calendars", func(t *testing.T) { testCalendarsInBrowser(t, b) })
+	t.Run("login", func(t *testing.T) { testLoginInBrowser(t, b) })
+}
+
+// testDaemonInBrowser drives the UI of a real `almanac serve --demo`.
+func testDaemonInBrowser(t *testing.T, b *browser) {
+	base := startServe(t)
+
+	t.Run("every page loads", func(t *testing.T) {
+		loadPages(t, b, base, []pageCheck{
+			{"/", []string{"#count-jobs", "#next-fires tbody tr"}},
+			{"/jobs", []string{"#jobs tbody tr[data-job=heartbeat]", "tr[data-job=nightly-backup] button.suspend", "tr[data-job=nightly-backup] .reading"}},
+			{"/jobs/nightly-backup", []string{"svg.timeline circle.fire", "#job-fires li", "#job-spec"}},
+			{"/windows", []string{"main p.muted"}},
+			{"/resources", []string{"#resources tbody tr", "article.resource svg.week g.marker.start", "ul.findings.errors"}},
+			{"/events", []string{"#events tbody tr", "form.filters"}},
+		})
+	})
+
+	t.Run("suspend from the jobs table", func(t *testing.T) {
+		b.run(t, "jobs", chromedp.Navigate(base+"/jobs"), chromedp.WaitVisible(`tr[data-job=office-hours-report] button.suspend`))
+		eval[int](t, b, "window.notReloaded = 1") // an htmx swap keeps this; a reload loses it
+		b.run(t, "suspend", chromedp.Click(`tr[data-job=office-hours-report] button.suspend`),
+			chromedp.WaitVisible(`tr[data-job=office-hours-report][data-suspended=true] button.resume`))
+		if !eval[bool](t, b, "window.notReloaded === 1") {
+			t.Error("the page reloaded instead of swapping the row")
+		}
+		// The daemon recorded it: a fresh load shows the job suspended.
+		b.run(t, "reload", chromedp.Navigate(base+"/jobs"), chromedp.WaitVisible(`tr[data-job=office-hours-report][data-suspended=true]`))
+		b.run(t, "resume", chromedp.Click(`tr[data-job=office-hours-report] button.resume`),
+			chromedp.WaitVisible(`tr[data-job=office-hours-report][data-suspended=false] button.suspend`))
+		b.checkConsole(t)
+	})
+
+	t.Run("suspend from the job page", func(t *testing.T) {
+		b.run(t, "job", chromedp.Navigate(base+"/jobs/nightly-backup"), chromedp.WaitVisible(`button.suspend`),
+			chromedp.Click(`button.suspend`), chromedp.WaitVisible(`#job-state.suspended`), chromedp.WaitVisible(`p.notice`))
+		if n := eval[int](t, b, "document.querySelectorAll('#job-fires li').length"); n != 0 {
+			t.Errorf("a suspended job lists %d fires", n)
+		}
+		b.run(t, "events", chromedp.Navigate(base+"/events?job=nightly-backup&kind=job.suspended"), chromedp.WaitVisible(`#events`))
+		if n := eval[int](t, b, "document.querySelectorAll('#events tbody tr').length"); n != 1 {
+			t.Errorf("%d job.suspended events of nightly-backup, want 1", n)
+		}
+		b.run(t, "resume", chromedp.Navigate(base+"/jobs/nightly-backup"), chromedp.WaitVisible(`button.resume`),
+			chromedp.Click(`button.resume`), chromedp.WaitVisible(`#job-state.ok`))
+		if n := eval[int](t, b, "document.querySelectorAll('#job-fires li').length"); n != 20 {
+			t.Errorf("resumed job lists %d fires, want 20", n)
+		}
+		b.checkConsole(t)
+	})
+
+	t.Run("trigger, watch the run finish, open its log", func(t *testing.T) {
+		b.run(t, "trigger", chromedp.Navigate(base+"/jobs/nightly-backup"), chromedp.WaitVisible(`button.trigger`),
+			chromedp.Click(`button.trigger`), chromedp.WaitVisible(`#live`))
+		runPath := eval[string](t, b, "location.pathname")
+		// The demo's backup runs for two seconds; htmx refreshes the live
+		// section until the run has finished.
+		b.run(t, "finish", chromedp.WaitVisible(`#live[data-state=succeeded]`))
+		if out := eval[string](t, b, `document.querySelector("#run-output").textContent`); !strings.Contains(out, "backed up") {
+			t.Errorf("output = %q", out)
+		}
+		if code := eval[string](t, b, `document.querySelector("#run-exit").textContent`); code != "0" {
+			t.Errorf("exit code %q, want 0", code)
+		}
+		if eval[bool](t, b, `document.querySelector("#live").hasAttribute("hx-trigger")`) {
+			t.Error("a finished run still polls")
+		}
+		b.run(t, "log", chromedp.Click(`#live h2 a`), chromedp.WaitReady(`body`))
+		if loc := eval[string](t, b, "location.pathname"); loc != runPath+"/log" {
+			t.Fatalf("at %s, want %s/log", loc, runPath)
+		}
+		if txt := eval[string](t, b, "document.body.innerText"); txt != "backing up\nbacked up" && txt != "backing up\nbacked up\n" {
+			t.Errorf("log text = %q", txt)
+		}
+		b.checkConsole(t)
+	})
+}
+
+// testCalendarsInBrowser checks the weekly calendars and the layout on a
+// phone over the demo backend.
+func testCalendarsInBrowser(t *testing.T, b *browser) {
+	base, _ := startDemo(t, webui.Config{})
+	loadPages(t, b, base, []pageCheck{
+		{"/", []string{"#count-jobs", "#next-fires tbody tr", "#windows-now li"}},
+		{"/jobs/backup", []string{"svg.timeline a.run.failed", "#job-fires li", "#runs a.log"}},
+		{"/runs/1", []string{"#run-output", "#run-meta"}},
+		{"/windows", []string{"article[data-window=business-hours] svg.week g.block", "svg.week g.now"}},
+		{"/resources", []string{"#resources tbody tr", "article.resource svg.week g.marker.start", "ul.findings.errors"}},
+	})
+
+	t.Run("window blocks", func(t *testing.T) {
+		b.run(t, "windows", chromedp.Navigate(base+"/windows"), chromedp.WaitVisible(`svg.week`))
+		for name, want := range webuitest.DemoWindowBlocks {
+			got := eval[int](t, b, fmt.Sprintf(`document.querySelectorAll('article[data-window=%q] svg.week g.block').length`, name))
+			if got != want {
+				t.Errorf("%s: %d blocks drawn, want %d", name, got, want)
+			}
+			// Every block is painted: it has a size on the screen.
+			sized := eval[bool](t, b, fmt.Sprintf(`[...document.querySelectorAll('article[data-window=%q] svg.week g.block rect')].every(r => { const b = r.getBoundingClientRect(); return b.width > 10 && b.height > 1 })`, name))
+			if !sized {
+				t.Errorf("%s: a block has no size on screen", name)
+			}
+		}
+		if n := eval[int](t, b, `document.querySelectorAll("article.window").length`); n != webuitest.DemoWindows {
+			t.Errorf("%d windows, want %d", n, webuitest.DemoWindows)
+		}
+		b.checkConsole(t)
+	})
+
+	t.Run("resource calendars", func(t *testing.T) {
+		b.run(t, "resources", chromedp.Navigate(base+"/resources"), chromedp.WaitVisible(`svg.week`))
+		counts := eval[map[string]int](t, b, `Object.fromEntries([...document.querySelectorAll("article.resource")].map(a => [a.dataset.resource, a.querySelectorAll("svg.week g.block").length]))`)
+		if len(counts) != webuitest.DemoResources || counts["demo-web-1"] != 5 || counts["demo-batch-1"] != 5 || counts["demo-db-1"] != 0 {
+			t.Errorf("running periods per resource = %v", counts)
+		}
+		b.checkConsole(t)
+	})
+
+	t.Run("event filter", func(t *testing.T) {
+		b.run(t, "events", chromedp.Navigate(base+"/events"), chromedp.WaitVisible(`form.filters`),
+			chromedp.SetValue(`input[name=job]`, "backup"), chromedp.SetValue(`input[name=kind]`, "run.failed"),
+			chromedp.Submit(`form.filters`), chromedp.WaitVisible(`a[href="/events"]`))
+		rows := eval[[]string](t, b, `[...document.querySelectorAll("#events tbody tr")].map(r => r.innerText)`)
+		if len(rows) != 1 || !strings.Contains(rows[0], "run.failed") || !strings.Contains(rows[0], "backup") {
+			t.Errorf("filtered rows = %q", rows)
+		}
+		b.checkConsole(t)
+	})
+
+	t.Run("phone width", func(t *testing.T) {
+		for _, p := range []string{"/", "/jobs", "/jobs/backup", "/runs/1", "/windows", "/resources", "/events"} {
+			b.run(t, p, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Navigate(base+p), chromedp.WaitVisible("main h1"))
+			// Wide tables scroll inside their box; the page itself does not.
+			if w := eval[[]int](t, b, "[document.documentElement.scrollWidth, window.innerWidth]"); w[0] > w[1] {
+				t.Errorf("%s: page is %d px wide on a %d px screen", p, w[0], w[1])
+			}
+		}
+		b.run(t, "reset", chromedp.EmulateReset())
+		b.checkConsole(t)
+	})
+}
+
+// testLoginInBrowser logs in to a daemon started with --token.
+func testLoginInBrowser(t *testing.T, b *browser) {
+	base := startServe(t, "--token", "let-me-in")
+	b.run(t, "redirect", chromedp.Navigate(base+"/jobs"), chromedp.WaitVisible(`form.login`))
+	if p := eval[string](t, b, "location.pathname + location.search"); p != "/login?next=%2Fjobs" {
+		t.Errorf("at %s, want the login page", p)
+	}
+	b.run(t, "wrong", chromedp.SetValue(`input[name=token]`, "nope"), chromedp.Submit(`form.login`), chromedp.WaitVisible(`form.login p.error`))
+	b.mu.Lock()
+	b.errors = nil // the browser logs the wrong token's 401 answer; that one is expected
+	b.mu.Unlock()
+	b.run(t, "right", chromedp.SetValue(`input[name=token]`, "let-me-in"), chromedp.Submit(`form.login`), chromedp.WaitVisible(`#jobs`))
+	b.run(t, "logout", chromedp.Click(`form.logout button`), chromedp.WaitVisible(`form.login`))
+	b.checkConsole(t)
+}

@@ -1,0 +1,243 @@
+package webui
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Sizes of the lists on the overview and job pages.
+const (
+	overviewFires = 10
+	jobFires      = 20
+	// The job timeline shows this much past and future around now.
+	timelinePast   = 5 * 24 * time.Hour
+	timelineFuture = 2 * 24 * time.Hour
+	// At most this many runs are read to draw a timeline or count failures.
+	scanRuns = 500
+)
+
+type overviewData struct {
+	Jobs, Suspended, ActiveRuns, Failures24h   int
+	Resources, ResourcesUp, ResourcesDown, Bad int
+	Fires                                      []Fire
+	Windows                                    []Window
+}
+
+func (s *server) overview(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	now := s.cfg.Clock.Now()
+	var d overviewData
+	jobs, err := s.cfg.Backend.Jobs(ctx)
+	if err != nil {
+		s.backendError(w, r, err)
+		return
+	}
+	d.Jobs = len(jobs)
+	for _, j := range jobs {
+		if j.Suspended {
+			d.Suspended++
+		}
+		d.ActiveRuns += len(j.Active)
+	}
+	if d.Failures24h, err = s.failuresSince(r, now.Add(-24*time.Hour)); err != nil {
+		s.backendError(w, r, err)
+		return
+	}
+	if d.Fires, err = s.cfg.Backend.Fires(ctx, FireQuery{After: now, Limit: overviewFires}); err != nil {
+		s.backendError(w, r, err)
+		return
+	}
+	res, err := s.cfg.Backend.Resources(ctx)
+	if err != nil {
+		s.backendError(w, r, err)
+		return
+	}
+	d.Resources = len(res)
+	for _, x := range res {
+		if x.Up() {
+			d.ResourcesUp++
+		} else {
+			d.ResourcesDown++
+		}
+		if x.Validation == "errors" {
+			d.Bad++
+		}
+	}
+	if d.Windows, err = s.cfg.Backend.Windows(ctx, now); err != nil {
+		s.backendError(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "overview", "", s.newPage(r, "Overview", "overview", d))
+}
+
+// failuresSince counts failed and killed runs that finished at or after t,
+// reading newest first until the runs are older than t.
+func (s *server) failuresSince(r *http.Request, t time.Time) (int, error) {
+	n, cursor := 0, int64(0)
+	for read := 0; read < scanRuns; {
+		runs, next, err := s.cfg.Backend.Runs(r.Context(), RunQuery{States: []string{RunFailed, RunKilled}, Cursor: cursor, Limit: 100})
+		if err != nil {
+			return 0, err
+		}
+		older := false
+		for _, run := range runs {
+			at := run.FinishedAt
+			if at.IsZero() {
+				at = run.ScheduledTime
+			}
+			if at.Before(t) {
+				older = true
+				continue
+			}
+			n++
+		}
+		read += len(runs)
+		if next == 0 || older || len(runs) == 0 {
+			break
+		}
+		cursor = next
+	}
+	return n, nil
+}
+
+func (s *server) jobs(w http.ResponseWriter, r *http.Request) {
+	jobs, err := s.cfg.Backend.Jobs(r.Context())
+	if err != nil {
+		s.backendError(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "jobs", "", s.newPage(r, "Jobs", "jobs", jobs))
+}
+
+type jobData struct {
+	Job      Job
+	Fires    []Fire
+	Timeline any
+	Runs     []Run
+	// Next is the cursor of the next page of runs; Cursor the current one.
+	Next, Cursor int64
+}
+
+func (s *server) job(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	now := s.cfg.Clock.Now()
+	name := r.PathValue("name")
+	cursor, ok := cursorParam(r, "before")
+	if !ok {
+		s.fail(w, r, http.StatusBadRequest, "The before= parameter must be a run id (a positive integer).")
+		return
+	}
+	j, err := s.cfg.Backend.Job(ctx, name)
+	if err != nil {
+		s.backendError(w, r, err)
+		return
+	}
+	d := jobData{Job: j, Cursor: cursor}
+	if !j.Suspended {
+		if d.Fires, err = s.cfg.Backend.Fires(ctx, FireQuery{Job: name, After: now, Limit: jobFires}); err != nil {
+			s.backendError(w, r, err)
+			return
+		}
+	}
+	if d.Runs, d.Next, err = s.cfg.Backend.Runs(ctx, RunQuery{Job: name, Cursor: cursor, Limit: s.cfg.PageSize}); err != nil {
+		s.backendError(w, r, err)
+		return
+	}
+	recent, _, err := s.cfg.Backend.Runs(ctx, RunQuery{Job: name, Limit: scanRuns})
+	if err != nil {
+		s.backendError(w, r, err)
+		return
+	}
+	tl := timeline{
+		Label: fmt.Sprintf("Runs of %s over the last %d days and fires over the next %d", name, int(timelinePast.Hours()/24), int(timelineFuture.Hours()/24)),
+		From:  now.Add(-timelinePast), To: now.Add(timelineFuture), Now: now, Loc: zoneOf(j.Zone), Runs: recent,
+	}
+	for _, f := range d.Fires {
+		tl.Fires = append(tl.Fires, f.Time)
+	}
+	if len(d.Fires) == jobFires && d.Fires[jobFires-1].Time.Before(tl.To) {
+		// Twenty fires do not reach the end of the picture: ask for the rest.
+		more, err := s.cfg.Backend.Fires(ctx, FireQuery{Job: name, After: d.Fires[jobFires-1].Time, Limit: 400})
+		if err == nil {
+			for _, f := range more {
+				tl.Fires = append(tl.Fires, f.Time)
+			}
+		}
+	}
+	d.Timeline = tl.render()
+	s.render(w, r, http.StatusOK, "job", "", s.newPage(r, j.Name, "jobs", d))
+}
+
+// jobAction handles POST /jobs/{name}/suspend|resume|trigger. A plain form
+// is redirected back (Post/Redirect/Get); an htmx request from the jobs table
+// gets the job's new row.
+func (s *server) jobAction(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	name := r.PathValue("name")
+	action := r.URL.Path[strings.LastIndexByte(r.URL.Path, '/')+1:]
+	htmx := r.Header.Get("HX-Request") == "true"
+	switch action {
+	case "trigger":
+		run, err := s.cfg.Backend.Trigger(ctx, name)
+		if err != nil {
+			s.actionError(w, r, err)
+			return
+		}
+		to := fmt.Sprintf("/runs/%d", run.ID)
+		if htmx {
+			w.Header().Set("HX-Redirect", to)
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		http.Redirect(w, r, to, http.StatusSeeOther)
+		return
+	case "suspend", "resume":
+		if err := s.cfg.Backend.SetSuspended(ctx, name, action == "suspend"); err != nil {
+			s.actionError(w, r, err)
+			return
+		}
+	}
+	if htmx && r.PostFormValue("view") == "row" {
+		j, err := s.cfg.Backend.Job(ctx, name)
+		if err != nil {
+			s.actionError(w, r, err)
+			return
+		}
+		s.render(w, r, http.StatusOK, "jobs", "jobrow", s.newPage(r, "", "jobs", j))
+		return
+	}
+	back := safeNext(r.PostFormValue("return"))
+	sep := "?"
+	if strings.Contains(back, "?") {
+		sep = "&"
+	}
+	done := map[string]string{"suspend": "suspended", "resume": "resumed"}[action]
+	http.Redirect(w, r, back+sep+"done="+done, http.StatusSeeOther)
+}
+
+func (s *server) actionError(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, ErrNotFound) {
+		s.fail(w, r, http.StatusNotFound, "Not found: "+err.Error())
+		return
+	}
+	s.cfg.Logger.Error("webui: action", "path", r.URL.Path, "err", err)
+	s.fail(w, r, http.StatusConflict, "The scheduler refused: "+err.Error())
+}
+
+// cursorParam reads an optional positive id parameter; ok is false when it
+// is present but not a positive integer.
+func cursorParam(r *http.Request, name string) (int64, bool) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return 0, true
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, false
+	}
+	return n, true
+}

@@ -1,0 +1,71 @@
+package webui
+
+import (
+	"net/http"
+	"strconv"
+)
+
+// runRefreshSeconds is how often an active run's page refreshes itself.
+const runRefreshSeconds = 2
+
+type runData struct {
+	Run  Run
+	Zone string
+	// Output is the captured output as text.
+	Output string
+	// Poll is the refresh interval while the run is active, else zero.
+	Poll int
+}
+
+// loadRun reads the run named by the {id} path value and its job's zone.
+func (s *server) loadRun(w http.ResponseWriter, r *http.Request) (runData, bool) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		s.fail(w, r, http.StatusNotFound, "Run ids are positive integers; "+strconv.Quote(r.PathValue("id"))+" is not one.")
+		return runData{}, false
+	}
+	run, err := s.cfg.Backend.Run(r.Context(), id)
+	if err != nil {
+		s.backendError(w, r, err)
+		return runData{}, false
+	}
+	d := runData{Run: run, Output: string(run.Output)}
+	if j, err := s.cfg.Backend.Job(r.Context(), run.Job); err == nil {
+		d.Zone = j.Zone
+	}
+	if run.Active() {
+		d.Poll = runRefreshSeconds
+	}
+	return d, true
+}
+
+func (s *server) run(w http.ResponseWriter, r *http.Request) {
+	d, ok := s.loadRun(w, r)
+	if !ok {
+		return
+	}
+	p := s.newPage(r, "Run "+strconv.FormatInt(d.Run.ID, 10), "jobs", d)
+	p.Refresh = d.Poll * 2 // without JavaScript, reload the whole page a little less often
+	s.render(w, r, http.StatusOK, "run", "", p)
+}
+
+// runLive renders only the run's live section; htmx polls it while the run
+// is active and stops once the section comes back without a trigger.
+func (s *server) runLive(w http.ResponseWriter, r *http.Request) {
+	d, ok := s.loadRun(w, r)
+	if !ok {
+		return
+	}
+	s.render(w, r, http.StatusOK, "run", "live", s.newPage(r, "", "jobs", d))
+}
+
+// runLog serves the captured output as plain text.
+func (s *server) runLog(w http.ResponseWriter, r *http.Request) {
+	d, ok := s.loadRun(w, r)
+	if !ok {
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = w.Write([]byte(d.Output))
+}

@@ -1,0 +1,185 @@
+package webui
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+)
+
+// pageNames are the templates under templates/ that are whole pages; each is
+// parsed together with layout.html.
+var pageNames = []string{"overview", "jobs", "job", "run", "windows", "resources", "events", "login", "error"}
+
+func (s *server) parseTemplates() (map[string]*template.Template, error) {
+	funcs := template.FuncMap{
+		"asset":    func(name string) string { return "/static/" + name + "?v=" + s.assetVer },
+		"jobURL":   jobPath,
+		"runURL":   func(id int64) string { return fmt.Sprintf("/runs/%d", id) },
+		"when":     when,
+		"iso":      func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"whenIn":   whenIn,
+		"rel":      relative,
+		"dur":      duration,
+		"exit":     exitText,
+		"state":    stateClass,
+		"zoneOf":   zoneOf,
+		"join":     strings.Join,
+		"sortedKV": sortedKV,
+		"zoneName": zoneName,
+		"hours":    hours,
+		"eventsURL": func(q EventQuery) string {
+			return eventsURL(q)
+		},
+	}
+	base, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html")
+	if err != nil {
+		return nil, fmt.Errorf("webui: parse layout: %w", err)
+	}
+	out := make(map[string]*template.Template, len(pageNames))
+	for _, name := range pageNames {
+		t, err := base.Clone()
+		if err != nil {
+			return nil, err
+		}
+		if _, err := t.ParseFS(templateFS, "templates/"+name+".html"); err != nil {
+			return nil, fmt.Errorf("webui: parse %s: %w", name, err)
+		}
+		out[name] = t
+	}
+	return out, nil
+}
+
+// assetVersion is a short hash over every static file, appended to asset
+// URLs so browsers may cache them for good.
+func assetVersion() (string, error) {
+	h := sha256.New()
+	err := fs.WalkDir(staticFS, "static", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(staticFS, path)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s %d\n", path, len(b))
+		h.Write(b)
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("webui: hash static assets: %w", err)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12], nil
+}
+
+// zoneOf loads a zone by name for display, falling back to UTC.
+func zoneOf(name string) *time.Location {
+	if name == "" {
+		return time.UTC
+	}
+	if loc, err := time.LoadLocation(name); err == nil {
+		return loc
+	}
+	return time.UTC
+}
+
+// when formats an instant in loc, or a dash for the zero time.
+func when(t time.Time, loc *time.Location) string {
+	if t.IsZero() {
+		return "—"
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	return t.In(loc).Format("Mon 2006-01-02 15:04:05 MST")
+}
+
+// whenIn is when with the zone given by name.
+func whenIn(t time.Time, zone string) string { return when(t, zoneOf(zone)) }
+
+// relative says how far t is from now: "in 3h 20m", "12m ago", "now".
+func relative(now, t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	d := t.Sub(now)
+	switch {
+	case d > -time.Second && d < time.Second:
+		return "now"
+	case d > 0:
+		return "in " + duration(d)
+	default:
+		return duration(-d) + " ago"
+	}
+}
+
+// duration formats d coarsely for people: "2d 3h", "3h 20m", "4m 10s", "12s".
+func duration(d time.Duration) string {
+	if d < 0 {
+		d = -d
+	}
+	d = d.Round(time.Second)
+	days, h, m, sec := int(d/(24*time.Hour)), int(d/time.Hour)%24, int(d/time.Minute)%60, int(d/time.Second)%60
+	switch {
+	case days > 0:
+		return fmt.Sprintf("%dd %dh", days, h)
+	case h > 0:
+		return fmt.Sprintf("%dh %dm", h, m)
+	case m > 0:
+		return fmt.Sprintf("%dm %ds", m, sec)
+	}
+	return fmt.Sprintf("%ds", sec)
+}
+
+func exitText(code *int) string {
+	if code == nil {
+		return "—"
+	}
+	return fmt.Sprint(*code)
+}
+
+// hours formats a number of minutes as hours: "40 h", "7 h 30 min".
+func hours(minutes int) string {
+	if minutes%60 == 0 {
+		return fmt.Sprintf("%d h", minutes/60)
+	}
+	return fmt.Sprintf("%d h %d min", minutes/60, minutes%60)
+}
+
+// kv is one entry of a map, for templates that list maps in key order.
+type kv struct{ Key, Value string }
+
+func sortedKV(m map[string]string) []kv {
+	out := make([]kv, 0, len(m))
+	for k, v := range m {
+		out = append(out, kv{k, v})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
+
+// eventsURL is the event log's URL for a query.
+func eventsURL(q EventQuery) string {
+	v := url.Values{}
+	if q.Job != "" {
+		v.Set("job", q.Job)
+	}
+	if q.Resource != "" {
+		v.Set("resource", q.Resource)
+	}
+	if q.Kind != "" {
+		v.Set("kind", q.Kind)
+	}
+	if q.Cursor > 0 {
+		v.Set("before", fmt.Sprint(q.Cursor))
+	}
+	if len(v) == 0 {
+		return "/events"
+	}
+	return "/events?" + v.Encode()
+}

@@ -1,0 +1,262 @@
+// Package webui serves almanac's web UI: server-rendered pages over the
+// daemon's jobs, runs, weekly windows, managed resources and event log.
+//
+// Pages are html/template documents with embedded static assets (a style
+// sheet and a vendored, pinned htmx), so the UI needs no network and no build
+// step, and every page can be read without JavaScript; htmx only swaps a
+// table row after an action and refreshes an active run. Weekly calendars
+// and job timelines are SVG drawn on the server.
+//
+// The UI reads and changes state only through the Backend interface declared
+// here; the daemon adapts its controller, store and fleet scheduler to it.
+// Mutating requests are POSTs carrying a CSRF token, and when Config.Token is
+// set every page requires it (a login form stores a session cookie derived
+// from it; an Authorization: Bearer header works too).
+package webui
+
+import (
+	"context"
+	"crypto/rand"
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/clock"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// Config configures the UI handler. Backend is required.
+type Config struct {
+	Backend Backend
+	// Clock tells the time for "now" marks and relative times (default clock.Real).
+	Clock clock.Clock
+	// Token, when set, is the daemon's bearer token; the UI then requires it.
+	Token string
+	// Location is the zone times are shown in when nothing else (a job's or
+	// a window's zone) applies (default UTC).
+	Location *time.Location
+	// SecureCookies marks cookies Secure (set when served over HTTPS).
+	SecureCookies bool
+	// Logger receives backend errors (default slog.Default()).
+	Logger *slog.Logger
+	// PageSize is the number of rows on a paged list (default 50).
+	PageSize int
+}
+
+// server is the UI's http.Handler.
+type server struct {
+	cfg      Config
+	mux      *http.ServeMux
+	pages    map[string]*template.Template
+	csrfKey  []byte
+	assetVer string
+}
+
+// New returns the UI as an http.Handler to mount at "/" (it serves
+// "/static/" itself). It fails only if cfg has no Backend.
+func New(cfg Config) (http.Handler, error) {
+	if cfg.Backend == nil {
+		return nil, errors.New("webui: Config.Backend is required")
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real{}
+	}
+	if cfg.Location == nil {
+		cfg.Location = time.UTC
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.PageSize <= 0 {
+		cfg.PageSize = 50
+	}
+	s := &server{cfg: cfg, mux: http.NewServeMux(), csrfKey: make([]byte, 32)}
+	if _, err := rand.Read(s.csrfKey); err != nil {
+		return nil, fmt.Errorf("webui: csrf key: %w", err)
+	}
+	var err error
+	if s.assetVer, err = assetVersion(); err != nil {
+		return nil, err
+	}
+	if s.pages, err = s.parseTemplates(); err != nil {
+		return nil, err
+	}
+	s.routes()
+	return s, nil
+}
+
+func (s *server) routes() {
+	static, _ := fs.Sub(staticFS, "static")
+	files := http.StripPrefix("/static/", http.FileServerFS(static))
+	s.mux.Handle("GET /static/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("v") == s.assetVer {
+			w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+		} else {
+			w.Header().Set("Cache-Control", "no-cache")
+		}
+		files.ServeHTTP(w, r)
+	}))
+	// Browsers ask for /favicon.ico on pages without a link to an icon (the
+	// plain-text run logs).
+	s.mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "image/svg+xml")
+		w.Header().Set("Cache-Control", "public, max-age=86400")
+		b, _ := fs.ReadFile(staticFS, "static/favicon.svg")
+		_, _ = w.Write(b)
+	})
+	s.mux.HandleFunc("GET /login", s.loginForm)
+	s.mux.HandleFunc("POST /login", s.login)
+	s.mux.HandleFunc("POST /logout", s.logout)
+
+	s.mux.HandleFunc("GET /{$}", s.overview)
+	s.mux.HandleFunc("GET /jobs", s.jobs)
+	s.mux.HandleFunc("GET /jobs/{name}", s.job)
+	s.mux.HandleFunc("POST /jobs/{name}/suspend", s.jobAction)
+	s.mux.HandleFunc("POST /jobs/{name}/resume", s.jobAction)
+	s.mux.HandleFunc("POST /jobs/{name}/trigger", s.jobAction)
+	s.mux.HandleFunc("GET /runs/{id}", s.run)
+	s.mux.HandleFunc("GET /runs/{id}/live", s.runLive)
+	s.mux.HandleFunc("GET /runs/{id}/log", s.runLog)
+	s.mux.HandleFunc("GET /windows", s.windows)
+	s.mux.HandleFunc("GET /resources", s.resources)
+	s.mux.HandleFunc("GET /events", s.events)
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.fail(w, r, http.StatusNotFound, "There is no page at "+r.URL.Path+".")
+	})
+}
+
+// ServeHTTP adds security headers, the CSRF cookie and authentication, then
+// routes the request.
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "+
+		"connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "same-origin")
+	if s.cfg.Token == "" && !loopbackHost(r.Host) {
+		// Without a token the daemon listens on loopback only; a request
+		// naming another host is a DNS-rebinding page acting as this site.
+		http.Error(w, "Host "+r.Host+" is not a loopback name; without a token the UI only answers requests addressed to localhost", http.StatusForbidden)
+		return
+	}
+	if strings.HasPrefix(r.URL.Path, "/static/") || r.URL.Path == "/favicon.ico" {
+		s.mux.ServeHTTP(w, r)
+		return
+	}
+	r = s.withCSRF(w, r)
+	if r.Method == http.MethodPost && !s.validCSRF(r) {
+		s.fail(w, r, http.StatusForbidden, "This form has expired or did not come from this site. Reload the page and try again.")
+		return
+	}
+	if !s.authorized(r) && r.URL.Path != "/login" {
+		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+			http.Redirect(w, r, "/login?next="+urlQueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+			return
+		}
+		s.fail(w, r, http.StatusUnauthorized, "Log in first.")
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// page is what every template gets.
+type page struct {
+	Title string
+	// Nav names the navigation entry to highlight.
+	Nav  string
+	CSRF string
+	Now  time.Time
+	Loc  *time.Location
+	// Auth is true when the UI requires a token (a logout button is shown).
+	Auth bool
+	// Notice is a one-line message after an action.
+	Notice string
+	// Refresh, when positive, makes the page reload itself every that many
+	// seconds when JavaScript is off.
+	Refresh int
+	Data    any
+}
+
+// With returns a copy of p whose Data is d, for templates that render a
+// part of a list (a table row) with the page's token and time.
+func (p page) With(d any) page {
+	p.Data = d
+	return p
+}
+
+func (s *server) newPage(r *http.Request, title, nav string, data any) page {
+	return page{
+		Title: title, Nav: nav, CSRF: s.csrfToken(r), Now: s.cfg.Clock.Now(), Loc: s.cfg.Location,
+		Auth: s.cfg.Token != "", Notice: noticeText(r.URL.Query().Get("done")), Data: data,
+	}
+}
+
+// render writes a full page (or, with block set, one named template of it).
+func (s *server) render(w http.ResponseWriter, r *http.Request, status int, name, block string, p page) {
+	t, ok := s.pages[name]
+	if !ok {
+		s.cfg.Logger.Error("webui: no template", "name", name)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	if block == "" {
+		block = "layout"
+	}
+	var b strings.Builder
+	if err := t.ExecuteTemplate(&b, block, p); err != nil {
+		s.cfg.Logger.Error("webui: render", "page", name, "err", err)
+		http.Error(w, "internal error rendering the page", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(b.String()))
+}
+
+// fail renders the error page with a message.
+func (s *server) fail(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	p := s.newPage(r, http.StatusText(status), "", msg)
+	p.Notice = ""
+	s.render(w, r, status, "error", "", p)
+}
+
+// backendError answers a failed Backend call: 404 for ErrNotFound, 502
+// otherwise (the message is logged, and shown, since only people allowed to
+// use the UI see it).
+func (s *server) backendError(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, ErrNotFound) {
+		s.fail(w, r, http.StatusNotFound, "Not found: "+err.Error())
+		return
+	}
+	if errors.Is(err, context.Canceled) {
+		return
+	}
+	s.cfg.Logger.Error("webui: backend", "path", r.URL.Path, "err", err)
+	s.fail(w, r, http.StatusBadGateway, "The scheduler could not answer: "+err.Error())
+}
+
+// noticeText turns the ?done= parameter set after an action into a sentence.
+func noticeText(done string) string {
+	switch done {
+	case "suspended":
+		return "Job suspended: no new runs start until it is resumed."
+	case "resumed":
+		return "Job resumed."
+	case "loggedout":
+		return "Logged out."
+	}
+	return ""
+}

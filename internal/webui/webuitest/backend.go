@@ -1,0 +1,392 @@
+// Package webuitest provides an in-memory webui.Backend for tests, browser
+// tests and screenshots, and a demo data set for it: jobs with a week of
+// runs, named windows and the fleet package's demo resources.
+package webuitest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/webui"
+)
+
+// Schedule computes a fake job's fire instants.
+type Schedule interface {
+	// Next returns the first fire strictly after t, or the zero time.
+	Next(t time.Time) time.Time
+}
+
+// Backend is an in-memory webui.Backend. Its zero value is not usable; call
+// New. All methods are safe for concurrent use.
+type Backend struct {
+	clock clock.Clock
+
+	mu        sync.Mutex
+	jobs      map[string]*fakeJob
+	runs      []webui.Run // ascending ID
+	events    []webui.Event
+	resources []webui.Resource
+	windows   []webui.Window
+	// Err, when set, is returned by every read (to test error pages).
+	err error
+	// ManualRunTime is how long a triggered run stays running.
+	manualRunTime time.Duration
+}
+
+type fakeJob struct {
+	job   webui.Job
+	sched Schedule
+}
+
+// New returns an empty backend whose time comes from c.
+func New(c clock.Clock) *Backend {
+	return &Backend{clock: c, jobs: map[string]*fakeJob{}, manualRunTime: 3 * time.Second}
+}
+
+// SetError makes every later call fail with err (nil restores).
+func (b *Backend) SetError(err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.err = err
+}
+
+// AddJob adds a job firing on s (nil: never).
+func (b *Backend) AddJob(j webui.Job, s Schedule) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.jobs[j.Name] = &fakeJob{job: j, sched: s}
+}
+
+// AddRun appends a run, assigning the next ID, and returns it.
+func (b *Backend) AddRun(r webui.Run) webui.Run {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.addRun(r)
+}
+
+func (b *Backend) addRun(r webui.Run) webui.Run {
+	r.ID = int64(len(b.runs) + 1)
+	if r.Attempt == 0 {
+		r.Attempt = 1
+	}
+	b.runs = append(b.runs, r)
+	return r
+}
+
+// AddEvent appends a log entry, assigning the next ID.
+func (b *Backend) AddEvent(e webui.Event) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.addEvent(e)
+}
+
+func (b *Backend) addEvent(e webui.Event) {
+	e.ID = int64(len(b.events) + 1)
+	if e.Time.IsZero() {
+		e.Time = b.clock.Now()
+	}
+	b.events = append(b.events, e)
+}
+
+// AddResource adds a managed resource.
+func (b *Backend) AddResource(r webui.Resource) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.resources = append(b.resources, r)
+}
+
+// AddWindow adds a named window; Open and Until are computed when asked.
+func (b *Backend) AddWindow(w webui.Window) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.windows = append(b.windows, w)
+}
+
+// settle finishes triggered runs whose time has come. Called with mu held.
+func (b *Backend) settle() {
+	now := b.clock.Now()
+	for i := range b.runs {
+		r := &b.runs[i]
+		if r.Reason == "manual" && r.State == webui.RunRunning && !now.Before(r.StartedAt.Add(b.manualRunTime)) {
+			zero := 0
+			r.State, r.FinishedAt, r.ExitCode = webui.RunSucceeded, r.StartedAt.Add(b.manualRunTime), &zero
+			r.Output = append(r.Output, "done\n"...)
+			b.addEvent(webui.Event{Time: r.FinishedAt, Kind: "run.succeeded", Job: r.Job, RunID: r.ID, Message: "exited 0"})
+		}
+	}
+}
+
+// jobView returns a job with its computed status. Called with mu held.
+func (b *Backend) jobView(fj *fakeJob) webui.Job {
+	j := fj.job
+	j.Active, j.LastRun, j.NextFire = nil, nil, time.Time{}
+	for i := len(b.runs) - 1; i >= 0; i-- {
+		r := b.runs[i]
+		if r.Job != j.Name {
+			continue
+		}
+		if j.LastRun == nil {
+			r.Output = nil
+			j.LastRun = &r
+		}
+		if r.Active() {
+			j.Active = append(j.Active, r.ID)
+		}
+		if r.Reason != "manual" && r.ScheduledTime.After(j.LastScheduleTime) {
+			j.LastScheduleTime = r.ScheduledTime
+		}
+		if r.State == webui.RunSucceeded && r.FinishedAt.After(j.LastSuccessfulTime) {
+			j.LastSuccessfulTime = r.FinishedAt
+		}
+	}
+	if !j.Suspended && fj.sched != nil {
+		j.NextFire = fj.sched.Next(b.clock.Now())
+	}
+	return j
+}
+
+// Jobs implements webui.Backend.
+func (b *Backend) Jobs(context.Context) ([]webui.Job, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.err != nil {
+		return nil, b.err
+	}
+	b.settle()
+	out := make([]webui.Job, 0, len(b.jobs))
+	for _, fj := range b.jobs {
+		out = append(out, b.jobView(fj))
+	}
+	sort.Slice(out, func(i, k int) bool { return out[i].Name < out[k].Name })
+	return out, nil
+}
+
+// Job implements webui.Backend.
+func (b *Backend) Job(_ context.Context, name string) (webui.Job, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.err != nil {
+		return webui.Job{}, b.err
+	}
+	b.settle()
+	fj, ok := b.jobs[name]
+	if !ok {
+		return webui.Job{}, fmt.Errorf("job %q: %w", name, webui.ErrNotFound)
+	}
+	return b.jobView(fj), nil
+}
+
+// Fires implements webui.Backend.
+func (b *Backend) Fires(_ context.Context, q webui.FireQuery) ([]webui.Fire, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.err != nil {
+		return nil, b.err
+	}
+	var out []webui.Fire
+	for name, fj := range b.jobs {
+		if (q.Job != "" && name != q.Job) || (q.Job == "" && fj.job.Suspended) || fj.sched == nil {
+			continue
+		}
+		t := q.After
+		for range q.Limit {
+			if t = fj.sched.Next(t); t.IsZero() {
+				break
+			}
+			out = append(out, webui.Fire{Job: name, Time: t, Zone: fj.job.Zone})
+		}
+	}
+	if q.Job != "" {
+		if _, ok := b.jobs[q.Job]; !ok {
+			return nil, fmt.Errorf("job %q: %w", q.Job, webui.ErrNotFound)
+		}
+	}
+	sort.Slice(out, func(i, k int) bool {
+		if !out[i].Time.Equal(out[k].Time) {
+			return out[i].Time.Before(out[k].Time)
+		}
+		return out[i].Job < out[k].Job
+	})
+	if len(out) > q.Limit {
+		out = out[:q.Limit]
+	}
+	return out, nil
+}
+
+// Runs implements webui.Backend.
+func (b *Backend) Runs(_ context.Context, q webui.RunQuery) ([]webui.Run, int64, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.err != nil {
+		return nil, 0, b.err
+	}
+	b.settle()
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	var out []webui.Run
+	for i := len(b.runs) - 1; i >= 0; i-- {
+		r := b.runs[i]
+		if (q.Cursor > 0 && r.ID >= q.Cursor) || (q.Job != "" && r.Job != q.Job) ||
+			(len(q.States) > 0 && !slices.Contains(q.States, r.State)) {
+			continue
+		}
+		if len(out) == limit {
+			return out, out[len(out)-1].ID, nil
+		}
+		r.Output = nil
+		out = append(out, r)
+	}
+	return out, 0, nil
+}
+
+// Run implements webui.Backend.
+func (b *Backend) Run(_ context.Context, id int64) (webui.Run, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.err != nil {
+		return webui.Run{}, b.err
+	}
+	b.settle()
+	if id < 1 || id > int64(len(b.runs)) {
+		return webui.Run{}, fmt.Errorf("run %d: %w", id, webui.ErrNotFound)
+	}
+	r := b.runs[id-1]
+	r.Output = slices.Clone(r.Output)
+	return r, nil
+}
+
+// Events implements webui.Backend.
+func (b *Backend) Events(_ context.Context, q webui.EventQuery) ([]webui.Event, int64, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.err != nil {
+		return nil, 0, b.err
+	}
+	b.settle()
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	var out []webui.Event
+	for i := len(b.events) - 1; i >= 0; i-- {
+		e := b.events[i]
+		if (q.Cursor > 0 && e.ID >= q.Cursor) || (q.Job != "" && e.Job != q.Job) ||
+			(q.Resource != "" && e.Resource != q.Resource) || (q.Kind != "" && e.Kind != q.Kind) {
+			continue
+		}
+		if len(out) == limit {
+			return out, out[len(out)-1].ID, nil
+		}
+		out = append(out, e)
+	}
+	return out, 0, nil
+}
+
+// SetSuspended implements webui.Backend.
+func (b *Backend) SetSuspended(_ context.Context, name string, suspended bool) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.err != nil {
+		return b.err
+	}
+	fj, ok := b.jobs[name]
+	if !ok {
+		return fmt.Errorf("job %q: %w", name, webui.ErrNotFound)
+	}
+	if fj.job.Suspended == suspended {
+		return nil
+	}
+	fj.job.Suspended = suspended
+	kind, msg := "job.resumed", "resumed from the web UI"
+	if suspended {
+		kind, msg = "job.suspended", "suspended from the web UI"
+	}
+	b.addEvent(webui.Event{Kind: kind, Job: name, Message: msg})
+	return nil
+}
+
+// Trigger implements webui.Backend: the run is running at once and succeeds
+// a few seconds later (by the backend's clock).
+func (b *Backend) Trigger(_ context.Context, name string) (webui.Run, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.err != nil {
+		return webui.Run{}, b.err
+	}
+	fj, ok := b.jobs[name]
+	if !ok {
+		return webui.Run{}, fmt.Errorf("job %q: %w", name, webui.ErrNotFound)
+	}
+	now := b.clock.Now()
+	r := b.addRun(webui.Run{
+		Job: name, ScheduledTime: now, Reason: "manual", State: webui.RunRunning, Node: "demo",
+		StartedAt: now, Output: []byte("$ " + fj.job.Command + "\nstarted by hand\n"),
+	})
+	b.addEvent(webui.Event{Time: now, Kind: "run.started", Job: name, RunID: r.ID, Message: "manual trigger"})
+	return r, nil
+}
+
+// Resources implements webui.Backend.
+func (b *Backend) Resources(context.Context) ([]webui.Resource, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.err != nil {
+		return nil, b.err
+	}
+	out := slices.Clone(b.resources)
+	sort.SliceStable(out, func(i, k int) bool { return out[i].Name < out[k].Name })
+	return out, nil
+}
+
+// Windows implements webui.Backend, computing Open and Until from the
+// intervals on the wall clock of each window's zone.
+func (b *Backend) Windows(_ context.Context, now time.Time) ([]webui.Window, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.err != nil {
+		return nil, b.err
+	}
+	out := slices.Clone(b.windows)
+	for i := range out {
+		out[i].Open, out[i].Until = openUntil(out[i], now)
+	}
+	sort.SliceStable(out, func(i, k int) bool { return strings.ToLower(out[i].Name) < strings.ToLower(out[k].Name) })
+	return out, nil
+}
+
+// openUntil says whether w is open at now and when that changes, looking at
+// most one week ahead; it counts wall-clock minutes, ignoring DST changes.
+func openUntil(w webui.Window, now time.Time) (bool, time.Time) {
+	loc, err := time.LoadLocation(w.Zone)
+	if err != nil {
+		loc = time.UTC
+	}
+	t := now.In(loc)
+	m := (int(t.Weekday())+6)%7*1440 + t.Hour()*60 + t.Minute()
+	inside := func(x int) bool {
+		for _, iv := range w.Intervals {
+			for _, shift := range []int{0, 10080, -10080} {
+				if x >= iv.Start+shift && x < iv.End+shift {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	open := inside(m)
+	base := t.Truncate(time.Minute)
+	for d := 1; d <= 10080; d++ {
+		if inside(m+d) != open {
+			return open, base.Add(time.Duration(d) * time.Minute)
+		}
+	}
+	return open, time.Time{}
+}
