@@ -11,6 +11,9 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/clock"
 )
 
 // Exit codes shared by every command.
@@ -24,6 +27,15 @@ const (
 type env struct {
 	stdout io.Writer
 	stderr io.Writer
+	clock  clock.Clock // nil means the real clock
+}
+
+// now returns the current instant from the env's clock.
+func (e *env) now() time.Time {
+	if e.clock == nil {
+		return clock.Real{}.Now()
+	}
+	return e.clock.Now()
 }
 
 // command is one subcommand.
@@ -32,10 +44,17 @@ type command struct {
 	run     func(ctx context.Context, e *env, args []string) error
 }
 
-// commands is the dispatch table; each entry's run function lives in a file
-// named for the command.
-var commands = map[string]command{
-	"version": {"print the version", runVersion},
+// commands is the dispatch table. Each command registers itself from an init
+// function in the file named for it, so adding a command touches one file.
+var commands = map[string]command{}
+
+// register adds a command to the dispatch table; it panics on a duplicate name,
+// which is a programming error caught by any test run.
+func register(name, summary string, run func(ctx context.Context, e *env, args []string) error) {
+	if _, dup := commands[name]; dup {
+		panic("cli: command registered twice: " + name)
+	}
+	commands[name] = command{summary: summary, run: run}
 }
 
 // Version is set at build time with -ldflags "-X .../cli.Version=...".
@@ -156,12 +175,4 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		positional = append(positional, rest[0])
 		args = rest[1:]
 	}
-}
-
-func runVersion(_ context.Context, e *env, args []string) error {
-	if len(args) > 0 {
-		return usagef("version: unexpected argument %q", args[0])
-	}
-	fmt.Fprintf(e.stdout, "almanac %s\n", Version)
-	return nil
 }

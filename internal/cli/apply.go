@@ -1,0 +1,256 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/apply"
+	"github.com/almanac-sh/almanac/internal/calendar"
+	"github.com/almanac-sh/almanac/internal/catalog"
+	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/provider/exec"
+	"github.com/almanac-sh/almanac/internal/provider/file"
+	"github.com/almanac-sh/almanac/internal/provider/notify"
+	"github.com/almanac-sh/almanac/internal/provider/service"
+	"github.com/almanac-sh/almanac/internal/puppetsched"
+	"github.com/almanac-sh/almanac/internal/weekly"
+)
+
+func init() {
+	register("apply", "apply manifests like puppet apply: ordering, schedules, refresh, noop", runApply)
+}
+
+const applyUsage = "usage: almanac apply [--noop] [--now RFC3339] [--state FILE] [--statettl DUR] [--graph DIR] [--ordering manifest|title-hash|random] [--seed N] [--detailed-exitcodes] [--tz ZONE] [--verbose] [--debug] FILE..."
+
+// applyProviders are the resource types an apply can change.
+var applyProviders = map[string]apply.Provider{
+	"exec":    exec.Provider{},
+	"file":    file.Provider{},
+	"service": service.Provider{},
+	"notify":  notify.Provider{},
+}
+
+func runApply(ctx context.Context, e *env, args []string) error {
+	if usesServer(args) {
+		return runApplyServer(ctx, e, args) // apply_server.go
+	}
+	fs := newFlagSet("apply")
+	noop := fs.Bool("noop", false, "report what would change, change nothing")
+	nowFlag := fs.String("now", "", "pin the clock (RFC 3339)")
+	statePath := fs.String("state", "", "state file (JSON) with last-checked times")
+	ttlFlag := fs.String("statettl", "32d", "prune state entries unchecked for this long (0 keeps them)")
+	graphDir := fs.String("graph", "", "write DOT graphs into this directory")
+	orderFlag := fs.String("ordering", "manifest", "order of unrelated resources: manifest, title-hash or random")
+	seedFlag := fs.String("seed", "", "seed for --ordering random")
+	detailed := fs.Bool("detailed-exitcodes", false, "exit 2 for changes, 4 for failures, 6 for both")
+	tz := fs.String("tz", "", "zone for schedule wall times (default: local)")
+	verbose := fs.Bool("verbose", false, "also print Info lines")
+	debug := fs.Bool("debug", false, "also print Info and Debug lines")
+	files, err := parseFlags(fs, args)
+	if err != nil {
+		return usagef("apply: %v (%s)", err, applyUsage)
+	}
+	if len(files) == 0 {
+		return usagef("apply: no manifest given (%s)", applyUsage)
+	}
+	ordering, err := apply.ParseOrdering(*orderFlag)
+	if err != nil {
+		return usagef("apply: %v", err)
+	}
+	ttl, err := parseTTL(*ttlFlag)
+	if err != nil {
+		return usagef("apply: --statettl: %v", err)
+	}
+	var clk clock.Clock = clock.Real{}
+	if *nowFlag != "" {
+		t, err := time.Parse(time.RFC3339, *nowFlag)
+		if err != nil {
+			return usagef("apply: --now %q is not an RFC 3339 time (e.g. 2024-06-01T03:00:00Z)", *nowFlag)
+		}
+		clk = clock.NewFake(t)
+	}
+	loc := time.Local
+	if *tz != "" {
+		if loc, err = calendar.LoadZone(*tz); err != nil {
+			return usagef("apply: --tz: %v", err)
+		}
+	}
+	var seed uint64
+	if *seedFlag != "" {
+		if seed, err = strconv.ParseUint(*seedFlag, 10, 64); err != nil {
+			return usagef("apply: --seed %q is not a non-negative integer", *seedFlag)
+		}
+	} else {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		seed = binary.LittleEndian.Uint64(b[:]) >> 1
+	}
+
+	cat, errs, err := compileFiles(files)
+	if err != nil {
+		return err
+	}
+	for _, pe := range errs {
+		fmt.Fprintln(e.stderr, pe.Error())
+	}
+	if len(errs) > 0 {
+		return &exitError{code: exitFailure, err: fmt.Errorf("apply: %d %s", len(errs), plural(len(errs), "error", "errors"))}
+	}
+	gates, err := scheduleGates(cat, loc)
+	if err != nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("apply: %w", err)}
+	}
+	var state *apply.State
+	if *statePath != "" {
+		if state, err = apply.LoadState(*statePath); err != nil {
+			return &exitError{code: exitFailure, err: fmt.Errorf("apply: %w", err)}
+		}
+	}
+	plan, err := apply.NewPlan(apply.FromCatalog(cat), ordering, seed)
+	if err != nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("apply: %w", err)}
+	}
+	log := &consoleLog{out: e.stdout, err: e.stderr, verbose: *verbose || *debug, debug: *debug}
+	if ordering == apply.OrderRandom {
+		log.Log(apply.Notice, "", fmt.Sprintf("Ordering unrelated resources randomly with seed %d (repeat with --seed %d)", seed, seed))
+	}
+	report, runErr := apply.Run(ctx, plan, apply.Options{
+		Noop: *noop, Clock: clk, Providers: applyProviders, Gates: gates,
+		State: state, Log: log, GraphDir: *graphDir,
+	})
+	var abort *apply.AbortError
+	cycle := errors.As(runErr, &abort) && abort.Msg == apply.ErrCycles
+	if state != nil && !cycle {
+		if err := state.Save(*statePath, clk.Now(), ttl); err != nil {
+			log.Log(apply.Err, "", "Could not save state file: "+err.Error())
+			return &exitError{code: exitFailure}
+		}
+	}
+	if runErr != nil {
+		return &exitError{code: exitFailure}
+	}
+	log.Log(apply.Notice, "", fmt.Sprintf("Applied catalog in %.2f seconds", report.End.Sub(report.Start).Seconds()))
+	verb := "changed"
+	if *noop {
+		verb = "would change"
+	}
+	changed := report.Changed
+	if *noop {
+		changed = report.OutOfSync
+	}
+	log.Log(apply.Notice, "", fmt.Sprintf("Summary: %d %s, %d %s, %d failed, %d skipped, %d refreshed",
+		report.Resources, plural(report.Resources, "resource", "resources"), changed, verb, report.Failed, report.Skipped, report.Refreshed))
+	if code := report.ExitCode(*detailed); code != 0 {
+		return &exitError{code: code}
+	}
+	return nil
+}
+
+// parseTTL reads --statettl: a Go duration, a number of days ("32d"), or 0
+// / "unlimited" for no pruning.
+func parseTTL(s string) (time.Duration, error) {
+	switch s {
+	case "0", "unlimited":
+		return 0, nil
+	}
+	if d, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(d)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("invalid duration %q", s)
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("invalid duration %q (e.g. 32d, 12h, 0)", s)
+	}
+	return d, nil
+}
+
+// scheduleGates builds the schedules a run may gate on: the catalog's
+// schedule resources, then Puppet's built-in ones unless a resource of the
+// same name replaces them.
+func scheduleGates(cat *catalog.Catalog, loc *time.Location) (func(string) (apply.Gate, bool), error) {
+	defined := map[string]apply.Gate{}
+	for _, r := range cat.Applied() {
+		if r.Type != "schedule" {
+			continue
+		}
+		p, err := puppetsched.FromAttrs(r.Params)
+		if err == nil {
+			var s *puppetsched.Schedule
+			s, err = puppetsched.New(r.Title, p, puppetsched.WithDefaultLocation(loc), puppetsched.WithWindows(weeklyWindows))
+			if err == nil {
+				defined[r.Title] = scheduleGate{s}
+				continue
+			}
+		}
+		return nil, fmt.Errorf("%s: %w", r.Pos, err)
+	}
+	return func(name string) (apply.Gate, bool) {
+		if g, ok := defined[name]; ok {
+			return g, true
+		}
+		if s, ok := puppetsched.Builtin(name); ok {
+			return scheduleGate{s}, true
+		}
+		return nil, false
+	}, nil
+}
+
+// weeklyWindows builds the calendar for a schedule's windows attribute.
+func weeklyWindows(specs []puppetsched.WindowSpec, loc *time.Location) (puppetsched.Window, error) {
+	var ws []weekly.Window
+	for _, s := range specs {
+		w, err := weekly.ParseWindow(s.Days, s.StartTime, s.LengthMinutes)
+		if err != nil {
+			return nil, err
+		}
+		ws = append(ws, w)
+	}
+	return weekly.NewCalendar(loc, ws...), nil
+}
+
+// scheduleGate lets a run see a schedule's matching failures in Puppet's
+// words ("Failed to apply catalog: <message>").
+type scheduleGate struct{ s *puppetsched.Schedule }
+
+func (g scheduleGate) Match(last, now time.Time) bool { return g.s.Match(last, now) }
+
+func (g scheduleGate) Eval(last, now time.Time) (bool, error) {
+	ok, err := g.s.Eval(last, now)
+	var me *puppetsched.MatchError
+	if errors.As(err, &me) {
+		return false, errors.New(me.Msg)
+	}
+	return ok, err
+}
+
+// consoleLog prints log lines as Puppet's console does: Notice and Info on
+// stdout, Warning and Error on stderr, each as "Level: source: message".
+type consoleLog struct {
+	out, err       io.Writer
+	verbose, debug bool
+}
+
+func (c *consoleLog) Log(level apply.Level, src, msg string) {
+	switch {
+	case level == apply.Debug && !c.debug, level == apply.Info && !c.verbose:
+		return
+	}
+	w := c.out
+	if level >= apply.Warning {
+		w = c.err
+	}
+	if src != "" {
+		src += ": "
+	}
+	fmt.Fprintf(w, "%s: %s%s\n", level, src, msg)
+}

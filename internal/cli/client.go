@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/api/apiclient"
+)
+
+// clientFlags are the flags every command that talks to the daemon takes.
+type clientFlags struct {
+	server *string
+	token  *string
+}
+
+// addClientFlags registers --server and --token on fs. Their defaults come
+// from ALMANAC_SERVER and ALMANAC_TOKEN.
+func addClientFlags(fs *flag.FlagSet) clientFlags {
+	server := os.Getenv("ALMANAC_SERVER")
+	if server == "" {
+		server = apiclient.DefaultServer
+	}
+	return clientFlags{
+		server: fs.String("server", server, "daemon URL (env ALMANAC_SERVER)"),
+		token:  fs.String("token", os.Getenv("ALMANAC_TOKEN"), "bearer token (env ALMANAC_TOKEN)"),
+	}
+}
+
+// client builds the API client; a malformed --server is a usage error.
+func (f clientFlags) client() (*apiclient.Client, error) {
+	c, err := apiclient.New(*f.server, apiclient.WithToken(*f.token),
+		apiclient.WithHTTPClient(&http.Client{Timeout: 30 * time.Second}))
+	if err != nil {
+		return nil, usagef("--server: %v", err)
+	}
+	return c, nil
+}
+
+// apiErr maps a client error to the CLI's exit codes: input the daemon
+// rejected as malformed or invalid is a usage error (exit 2); everything
+// else (not found, conflicts, an unreachable daemon) exits 1.
+func apiErr(err error) error {
+	var ae *apiclient.Error
+	if errors.As(err, &ae) {
+		switch ae.Status {
+		case http.StatusBadRequest, http.StatusRequestEntityTooLarge,
+			http.StatusUnsupportedMediaType, http.StatusUnprocessableEntity:
+			return &usageError{err}
+		}
+	}
+	return err
+}
+
+// outputFormat validates -o.
+func outputFormat(o string) (jsonOut bool, err error) {
+	switch o {
+	case "", "table":
+		return false, nil
+	case "json":
+		return true, nil
+	}
+	return false, usagef("-o %q: want table or json", o)
+}
+
+func writeJSONOut(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// table writes aligned columns.
+type table struct{ tw *tabwriter.Writer }
+
+func newTable(w io.Writer, header ...string) *table {
+	t := &table{tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)}
+	t.row(header...)
+	return t
+}
+
+func (t *table) row(cols ...string) {
+	for i, c := range cols {
+		if c == "" {
+			c = "-"
+		}
+		// Tabs and newlines in data would break the columns.
+		c = strings.NewReplacer("\t", " ", "\n", " ").Replace(c)
+		if i > 0 {
+			fmt.Fprint(t.tw, "\t")
+		}
+		fmt.Fprint(t.tw, c)
+	}
+	fmt.Fprintln(t.tw)
+}
+
+func (t *table) flush() error { return t.tw.Flush() }
+
+// fmtTime renders an optional instant for a table.
+func fmtTime(t *time.Time) string {
+	if t == nil || t.IsZero() {
+		return ""
+	}
+	return t.Local().Format(time.RFC3339)
+}

@@ -1,0 +1,185 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/api/apiclient"
+	"github.com/almanac-sh/almanac/internal/api/apitype"
+)
+
+func init() {
+	register("describe", "show a job, a managed resource or an apply report: describe job NAME | resource ID | apply ID", runDescribe)
+}
+
+// describeJSON is describe's -o json output.
+type describeJSON struct {
+	Job  apitype.Job   `json:"job"`
+	Next []time.Time   `json:"next_fires"`
+	Runs []apitype.Run `json:"recent_runs"`
+}
+
+// describeFires is how many upcoming fires describe shows.
+const describeFires = 5
+
+func runDescribe(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet("describe")
+	output := fs.String("o", "", "output format: table or json")
+	nRuns := fs.Int("runs", 10, "how many recent runs (of a job) or events (of a resource) to show")
+	cf := addClientFlags(fs)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	jsonOut, err := outputFormat(*output)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 2 && pos[0] == "apply" {
+		c, err := cf.client()
+		if err != nil {
+			return err
+		}
+		return describeApply(ctx, e, c, pos[1], jsonOut)
+	}
+	if len(pos) != 2 || (pos[0] != "job" && pos[0] != "resource") {
+		return usagef("describe: usage: almanac describe job NAME | describe resource ID | describe apply ID")
+	}
+	if *nRuns < 0 || *nRuns > 1000 {
+		return usagef("describe: --runs %d: want 0 to 1000", *nRuns)
+	}
+	c, err := cf.client()
+	if err != nil {
+		return err
+	}
+	if pos[0] == "resource" {
+		return describeResource(ctx, e, c, pos[1], *nRuns, jsonOut)
+	}
+	j, err := c.JobGet(ctx, pos[1])
+	if err != nil {
+		return apiErr(err)
+	}
+	next, err := c.JobNext(ctx, j.Name, describeFires)
+	if err != nil {
+		return apiErr(err)
+	}
+	var runs []apitype.Run
+	if *nRuns > 0 {
+		p, err := c.RunList(ctx, apiclient.RunFilter{Job: j.Name, Limit: *nRuns})
+		if err != nil {
+			return apiErr(err)
+		}
+		runs = p.Items
+	}
+	if jsonOut {
+		if runs == nil {
+			runs = []apitype.Run{}
+		}
+		return writeJSONOut(e.stdout, describeJSON{Job: j, Next: next.Next, Runs: runs})
+	}
+
+	w := e.stdout
+	s := j.Spec
+	kv := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(w, "%-28s %s\n", k+":", v)
+		}
+	}
+	kv("Name", j.Name)
+	kv("Source", j.Source)
+	if s.At != nil {
+		kv("At", fmtTime(s.At))
+	} else {
+		kv("Schedule", s.Cron)
+	}
+	kv("Time zone", zoneOf(s))
+	if s.Command.Shell != "" {
+		kv("Command", "/bin/sh -c "+strconv.Quote(s.Command.Shell))
+	} else {
+		quoted := make([]string, len(s.Command.Argv))
+		for i, a := range s.Command.Argv {
+			quoted[i] = shellQuote(a)
+		}
+		kv("Command", strings.Join(quoted, " "))
+	}
+	if len(s.Env) > 0 {
+		keys := make([]string, 0, len(s.Env))
+		for k := range s.Env {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for i, k := range keys {
+			keys[i] = k + "=" + s.Env[k]
+		}
+		kv("Environment", strings.Join(keys, " "))
+	}
+	kv("Working directory", s.Cwd)
+	kv("Concurrency policy", s.ConcurrencyPolicy)
+	kv("Suspended", strconv.FormatBool(s.Suspend))
+	if s.StartingDeadlineSeconds != nil {
+		kv("Starting deadline", (time.Duration(*s.StartingDeadlineSeconds) * time.Second).String())
+	}
+	kv("Backoff limit", strconv.Itoa(s.BackoffLimit))
+	if s.Timeout != 0 {
+		kv("Timeout", time.Duration(s.Timeout).String())
+	}
+	keepOK, keepFailed := 3, 1
+	if s.SuccessfulJobsHistoryLimit != nil {
+		keepOK = *s.SuccessfulJobsHistoryLimit
+	}
+	if s.FailedJobsHistoryLimit != nil {
+		keepFailed = *s.FailedJobsHistoryLimit
+	}
+	kv("History kept", fmt.Sprintf("%d succeeded, %d failed", keepOK, keepFailed))
+	kv("Schedule gate", s.Schedule)
+	kv("Requires", strings.Join(s.Require, ", "))
+	fmt.Fprintln(w, "Status:")
+	st := j.Status
+	active := make([]string, len(st.Active))
+	for i, id := range st.Active {
+		active[i] = strconv.FormatInt(id, 10)
+	}
+	kv("  Active runs", strings.Join(active, ", "))
+	kv("  Succeeded", strconv.FormatInt(st.Succeeded, 10))
+	kv("  Failed", strconv.FormatInt(st.Failed, 10))
+	kv("  Last schedule time", fmtTime(st.LastScheduleTime))
+	kv("  Last successful time", fmtTime(st.LastSuccessfulTime))
+	nextTime := fmtTime(st.NextScheduleTime)
+	if nextTime == "" {
+		nextTime = "none"
+		if s.Suspend {
+			nextTime = "none (suspended)"
+		}
+	}
+	kv("  Next schedule time", nextTime)
+	if len(next.Next) > 0 {
+		fmt.Fprintf(w, "Next %d fires (%s):\n", len(next.Next), next.TimeZone)
+		for _, t := range next.Next {
+			fmt.Fprintf(w, "  %s\n", t.Format(time.RFC3339))
+		}
+	}
+	if *nRuns > 0 {
+		fmt.Fprintln(w, "Recent runs:")
+		if len(runs) == 0 {
+			fmt.Fprintln(w, "  (none)")
+			return nil
+		}
+		return printRuns(e, runs)
+	}
+	return nil
+}
+
+// shellQuote quotes an argument the way a POSIX shell would need it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '-' || r == '_' || r == '.' || r == '/' || r == '=' || r == ':' || r == ',' || r == '+' || r == '@' ||
+			(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,181 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/api/apiclient"
+	"github.com/almanac-sh/almanac/internal/api/apitype"
+)
+
+func init() {
+	register("get", "list jobs, runs, resources, events or apply reports from the daemon: get jobs|runs|resources|events|applies", runGet)
+}
+
+func runGet(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet("get")
+	output := fs.String("o", "", "output format: table or json")
+	job := fs.String("job", "", "runs, events: only this job's")
+	state := fs.String("state", "", "runs: only these states (comma-separated: pending,running,succeeded,failed,killed,missed)")
+	kind := fs.String("kind", "", "events: only these kinds (comma-separated, e.g. run.failed or run)")
+	resource := fs.String("resource", "", "events: only this managed resource's")
+	limit := fs.Int("limit", 0, "runs, events: at most this many (default 100)")
+	page := fs.String("page", "", "continue from a previous JSON answer's next_page")
+	cf := addClientFlags(fs)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	jsonOut, err := outputFormat(*output)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("get: want one of jobs, runs, resources, events, applies")
+	}
+	if *limit < 0 || *limit > 1000 {
+		return usagef("get: --limit %d: want 1 to 1000", *limit)
+	}
+	what := pos[0]
+	if what != "runs" && what != "events" {
+		for _, f := range []struct{ name, val string }{{"job", *job}, {"state", *state}, {"kind", *kind}, {"resource", *resource}} {
+			if f.val != "" {
+				return usagef("get %s: --%s applies to runs or events only", what, f.name)
+			}
+		}
+	}
+	c, err := cf.client()
+	if err != nil {
+		return err
+	}
+	switch what {
+	case "jobs", "job":
+		return getJobs(ctx, e, c, *page, jsonOut)
+	case "runs", "run":
+		if *kind != "" || *resource != "" {
+			return usagef("get runs: --kind and --resource apply to events")
+		}
+		p, err := c.RunList(ctx, apiclient.RunFilter{Job: *job, States: splitList(*state), Page: *page, Limit: *limit})
+		if err != nil {
+			return apiErr(err)
+		}
+		if jsonOut {
+			return writeJSONOut(e.stdout, p)
+		}
+		return printRuns(e, p.Items)
+	case "events", "event":
+		if *state != "" {
+			return usagef("get events: --state applies to runs")
+		}
+		p, err := c.EventList(ctx, apiclient.EventFilter{Job: *job, Kinds: splitList(*kind), Page: *page, Limit: *limit, Resource: *resource})
+		if err != nil {
+			return apiErr(err)
+		}
+		if jsonOut {
+			return writeJSONOut(e.stdout, p)
+		}
+		t := newTable(e.stdout, "TIME", "KIND", "JOB", "RUN", "MESSAGE")
+		for _, ev := range p.Items {
+			run := ""
+			if ev.RunID != 0 {
+				run = strconv.FormatInt(ev.RunID, 10)
+			}
+			subject := ev.Job
+			if subject == "" {
+				subject = ev.Resource
+			}
+			t.row(fmtTime(&ev.Time), ev.Kind, subject, run, ev.Message)
+		}
+		return t.flush()
+	case "applies", "apply":
+		return getApplies(ctx, e, c, *page, *limit, jsonOut)
+	case "resources", "resource":
+		return getResources(ctx, e, c, jsonOut)
+	}
+	return usagef("get: unknown kind %q (want jobs, runs, resources, events or applies)", what)
+}
+
+func getJobs(ctx context.Context, e *env, c *apiclient.Client, page string, jsonOut bool) error {
+	var jobs []apitype.Job
+	next := ""
+	if page != "" || jsonOut {
+		p, err := c.JobList(ctx, page)
+		if err != nil {
+			return apiErr(err)
+		}
+		if jsonOut {
+			return writeJSONOut(e.stdout, p)
+		}
+		jobs, next = p.Items, p.NextPage
+	} else {
+		all, err := c.JobListAll(ctx)
+		if err != nil {
+			return apiErr(err)
+		}
+		jobs = all
+	}
+	t := newTable(e.stdout, "NAME", "SCHEDULE", "ZONE", "SUSPENDED", "ACTIVE", "SUCCEEDED", "FAILED", "LAST SCHEDULE", "NEXT")
+	for _, j := range jobs {
+		t.row(j.Name, schedule(j.Spec), zoneOf(j.Spec), strconv.FormatBool(j.Spec.Suspend),
+			strconv.Itoa(len(j.Status.Active)), strconv.FormatInt(j.Status.Succeeded, 10),
+			strconv.FormatInt(j.Status.Failed, 10), fmtTime(j.Status.LastScheduleTime), fmtTime(j.Status.NextScheduleTime))
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	if next != "" {
+		fmt.Fprintf(e.stdout, "(more: --page %s)\n", next)
+	}
+	return nil
+}
+
+func printRuns(e *env, runs []apitype.Run) error {
+	t := newTable(e.stdout, "ID", "JOB", "STATE", "REASON", "ATTEMPT", "SCHEDULED", "STARTED", "DURATION", "EXIT")
+	for _, r := range runs {
+		exit := ""
+		if r.ExitCode != nil {
+			exit = strconv.Itoa(*r.ExitCode)
+		}
+		t.row(strconv.FormatInt(r.ID, 10), r.Job, r.State, r.Reason, strconv.Itoa(r.Attempt),
+			fmtTime(&r.ScheduledTime), fmtTime(r.StartedAt), duration(r), exit)
+	}
+	return t.flush()
+}
+
+func duration(r apitype.Run) string {
+	if r.StartedAt == nil || r.FinishedAt == nil {
+		return ""
+	}
+	return r.FinishedAt.Sub(*r.StartedAt).Round(time.Millisecond).String()
+}
+
+// schedule renders when a job runs: its cron expression or "at T".
+func schedule(s apitype.JobSpec) string {
+	if s.At != nil {
+		return "at " + fmtTime(s.At)
+	}
+	return s.Cron
+}
+
+func zoneOf(s apitype.JobSpec) string {
+	if s.TimeZone == "" {
+		return "UTC"
+	}
+	return s.TimeZone
+}
+
+func splitList(s string) []string {
+	if s == "" {
+		return nil
+	}
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

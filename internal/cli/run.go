@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/api/apitype"
+	"github.com/almanac-sh/almanac/internal/calendar"
+)
+
+func init() {
+	register("run", "create or update a job on the daemon: run NAME --schedule CRON | --at TIME -- COMMAND...", runRun)
+}
+
+// atLayouts are the accepted --at forms without an offset; they are read in
+// --tz (default UTC).
+var atLayouts = []string{"2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02 15:04"}
+
+// runRun creates or replaces a job. A single COMMAND argument is a shell
+// command line (run by /bin/sh -c); several are an argument vector.
+func runRun(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet("run")
+	schedule := fs.String("schedule", "", "cron expression of a repeating job")
+	at := fs.String("at", "", "instant of a one-shot job (RFC 3339, or YYYY-MM-DDTHH:MM in --tz)")
+	tz := fs.String("tz", "", "time zone of the schedule (IANA name or tag form; default UTC)")
+	output := fs.String("o", "", "output format: table or json")
+	cf := addClientFlags(fs)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	jsonOut, err := outputFormat(*output)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usagef("run: missing job NAME (usage: almanac run NAME --schedule CRON | --at TIME [--tz ZONE] -- COMMAND...)")
+	}
+	name, command := pos[0], pos[1:]
+	if len(command) == 0 {
+		return usagef("run: missing COMMAND after -- (usage: almanac run NAME --schedule CRON -- COMMAND...)")
+	}
+	spec := apitype.JobSpec{TimeZone: *tz}
+	switch {
+	case *schedule != "" && *at != "":
+		return usagef("run: give --schedule or --at, not both")
+	case *schedule != "":
+		spec.Cron = *schedule
+	case *at != "":
+		t, err := parseAt(*at, *tz)
+		if err != nil {
+			return err
+		}
+		spec.At = &t
+	default:
+		return usagef("run: give --schedule CRON (repeating) or --at TIME (once)")
+	}
+	if len(command) == 1 {
+		spec.Command = apitype.Command{Shell: command[0]}
+	} else {
+		spec.Command = apitype.Command{Argv: command}
+	}
+
+	c, err := cf.client()
+	if err != nil {
+		return err
+	}
+	j, created, err := c.JobPut(ctx, name, spec)
+	if err != nil {
+		return apiErr(err)
+	}
+	if jsonOut {
+		return writeJSONOut(e.stdout, j)
+	}
+	verb := "updated"
+	if created {
+		verb = "created"
+	}
+	next := "no further runs scheduled"
+	if j.Status.NextScheduleTime != nil {
+		next = "next run " + fmtTime(j.Status.NextScheduleTime)
+	}
+	fmt.Fprintf(e.stdout, "job %s %s (%s)\n", j.Name, verb, next)
+	return nil
+}
+
+// parseAt reads --at: RFC 3339 with an offset, or a wall time in zone.
+func parseAt(s, zone string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	loc := time.UTC
+	if zone != "" {
+		l, err := calendar.LoadZone(zone)
+		if err != nil {
+			return time.Time{}, usagef("run: --tz: %v", err)
+		}
+		loc = l
+	}
+	for _, layout := range atLayouts {
+		if t, err := time.ParseInLocation(layout, strings.TrimSpace(s), loc); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, usagef("run: --at %q is not a time (want RFC 3339 like 2030-01-02T15:04:05Z, or 2030-01-02T15:04 read in --tz)", s)
+}

@@ -1,0 +1,256 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/api/httpapi"
+	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/store"
+)
+
+func init() {
+	register("serve", "run the daemon: job controller, HTTP API and metrics", runServe)
+}
+
+// serveOptions are serve's flags after validation.
+type serveOptions struct {
+	data      string
+	listen    string
+	manifests string
+	storeURL  string
+	demo      bool
+	token     string
+	node      string
+	grace     time.Duration
+	agent     agentOptions // agent mode, with manifests (serve_agent.go)
+	fleet     fleetOptions
+	// errOut receives problems that need more than one line (the
+	// positioned errors of bad manifests at start-up).
+	errOut io.Writer
+}
+
+// controller is what the daemon needs of the job controller: the API's
+// calls plus a lifecycle.
+type controller interface {
+	httpapi.Controller
+	// Run schedules and executes runs until ctx is cancelled; then it stops
+	// starting runs, waits up to the grace period for active ones, kills
+	// the rest and records that. It returns when all of that is done.
+	Run(ctx context.Context) error
+}
+
+// shutdownHTTP bounds how long in-flight API requests may take at shutdown.
+const shutdownHTTP = 5 * time.Second
+
+func runServe(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet("serve")
+	host, _ := os.Hostname()
+	o := serveOptions{errOut: e.stderr}
+	fs.StringVar(&o.data, "data", "./almanac-data", "directory of the embedded database")
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "address of the API, web UI and /metrics")
+	fs.StringVar(&o.manifests, "manifests", "", "directory of *.pp manifests to apply as an agent (and their jobs)")
+	addAgentFlags(fs, &o.agent)
+	fs.StringVar(&o.storeURL, "store", "", "store URL; empty for SQLite under --data")
+	fs.BoolVar(&o.demo, "demo", false, "start with example jobs")
+	fs.StringVar(&o.token, "token", os.Getenv("ALMANAC_TOKEN"), "bearer token clients must send (env ALMANAC_TOKEN); required off loopback")
+	fs.StringVar(&o.node, "node", host, "this daemon's node name, recorded on the runs it executes")
+	fs.DurationVar(&o.grace, "grace", 30*time.Second, "at shutdown, how long active runs may finish before they are killed")
+	addFleetFlags(fs, &o.fleet)
+	logFormat := fs.String("log-format", "text", "log format: text or json")
+	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("serve: unexpected argument %q", pos[0])
+	}
+	if _, _, err := net.SplitHostPort(o.listen); err != nil {
+		return usagef("serve: --listen %q is not host:port (like 127.0.0.1:8080)", o.listen)
+	}
+	if o.token == "" && !httpapi.IsLoopbackListen(o.listen) {
+		return usagef("serve: --listen %s accepts connections from other machines; set --token (or ALMANAC_TOKEN) so the API is not open to them", o.listen)
+	}
+	if err := o.agent.check(); err != nil {
+		return err
+	}
+	if o.grace < 0 {
+		return usagef("serve: --grace %s must not be negative", o.grace)
+	}
+	if o.node == "" {
+		o.node = "almanac"
+	}
+	if err := o.fleet.check(o.demo); err != nil {
+		return err
+	}
+	logger, err := newLogger(e.stderr, *logFormat, *logLevel)
+	if err != nil {
+		return err
+	}
+	return serve(ctx, o, logger)
+}
+
+// newLogger builds the daemon's structured logger.
+func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, usagef("serve: --log-level %q: want debug, info, warn or error", level)
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, usagef("serve: --log-format %q: want text or json", format)
+}
+
+// serve runs the daemon until ctx is cancelled (SIGINT or SIGTERM).
+func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
+	clk := clock.Real{}
+	st, err := openStore(ctx, o, clk)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	cl, ctrlStore, err := joinCluster(st, o, clk, log)
+	if err != nil {
+		return err
+	}
+
+	now := clk.Now()
+	if o.demo {
+		n, err := seedDemo(ctx, st, now)
+		if err != nil {
+			return err
+		}
+		log.Info("demo jobs loaded", "created", n, "total", len(demoJobs()))
+	}
+	manifests, err := newManifestJobs(o, st, clk, log)
+	if err != nil {
+		return err
+	}
+	fl, err := newFleetDaemon(st, o, clk, cl.fleetLeading(), log)
+	if err != nil {
+		return err
+	}
+	ctrl, err := newController(ctrlStore, o, clk, log, manifests.gateFunc())
+	if err != nil {
+		return err
+	}
+	if err := manifests.start(ctx, ctrl, o.errOut); err != nil {
+		return err
+	}
+	metrics := httpapi.NewMetrics(st)
+	if err := metrics.Prime(ctx); err != nil {
+		return fmt.Errorf("read event log: %w", err)
+	}
+	api := httpapi.New(httpapi.Config{
+		Store: st, Controller: ctrl, Fleet: fl, Token: o.token, Clock: clk,
+		Logger: log, Metrics: metrics, Version: Version,
+	})
+	cl.register(api)
+
+	stopAgent, err := startAgent(ctx, o, st, clk, log, api)
+	if err != nil {
+		return err
+	}
+	defer stopAgent()
+
+	handler, err := withWebUI(api, st, ctrl, fl, o, clk, log)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", o.listen, err)
+	}
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	addr := ln.Addr().String()
+	log.Info("serving", "addr", addr, "url", "http://"+addr, "data", o.data, "node", o.node,
+		"auth", map[bool]string{true: "bearer token", false: "loopback only"}[o.token != ""], "version", Version)
+
+	httpErr := make(chan error, 1)
+	go func() { httpErr <- srv.Serve(ln) }()
+	ctrlDone := make(chan error, 1)
+	ctrlCtx, stopCtrl := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopCtrl()
+	go func() { ctrlDone <- ctrl.Run(ctrlCtx) }()
+	clusterDone := make(chan error, 1)
+	go func() { clusterDone <- cl.run(ctrlCtx, ctrl) }()
+	stopFleet := fl.start(ctx)
+	defer stopFleet()
+	go manifests.watch(ctrlCtx)
+
+	var runErr error
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down", "grace", o.grace)
+	case err := <-httpErr:
+		runErr = fmt.Errorf("http server: %w", err)
+	case err := <-ctrlDone:
+		ctrlDone <- err
+		if err == nil {
+			err = errors.New("stopped unexpectedly")
+		}
+		runErr = fmt.Errorf("job controller: %w", err)
+	}
+	// Stop the controller first so no run starts while the API goes away;
+	// keep the API answering while active runs get their grace period.
+	stopCtrl()
+	stopFleet()
+	if err := <-ctrlDone; err != nil && !errors.Is(err, context.Canceled) && runErr == nil {
+		runErr = fmt.Errorf("job controller: %w", err)
+	}
+	<-clusterDone
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownHTTP)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		log.Warn("http shutdown", "err", err)
+	}
+	if runErr != nil {
+		return runErr
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// openStore opens the store --store names: SQLite under --data by default.
+func openStore(ctx context.Context, o serveOptions, clk clock.Clock) (store.Store, error) {
+	switch {
+	case o.storeURL == "" || o.storeURL == "sqlite":
+		return openSQLite(ctx, o.data, clk)
+	case strings.HasPrefix(o.storeURL, "postgres://"), strings.HasPrefix(o.storeURL, "postgresql://"):
+		return openPostgres(ctx, o.storeURL, clk)
+	}
+	return nil, usagef("serve: --store %q: want empty (SQLite under --data) or postgres://...", redactURL(o.storeURL))
+}
+
+// redactURL hides a password in a store URL before it is printed.
+func redactURL(s string) string {
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok {
+		return s
+	}
+	if at := strings.LastIndex(rest, "@"); at >= 0 {
+		if user, _, hasPw := strings.Cut(rest[:at], ":"); hasPw {
+			return scheme + "://" + user + ":xxxxx@" + rest[at+1:]
+		}
+	}
+	return s
+}

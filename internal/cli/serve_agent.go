@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/agent"
+	"github.com/almanac-sh/almanac/internal/agent/agentsql"
+	"github.com/almanac-sh/almanac/internal/agent/manifestapply"
+	"github.com/almanac-sh/almanac/internal/api/httpapi"
+	"github.com/almanac-sh/almanac/internal/calendar"
+	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/store"
+)
+
+// agentOptions are serve's agent-mode flags: with --manifests the daemon
+// applies the manifests like a Puppet agent (see docs/agent.md).
+type agentOptions struct {
+	interval time.Duration
+	keep     int
+	maxAge   time.Duration
+	tz       string
+	noop     bool
+}
+
+// addAgentFlags registers the agent-mode flags on serve's flag set.
+func addAgentFlags(fs *flag.FlagSet, o *agentOptions) {
+	fs.DurationVar(&o.interval, "run-interval", agent.DefaultInterval, "agent mode (--manifests): time between interval applies, at a per-host phase; 0 disables them")
+	fs.IntVar(&o.keep, "keep-applies", agent.DefaultKeepReports, "agent mode: how many apply reports to keep")
+	fs.DurationVar(&o.maxAge, "apply-retention", 0, "agent mode: also drop apply reports older than this (0 keeps them by count only)")
+	fs.StringVar(&o.tz, "agent-tz", "", "agent mode: zone of schedules without time_zone (default: local)")
+	fs.BoolVar(&o.noop, "noop", false, "agent mode: report what applies would change, change nothing")
+}
+
+// check validates the agent flags.
+func (o *agentOptions) check() error {
+	if o.interval < 0 {
+		return usagef("serve: --run-interval %s must not be negative", o.interval)
+	}
+	if o.keep < 1 {
+		return usagef("serve: --keep-applies %d: want at least 1", o.keep)
+	}
+	if o.maxAge < 0 {
+		return usagef("serve: --apply-retention %s must not be negative", o.maxAge)
+	}
+	if o.tz != "" {
+		if _, err := calendar.LoadZone(o.tz); err != nil {
+			return usagef("serve: --agent-tz: %v", err)
+		}
+	}
+	return nil
+}
+
+// pather is a store that lives in one SQLite file the agent can share.
+type pather interface{ Path() string }
+
+// startAgent starts agent mode when --manifests is set: it checks that the
+// manifests compile, keeps state and reports in the store's database (in
+// memory for a store without a file), registers the /api/v1/applies routes
+// and runs the agent until the returned stop is called.
+func startAgent(ctx context.Context, o serveOptions, st store.Store, clk clock.Clock, log *slog.Logger, api *httpapi.Server) (stop func(), err error) {
+	if o.manifests == "" {
+		return func() {}, nil
+	}
+	if _, err := manifestapply.Compile(o.manifests); err != nil {
+		return nil, fmt.Errorf("serve: --manifests: %w", err)
+	}
+	loc := time.Local
+	if o.agent.tz != "" {
+		if loc, err = calendar.LoadZone(o.agent.tz); err != nil {
+			return nil, usagef("serve: --agent-tz: %v", err)
+		}
+	}
+	var ss agent.StateStore
+	closeDB := func() {}
+	if p, ok := st.(pather); ok {
+		s, db, err := agentsql.OpenSQLite(ctx, p.Path())
+		if err != nil {
+			return nil, err
+		}
+		ss, closeDB = s, func() { db.Close() }
+	} else {
+		log.Warn("agent state and reports are kept in memory: this store has no table for them yet")
+		ss = agent.NewMemoryStore()
+	}
+	ap, err := manifestapply.New(manifestapply.Config{Dir: o.manifests, Clock: clk, Location: loc, Noop: o.agent.noop})
+	if err != nil {
+		closeDB()
+		return nil, err
+	}
+	interval := o.agent.interval
+	if interval == 0 {
+		interval = -1 // the agent's "disabled"
+	}
+	watcher := agent.NewDirWatcher(o.manifests, clk, 2*time.Second)
+	a, err := agent.New(agent.Config{
+		Applier: ap, Store: ss, Clock: clk, Log: log.With("component", "agent"),
+		Interval: interval, Host: o.node,
+		Retention: agent.Retention{Keep: o.agent.keep, MaxAge: o.agent.maxAge},
+		Watcher:   watcher,
+	})
+	if err != nil {
+		closeDB()
+		return nil, err
+	}
+	api.HandleApplies(a)
+	actx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go watcher.Run(actx)
+	go func() {
+		defer close(done)
+		if err := a.Run(actx); err != nil {
+			log.Error("agent stopped", "err", err)
+		}
+	}()
+	st0 := a.Status()
+	log.Info("agent mode", "manifests", o.manifests, "run_interval", o.agent.interval, "splay", st0.Splay, "host", st0.Host)
+	return func() {
+		cancel()
+		<-done
+		closeDB()
+	}, nil
+}

@@ -1,0 +1,94 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/almanac-sh/almanac/internal/api/apitype"
+	"github.com/almanac-sh/almanac/internal/api/httpapi"
+	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/job"
+	"github.com/almanac-sh/almanac/internal/store"
+	"github.com/almanac-sh/almanac/internal/store/sqlitestore"
+)
+
+// openSQLite opens the embedded store under dir.
+func openSQLite(ctx context.Context, dir string, clk clock.Clock) (store.Store, error) {
+	st, err := sqlitestore.Open(ctx, dir, sqlitestore.WithClock(clk))
+	if err != nil {
+		return nil, fmt.Errorf("open store in %s: %w", dir, err)
+	}
+	return st, nil
+}
+
+// newController builds the job controller the daemon runs.
+func newController(st store.Store, o serveOptions, clk clock.Clock, log *slog.Logger, gates job.GateFunc) (controller, error) {
+	c, err := job.NewController(job.Config{
+		Store:         st,
+		Clock:         clk,
+		Parse:         parseCron,
+		Gates:         gates,
+		Node:          o.node,
+		Term:          controllerTerm(st),
+		Logger:        log.With("component", "controller"),
+		ShutdownGrace: o.grace,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return apiController{c}, nil
+}
+
+// apiController adapts *job.Controller to httpapi.Controller: it turns the
+// controller's validation errors into 422 answers naming the field, and its
+// status into the API's.
+type apiController struct{ *job.Controller }
+
+var _ httpapi.Controller = apiController{}
+
+// PutJob implements httpapi.Controller.
+func (a apiController) PutJob(ctx context.Context, spec store.JobSpec, src store.Source) (store.Job, bool, error) {
+	j, created, err := a.Controller.PutJob(ctx, spec, src)
+	return j, created, apiValidation(err)
+}
+
+// JobStatus implements httpapi.Controller.
+func (a apiController) JobStatus(ctx context.Context, name string) (httpapi.JobStatus, error) {
+	s, err := a.Controller.Status(ctx, name)
+	if err != nil {
+		return httpapi.JobStatus{}, apiValidation(err)
+	}
+	return httpapi.JobStatus{Active: s.Active, NextScheduleTime: s.NextScheduleTime}, nil
+}
+
+// specFields are the spec fields a validation problem may start with.
+var specFields = []string{"cron", "time_zone", "command", "env", "starting_deadline_seconds", "concurrency_policy",
+	"backoff_limit", "timeout", "successful_jobs_history_limit", "failed_jobs_history_limit", "schedule", "require", "before"}
+
+// apiValidation turns a *job.ValidationError into a 422 naming the field of
+// its first problem; other errors pass through.
+func apiValidation(err error) error {
+	var ve *job.ValidationError
+	if !errors.As(err, &ve) || len(ve.Problems) == 0 {
+		return err
+	}
+	field, msg := "", strings.Join(ve.Problems, "; ")
+	first := ve.Problems[0]
+	for _, f := range specFields {
+		if rest, ok := strings.CutPrefix(first, f+": "); ok {
+			field = f
+			if len(ve.Problems) == 1 {
+				msg = rest
+			}
+			break
+		}
+		if strings.HasPrefix(first, f+" ") {
+			field = f
+			break
+		}
+	}
+	return &apitype.Error{Code: apitype.CodeInvalid, Field: field, Message: msg}
+}

@@ -1,0 +1,158 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/api/apitype"
+	"github.com/almanac-sh/almanac/internal/api/httpapi"
+	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/cluster"
+	"github.com/almanac-sh/almanac/internal/store"
+	"github.com/almanac-sh/almanac/internal/store/pgstore"
+)
+
+// This file is serve's multi-node side: `--store postgres://...` opens the
+// PostgreSQL store and makes the daemon one node of a cluster (package
+// cluster). serve.go calls openPostgres, joinCluster, register and run.
+
+// Lease settings read from the store URL's query (and removed before the
+// URL reaches the driver): ?lease_ttl=5s&lease_renew=1s.
+const (
+	paramLeaseTTL   = "lease_ttl"
+	paramLeaseRenew = "lease_renew"
+)
+
+// pgBackend is the PostgreSQL store plus the lease settings its URL gave.
+type pgBackend struct {
+	*pgstore.Store
+	ttl, renew time.Duration
+}
+
+// openPostgres opens the PostgreSQL store at rawURL.
+func openPostgres(ctx context.Context, rawURL string, clk clock.Clock) (store.Store, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, usagef("serve: --store: %v", redactURL(err.Error()))
+	}
+	q := u.Query()
+	b := &pgBackend{}
+	for _, p := range []struct {
+		name string
+		dst  *time.Duration
+	}{{paramLeaseTTL, &b.ttl}, {paramLeaseRenew, &b.renew}} {
+		if v := q.Get(p.name); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				return nil, usagef("serve: --store: %s=%q is not a positive duration (like 5s)", p.name, v)
+			}
+			*p.dst = d
+		}
+		q.Del(p.name)
+	}
+	ttl, renew := b.ttl, b.renew
+	if ttl == 0 {
+		ttl = 5 * time.Second
+	}
+	if renew == 0 {
+		renew = time.Second
+	}
+	if renew >= ttl {
+		return nil, usagef("serve: --store: %s=%s must be shorter than %s=%s", paramLeaseRenew, renew, paramLeaseTTL, ttl)
+	}
+	u.RawQuery = q.Encode()
+	st, err := pgstore.Open(ctx, u.String(), pgstore.WithClock(clk))
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", redactURL(rawURL), err)
+	}
+	b.Store = st
+	return b, nil
+}
+
+// clusterNode is the daemon's membership of a cluster; node is nil on a
+// single-node (SQLite) store, where the daemon always leads.
+type clusterNode struct {
+	node *cluster.Node
+	pg   *pgstore.Store
+	self string
+	addr string
+	clk  clock.Clock
+}
+
+// joinCluster prepares cluster membership for st and returns the store the
+// job controller must use: on PostgreSQL it lets only the leader schedule.
+func joinCluster(st store.Store, o serveOptions, clk clock.Clock, log *slog.Logger) (*clusterNode, store.Store, error) {
+	c := &clusterNode{self: o.node, addr: o.listen, clk: clk}
+	pb, ok := st.(*pgBackend)
+	if !ok {
+		return c, st, nil
+	}
+	n, err := cluster.New(cluster.Config{
+		Store: pb.Store, ID: o.node, Address: o.listen, Version: Version,
+		TTL: pb.ttl, RenewInterval: pb.renew, Clock: clk, Logger: log.With("component", "cluster"),
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	c.node, c.pg = n, pb.Store
+	return c, cluster.ControllerStore(st, o.node, n.Leading), nil
+}
+
+// controllerTerm is the job controller's Term function for st: on a
+// cluster store it marks the controller's writes with the node's term (the
+// store then lets only the leader's through); nil on a single-node store.
+func controllerTerm(st store.Store) func() int64 {
+	if g, ok := st.(interface{ Term() int64 }); ok {
+		return g.Term
+	}
+	return nil
+}
+
+// register adds GET /api/v1/cluster to the API.
+func (c *clusterNode) register(api *httpapi.Server) {
+	api.Handle("GET /api/v1/cluster", httpapi.ClusterHandler(c))
+}
+
+// run takes part in the cluster until ctx ends (at once on SQLite). ctrl is
+// nudged when other nodes change jobs or runs.
+func (c *clusterNode) run(ctx context.Context, ctrl any) error {
+	if c.node == nil {
+		<-ctx.Done()
+		return nil
+	}
+	n, ok := ctrl.(cluster.Notifier)
+	if !ok {
+		return fmt.Errorf("cluster: the job controller cannot be notified")
+	}
+	return c.node.Run(ctx, n)
+}
+
+// Cluster implements httpapi.ClusterSource.
+func (c *clusterNode) Cluster(ctx context.Context) (apitype.Cluster, error) {
+	if c.node == nil {
+		now := c.clk.Now().UTC()
+		return apitype.Cluster{Leader: c.self, Self: c.self, Now: now,
+			Nodes: []apitype.ClusterNode{{ID: c.self, Address: c.addr, Version: Version, Leader: true}}}, nil
+	}
+	cl, err := c.node.Cluster(ctx)
+	if err != nil {
+		return apitype.Cluster{}, err
+	}
+	out := apitype.Cluster{Self: c.self, Now: cl.Now, Term: cl.Lease.Term}
+	held := cl.Lease.Holder != "" && cl.Lease.ExpiresAt.After(cl.Now)
+	if held {
+		out.Leader = cl.Lease.Holder
+	}
+	if !cl.Lease.ExpiresAt.IsZero() {
+		exp := cl.Lease.ExpiresAt
+		out.LeaseExpiresAt = &exp
+	}
+	for _, n := range cl.Nodes {
+		out.Nodes = append(out.Nodes, apitype.ClusterNode{ID: n.ID, Address: n.Address, Version: n.Version,
+			StartedAt: n.StartedAt, HeartbeatAt: n.HeartbeatAt, Leader: held && n.ID == cl.Lease.Holder})
+	}
+	return out, nil
+}

@@ -1,0 +1,268 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/api/apiclient"
+	"github.com/almanac-sh/almanac/internal/api/apitype"
+	"github.com/almanac-sh/almanac/internal/pgtest"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Default lease settings the cluster test runs with (the daemon's defaults).
+const (
+	e2eTTL   = 5 * time.Second
+	e2eRenew = time.Second
+	// e2ePeriod is how often each job fires; longer than TTL + renew, so a
+	// failover never spans two instants of one job.
+	e2ePeriod = 10 * time.Second
+	e2eJobs   = 200
+)
+
+// clusterDB is the test's own view of the shared database.
+type clusterDB struct {
+	t    *testing.T
+	pool *pgxpool.Pool
+}
+
+type lease struct {
+	holder string
+	term   int64
+}
+
+// leader waits for a valid lease with a term above after.
+func (db clusterDB) leader(after int64, within time.Duration) lease {
+	db.t.Helper()
+	var l lease
+	eventually(db.t, fmt.Sprintf("a leader with a term above %d", after), within, func() (bool, error) {
+		var valid bool
+		err := db.pool.QueryRow(context.Background(),
+			`SELECT holder, term, expires_at > now() FROM leader WHERE name = 'controller'`).Scan(&l.holder, &l.term, &valid)
+		return err == nil && valid && l.term > after, err
+	})
+	return l
+}
+
+func (db clusterDB) now() time.Time {
+	db.t.Helper()
+	var t time.Time
+	if err := db.pool.QueryRow(context.Background(), `SELECT clock_timestamp()`).Scan(&t); err != nil {
+		db.t.Fatal(err)
+	}
+	return t
+}
+
+// TestClusterFailover runs three `serve` processes on one database with 200
+// jobs, kills the leader with SIGKILL again and again, then pauses one past
+// its lease, and checks that every scheduled instant got exactly one run,
+// that takeovers happen within TTL + renew interval, and that the paused
+// leader created no run after it lost the lease.
+func TestClusterFailover(t *testing.T) {
+	bin := almanacBinary(t)
+	kills := 10
+	if os.Getenv("ALMANAC_SLOW") == "1" {
+		kills = 40
+	}
+	ctx := context.Background()
+	base := pgtest.Schema(t)
+	pool, err := pgxpool.New(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	db := clusterDB{t, pool}
+
+	procs := map[string]*daemonProc{}
+	start := func(name string) {
+		// application_name tags every row the node's connections write, for
+		// the audit trigger below.
+		procs[name] = startDaemon(t, bin, t.TempDir(), "--node", name,
+			"--store", base+"&application_name=almanac-"+name)
+	}
+	names := []string{"n1", "n2", "n3"}
+	for _, n := range names {
+		start(n)
+	}
+	// Record which node inserted each run, and when by the database clock.
+	if _, err := pool.Exec(ctx, `
+		CREATE TABLE run_audit (run_id bigint, job text, scheduled_time timestamptz, attempt int, app text, at timestamptz);
+		CREATE FUNCTION run_audit() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+		    INSERT INTO run_audit
+		    SELECT id, job, scheduled_time, attempt, current_setting('application_name'), clock_timestamp() FROM new_rows;
+		    RETURN NULL;
+		END $$;
+		CREATE TRIGGER run_audit AFTER INSERT ON runs REFERENCING NEW TABLE AS new_rows
+		    FOR EACH STATEMENT EXECUTE FUNCTION run_audit();`); err != nil {
+		t.Fatal(err)
+	}
+
+	c, err := apiclient.New(procs["n1"].url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < e2eJobs; i++ {
+		if _, _, err := c.JobPut(ctx, fmt.Sprintf("job-%03d", i), apitype.JobSpec{
+			Cron: fmt.Sprintf("*/%d * * * * *", int(e2ePeriod.Seconds())), Command: apitype.Command{Argv: []string{"true"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Instants are checked from the first one after every job existed.
+	firstInstant := db.now().Truncate(e2ePeriod).Add(e2ePeriod)
+
+	// The cluster view, from a follower and the leader alike.
+	l := db.leader(0, 30*time.Second)
+	for _, n := range names {
+		var cl apitype.Cluster
+		resp, err := http.Get(procs[n].url + "/api/v1/cluster")
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = json.NewDecoder(resp.Body).Decode(&cl)
+		resp.Body.Close()
+		if err != nil || cl.Self != n || cl.Term < l.term || len(cl.Nodes) != 3 || cl.Leader == "" {
+			t.Fatalf("GET /api/v1/cluster on %s = %+v, %v", n, cl, err)
+		}
+	}
+
+	// scheduled waits until node has inserted the first attempts of every
+	// job for one instant since since.
+	scheduled := func(node string, since time.Time) {
+		eventually(t, node+" schedules an instant of every job", 3*e2ePeriod, func() (bool, error) {
+			var done bool
+			err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM run_audit WHERE app = $1 AND at > $2 AND attempt = 1
+				GROUP BY scheduled_time HAVING count(*) = $3)`, "almanac-"+node, since, e2eJobs).Scan(&done)
+			return done, err
+		})
+	}
+
+	// Kill the leader again and again, each time once it has scheduled an
+	// instant; a follower must take over within TTL + renew interval.
+	var takeovers []time.Duration
+	elected := db.now()
+	for i := 0; i < kills; i++ {
+		l = db.leader(l.term-1, 30*time.Second)
+		scheduled(l.holder, elected)
+		d := procs[l.holder]
+		killed := time.Now()
+		if err := d.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		next := db.leader(l.term, 2*(e2eTTL+e2eRenew))
+		took := time.Since(killed)
+		elected = db.now()
+		takeovers = append(takeovers, took)
+		if next.holder == l.holder {
+			t.Fatalf("kill %d: the killed node %s still leads", i, l.holder)
+		}
+		<-d.done
+		start(l.holder)
+		l = next
+	}
+
+	// Pause the leader past its lease, let another node take over and
+	// schedule, then resume it.
+	l = db.leader(l.term-1, 30*time.Second)
+	scheduled(l.holder, elected)
+	paused := procs[l.holder]
+	if err := paused.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	next := db.leader(l.term, 2*(e2eTTL+e2eRenew))
+	lostAt := db.now()
+	scheduled(next.holder, lostAt)
+	if err := paused.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	resumed := db.now()
+	// Let the resumed node live through another instant of every job.
+	eventually(t, "another instant after the resume", 3*e2ePeriod, func() (bool, error) {
+		var n int
+		err := pool.QueryRow(ctx, `SELECT count(*) FROM run_audit WHERE at > $1::timestamptz + $2::float8 * interval '1 second'`,
+			resumed, e2ePeriod.Seconds()).Scan(&n)
+		return n >= e2eJobs, err
+	})
+	var stale int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM run_audit WHERE at > $1 AND app = $2`,
+		lostAt, "almanac-"+l.holder).Scan(&stale); err != nil {
+		t.Fatal(err)
+	}
+	if stale != 0 {
+		t.Errorf("the paused leader %s created %d runs after losing the lease", l.holder, stale)
+	}
+	lastInstant := db.now().Add(-e2ePeriod).Truncate(e2ePeriod)
+
+	// Every instant of every job from first to last got exactly one first
+	// attempt (read from the audit: finished runs beyond the history limits
+	// are pruned from runs); nothing was recorded as missed.
+	rows, err := pool.Query(ctx, `
+		SELECT j.name, i, count(r.run_id)
+		  FROM jobs j
+		 CROSS JOIN generate_series($1::timestamptz, $2::timestamptz, $3 * interval '1 second') AS i
+		  LEFT JOIN run_audit r ON r.job = j.name AND r.scheduled_time = i AND r.attempt = 1
+		 GROUP BY j.name, i
+		HAVING count(r.run_id) <> 1
+		 ORDER BY 1, 2`, firstInstant, lastInstant, e2ePeriod.Seconds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := 0
+	for rows.Next() {
+		var job string
+		var at time.Time
+		var n int
+		if err := rows.Scan(&job, &at, &n); err != nil {
+			t.Fatal(err)
+		}
+		if bad++; bad <= 20 {
+			t.Errorf("job %s at %s: %d runs, want 1", job, at.UTC().Format(time.RFC3339), n)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	instants := int(lastInstant.Sub(firstInstant)/e2ePeriod) + 1
+	var missed int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM events WHERE kind = 'run.missed'`).Scan(&missed); err != nil {
+		t.Fatal(err)
+	}
+	if bad > 0 || missed > 0 {
+		// Show who scheduled what, instant by instant, to explain it.
+		rows, err := pool.Query(ctx, `SELECT scheduled_time, app, count(*), min(at), max(at) FROM run_audit
+			WHERE attempt = 1 GROUP BY 1, 2 ORDER BY 1, 2`)
+		if err == nil {
+			for rows.Next() {
+				var at, first, last time.Time
+				var app string
+				var n int
+				if rows.Scan(&at, &app, &n, &first, &last) == nil {
+					t.Logf("instant %s: %d runs by %s, inserted %s..%s", at.UTC().Format(time.TimeOnly), n, app,
+						first.UTC().Format("15:04:05.000"), last.UTC().Format("15:04:05.000"))
+				}
+			}
+			rows.Close()
+		}
+	}
+	if bad > 0 || missed > 0 || instants < 5 {
+		t.Errorf("%d of %d×%d instants without exactly one run, %d missed events", bad, e2eJobs, instants, missed)
+	}
+
+	slices.Sort(takeovers)
+	pct := func(p float64) time.Duration { return takeovers[int(p*float64(len(takeovers)-1))] }
+	t.Logf("%d instants × %d jobs checked; takeover after SIGKILL over %d kills: min %v p50 %v p90 %v max %v",
+		instants, e2eJobs, len(takeovers), takeovers[0].Round(time.Millisecond), pct(0.5).Round(time.Millisecond),
+		pct(0.9).Round(time.Millisecond), takeovers[len(takeovers)-1].Round(time.Millisecond))
+	for _, took := range takeovers {
+		if took > e2eTTL+e2eRenew+time.Second {
+			t.Errorf("a takeover took %v, more than TTL %v + renew %v (+1 s for observing it)", took, e2eTTL, e2eRenew)
+		}
+	}
+}

@@ -1,0 +1,22 @@
+package cli
+
+import (
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/cron"
+	"github.com/almanac-sh/almanac/internal/job"
+)
+
+// parseCron implements job.ParseFunc with the cron engine: the full dialect
+// (L, W, #, H, CRON_TZ=, macros, @every) and fast counting of missed
+// instants, which the controller uses after downtime.
+func parseCron(expr string, loc *time.Location) (job.Schedule, error) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	s, err := cron.Parse(expr, cron.WithLocation(loc))
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}

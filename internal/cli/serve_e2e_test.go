@@ -1,0 +1,298 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/api/apiclient"
+	"github.com/almanac-sh/almanac/internal/api/apitype"
+)
+
+// The end-to-end tests build the real binary and drive real daemon
+// processes through the CLI and the API client. They never sleep for a
+// fixed time: they poll the API for a condition, with a deadline.
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// almanacBinary builds cmd/almanac once per test process.
+func almanacBinary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end test builds the binary; skipped with -short")
+	}
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "almanac-e2e-bin")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "almanac")
+		out, err := exec.Command("go", "build", "-o", binPath, "github.com/almanac-sh/almanac/cmd/almanac").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// daemonProc is a running `almanac serve`.
+type daemonProc struct {
+	cmd  *exec.Cmd
+	url  string
+	logs *lineBuffer
+	done chan struct{}
+}
+
+// lineBuffer collects a process's output for failure reports.
+type lineBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *lineBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *lineBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+// startDaemon starts `almanac serve` on a free loopback port with dataDir
+// and waits until it serves.
+func startDaemon(t *testing.T, bin, dataDir string, extra ...string) *daemonProc {
+	t.Helper()
+	args := append([]string{"serve", "--data", dataDir, "--listen", "127.0.0.1:0", "--log-format", "json", "--grace", "2s"}, extra...)
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "ALMANAC_TOKEN=")
+	pr, pw := io.Pipe()
+	logs := &lineBuffer{}
+	cmd.Stderr = io.MultiWriter(logs, pw)
+	cmd.Stdout = logs
+	cmd.WaitDelay = 5 * time.Second // a run's process may hold the pipes
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	d := &daemonProc{cmd: cmd, logs: logs, done: make(chan struct{})}
+	go func() {
+		cmd.Wait()
+		pw.Close()
+		close(d.done)
+	}()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+		}
+		<-d.done
+		if t.Failed() {
+			t.Logf("daemon log:\n%s", logs.String())
+		}
+	})
+	urlc := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			var rec struct {
+				Msg string `json:"msg"`
+				URL string `json:"url"`
+			}
+			if json.Unmarshal(sc.Bytes(), &rec) == nil && rec.Msg == "serving" {
+				urlc <- rec.URL
+				break
+			}
+		}
+		io.Copy(io.Discard, pr)
+	}()
+	select {
+	case d.url = <-urlc:
+	case <-d.done:
+		t.Fatalf("daemon exited before serving: %v\n%s", cmd.ProcessState, logs.String())
+	case <-time.After(60 * time.Second):
+		t.Fatalf("daemon did not report serving within 60s\n%s", logs.String())
+	}
+	return d
+}
+
+// cli runs the binary with args against the daemon and returns stdout.
+func (d *daemonProc) cli(t *testing.T, bin string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "ALMANAC_SERVER="+d.url, "ALMANAC_TOKEN=")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("almanac %s: %v\nstdout: %s\nstderr: %s", strings.Join(args, " "), err, out, stderr.String())
+	}
+	return string(out)
+}
+
+// eventually polls cond until it returns true or the deadline passes.
+func eventually(t *testing.T, what string, within time.Duration, cond func() (bool, error)) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	tick := time.NewTicker(25 * time.Millisecond)
+	defer tick.Stop()
+	var lastErr error
+	for {
+		ok, err := cond()
+		if ok {
+			return
+		}
+		lastErr = err
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not true within %s (last error: %v)", what, within, lastErr)
+		}
+		<-tick.C
+	}
+}
+
+var runIDRE = regexp.MustCompile(`^run (\d+) of job `)
+
+func triggerRun(t *testing.T, d *daemonProc, bin, job string) int64 {
+	t.Helper()
+	out := d.cli(t, bin, "trigger", job)
+	m := runIDRE.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("trigger output %q has no run id", out)
+	}
+	id, _ := strconv.ParseInt(m[1], 10, 64)
+	return id
+}
+
+func TestEndToEndRunAndLogs(t *testing.T) {
+	bin := almanacBinary(t)
+	t.Parallel()
+	d := startDaemon(t, bin, t.TempDir())
+	c, err := apiclient.New(d.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+
+	out := d.cli(t, bin, "run", "hello", "--schedule", "0 0 1 1 *", "--tz", "Europe/Berlin", "--", "sh", "-c", `echo "hello from $ALMANAC_JOB run $ALMANAC_RUN_ID"`)
+	if !strings.HasPrefix(out, "job hello created (next run ") {
+		t.Fatalf("run: %q", out)
+	}
+	id := triggerRun(t, d, bin, "hello")
+	var run apitype.Run
+	eventually(t, "triggered run finishes", 30*time.Second, func() (bool, error) {
+		run, err = c.RunGet(ctx, id)
+		return err == nil && run.Finished(), err
+	})
+	if run.State != apitype.RunSucceeded || run.ExitCode == nil || *run.ExitCode != 0 || run.Reason != apitype.ReasonManual {
+		t.Fatalf("run = %+v", run)
+	}
+	if got, want := d.cli(t, bin, "logs", strconv.FormatInt(id, 10)), fmt.Sprintf("hello from hello run %d\n", id); got != want {
+		t.Fatalf("logs = %q, want %q", got, want)
+	}
+	if out := d.cli(t, bin, "get", "runs", "--job", "hello"); !regexp.MustCompile(`(?m)^` + strconv.FormatInt(id, 10) + `\s+hello\s+succeeded\s+manual\s+1\s`).MatchString(out) {
+		t.Fatalf("get runs:\n%s", out)
+	}
+	if out := d.cli(t, bin, "describe", "job", "hello"); !strings.Contains(out, "Europe/Berlin") || !strings.Contains(out, "Succeeded:") {
+		t.Fatalf("describe:\n%s", out)
+	}
+	if out := d.cli(t, bin, "get", "events", "--job", "hello"); !strings.Contains(out, "run.succeeded") || !strings.Contains(out, "job.created") {
+		t.Fatalf("get events:\n%s", out)
+	}
+
+	// Graceful shutdown: SIGTERM ends the daemon with status 0.
+	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-d.done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("daemon did not stop within 30s of SIGTERM")
+	}
+	if !d.cmd.ProcessState.Success() || !strings.Contains(d.logs.String(), `"msg":"stopped"`) {
+		t.Fatalf("after SIGTERM: %v", d.cmd.ProcessState)
+	}
+}
+
+func TestEndToEndCrashRecovery(t *testing.T) {
+	bin := almanacBinary(t)
+	t.Parallel()
+	data := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "started")
+	d := startDaemon(t, bin, data)
+	ctx := context.Background()
+
+	// The run writes a marker and then outlives the daemon.
+	d.cli(t, bin, "run", "slow", "--schedule", "0 0 1 1 *", "--", "sh", "-c", "touch "+marker+"; exec sleep 20")
+	id := triggerRun(t, d, bin, "slow")
+	c, _ := apiclient.New(d.url)
+	eventually(t, "run is running and its process started", 30*time.Second, func() (bool, error) {
+		run, err := c.RunGet(ctx, id)
+		_, statErr := os.Stat(marker)
+		return err == nil && run.State == apitype.RunRunning && statErr == nil, err
+	})
+
+	if err := d.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-d.done
+
+	d2 := startDaemon(t, bin, data)
+	c2, _ := apiclient.New(d2.url)
+	var runs []apitype.Run
+	eventually(t, "interrupted run is marked failed after restart", 30*time.Second, func() (bool, error) {
+		run, err := c2.RunGet(ctx, id)
+		return err == nil && run.Finished(), err
+	})
+	page, err := c2.RunList(ctx, apiclient.RunFilter{Job: "slow"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs = page.Items
+	seen := map[string]int{}
+	for _, r := range runs {
+		key := r.ScheduledTime.UTC().Format(time.RFC3339Nano) + "#" + strconv.Itoa(r.Attempt)
+		seen[key]++
+		if seen[key] > 1 {
+			t.Fatalf("duplicate run for %s: %+v", key, runs)
+		}
+	}
+	first, err := c2.RunGet(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.State != apitype.RunFailed || first.Error == "" {
+		t.Fatalf("interrupted run = %+v, want failed with a reason", first)
+	}
+	if len(runs) != 1 {
+		t.Fatalf("runs after restart = %+v, want only the interrupted one (backoff_limit 0)", runs)
+	}
+}
+
+func TestServeRefusesOpenListener(t *testing.T) {
+	t.Setenv("ALMANAC_TOKEN", "")
+	_, errOut, code := runCLI(t, "serve", "--listen", "0.0.0.0:0", "--data", t.TempDir())
+	if code != exitUsage || !strings.Contains(errOut, "set --token") {
+		t.Fatalf("code %d stderr %q", code, errOut)
+	}
+}

@@ -1,0 +1,160 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/job"
+	"github.com/almanac-sh/almanac/internal/manifest"
+	"github.com/almanac-sh/almanac/internal/manifestdir"
+	"github.com/almanac-sh/almanac/internal/manifestjob"
+	"github.com/almanac-sh/almanac/internal/store"
+)
+
+// manifestController is what reloading manifests needs of the controller:
+// its job writes (which validate, move the schedule of a changed job to
+// now and kill a deleted job's runs) and a way to make it look again at
+// every job after the gates changed.
+type manifestController interface {
+	PutJob(ctx context.Context, spec store.JobSpec, src store.Source) (store.Job, bool, error)
+	DeleteJob(ctx context.Context, name string) error
+	Notify(name string)
+}
+
+// manifestJobs keeps the daemon's jobs and gates in step with the `job`
+// and `schedule` resources under --manifests.
+type manifestJobs struct {
+	dir     string
+	st      jobWriter
+	clk     clock.Clock
+	log     *slog.Logger
+	gates   manifestjob.Gates
+	ctrl    manifestController
+	watcher *manifestdir.Watcher
+}
+
+// newManifestJobs prepares the manifests of --manifests; nil without the
+// flag (every method accepts a nil receiver).
+func newManifestJobs(o serveOptions, st jobWriter, clk clock.Clock, log *slog.Logger) (*manifestJobs, error) {
+	if o.manifests == "" {
+		return nil, nil
+	}
+	m := &manifestJobs{dir: o.manifests, st: st, clk: clk, log: log.With("component", "manifests")}
+	w, err := manifestdir.NewWatcher(o.manifests, manifestdir.WatchConfig{
+		Clock: clk, Interval: manifestdir.DefaultInterval, Logger: m.log, Accept: m.accept})
+	if err != nil {
+		return nil, err
+	}
+	m.watcher = w
+	return m, nil
+}
+
+// gateFunc is the controller's view of the gates in force.
+func (m *manifestJobs) gateFunc() job.GateFunc {
+	if m == nil {
+		return nil
+	}
+	return m.gates.Lookup
+}
+
+// start loads the manifests once, through ctrl. Problems in them end the
+// daemon (exit 1), every one printed to errOut as file:line:col: message.
+func (m *manifestJobs) start(ctx context.Context, ctrl controller, errOut io.Writer) error {
+	if m == nil {
+		return nil
+	}
+	mc, ok := ctrl.(manifestController)
+	if !ok {
+		return errors.New("serve: the job controller cannot take manifest jobs")
+	}
+	m.ctrl = mc
+	if _, err := m.watcher.Check(ctx); err != nil {
+		var el manifest.ErrorList
+		if errors.As(err, &el) {
+			for _, e := range el {
+				fmt.Fprintln(errOut, e.Error())
+			}
+			return &exitError{code: exitFailure, err: fmt.Errorf("serve: --manifests %s: %d %s", m.dir, len(el), plural(len(el), "error", "errors"))}
+		}
+		return &exitError{code: exitFailure, err: fmt.Errorf("serve: --manifests %s: %w", m.dir, err)}
+	}
+	return nil
+}
+
+// watch reloads the manifests whenever they change, until ctx ends.
+func (m *manifestJobs) watch(ctx context.Context) {
+	if m == nil {
+		return
+	}
+	_ = m.watcher.Run(ctx)
+}
+
+// accept makes a newly compiled catalog the one in force: its jobs are
+// converted and checked, and only if all of them are fine are the gates
+// swapped and the store reconciled. Anything wrong leaves the previous
+// jobs and gates as they were.
+func (m *manifestJobs) accept(ctx context.Context, s *manifestdir.Snapshot) error {
+	set, err := manifestjob.FromCatalog(s.Catalog, parseCron)
+	if err != nil {
+		return err
+	}
+	for i := range set.Jobs {
+		spec := &set.Jobs[i]
+		old, err := m.st.JobGet(ctx, spec.Name)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("read job %s: %w", spec.Name, err)
+		}
+		if old.Source != store.SourceManifest {
+			return fmt.Errorf("manifest job %q clashes with a job of the same name created by %s; delete one of them", spec.Name, old.Source)
+		}
+		if !set.SuspendSet[spec.Name] {
+			// The manifest does not say: an operator's suspend or
+			// resume over the API stands.
+			spec.Suspend = old.Spec.Suspend
+		}
+	}
+	m.gates.Store(set.Gates)
+	res, err := syncManifestJobs(ctx, controllerJobs{m.st, m.ctrl}, set.Jobs, m.clk.Now())
+	// Held runs may wait on a gate that just changed: look at all jobs.
+	m.ctrl.Notify("")
+	if err != nil {
+		return err
+	}
+	m.log.Info("manifest jobs loaded", "dir", m.dir, "files", len(s.Files), "created", res.Created, "updated", res.Updated,
+		"deleted", res.Deleted, "unchanged", res.Unchanged, "gates", len(set.Gates))
+	return nil
+}
+
+// controllerJobs is the jobWriter syncManifestJobs writes manifest jobs
+// through: reads go to the store, writes to the controller.
+type controllerJobs struct {
+	jobWriter
+	ctrl manifestController
+}
+
+// JobCreate creates the job; store.ErrDuplicate if the name is taken.
+func (c controllerJobs) JobCreate(ctx context.Context, p store.JobCreateParams) (store.Job, error) {
+	if _, err := c.JobGet(ctx, p.Spec.Name); err == nil {
+		return store.Job{}, store.ErrDuplicate
+	}
+	j, _, err := c.ctrl.PutJob(ctx, p.Spec, p.Source)
+	return j, err
+}
+
+// JobUpdate replaces the job's spec; it takes effect from the next run.
+func (c controllerJobs) JobUpdate(ctx context.Context, p store.JobUpdateParams) (store.Job, error) {
+	j, _, err := c.ctrl.PutJob(ctx, p.Spec, p.Source)
+	return j, err
+}
+
+// JobDelete deletes the job, killing its active runs.
+func (c controllerJobs) JobDelete(ctx context.Context, p store.JobDeleteParams) error {
+	return c.ctrl.DeleteJob(ctx, p.Name)
+}

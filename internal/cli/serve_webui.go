@@ -1,0 +1,46 @@
+package cli
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/almanac-sh/almanac/internal/calendar"
+	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/cron"
+	"github.com/almanac-sh/almanac/internal/store"
+	"github.com/almanac-sh/almanac/internal/webui"
+)
+
+// withWebUI serves the web UI beside the API on one listener: /api/,
+// /healthz and /metrics go to the API, every other path to the UI, which
+// does its own authentication (a login form when the daemon has a token).
+func withWebUI(api http.Handler, st store.Store, ctrl webui.JobController, res webui.ResourceLister, o serveOptions, clk clock.Clock, log *slog.Logger) (http.Handler, error) {
+	back, err := webui.NewDaemonBackend(webui.DaemonConfig{Store: st, Jobs: ctrl, Resources: res, Describe: describeCron})
+	if err != nil {
+		return nil, err
+	}
+	ui, err := webui.New(webui.Config{Backend: back, Clock: clk, Token: o.token, Logger: log.With("component", "webui")})
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	for _, p := range []string{"/api/", "/healthz", "/metrics"} {
+		mux.Handle(p, api)
+	}
+	mux.Handle("/", ui)
+	return mux, nil
+}
+
+// describeCron reads a job's cron expression in plain English for the UI;
+// an expression that does not parse gets no reading.
+func describeCron(expr, zone string) string {
+	loc, err := calendar.LoadZone(zone)
+	if err != nil {
+		return ""
+	}
+	s, err := cron.Parse(expr, cron.WithLocation(loc))
+	if err != nil {
+		return ""
+	}
+	return s.Describe()
+}

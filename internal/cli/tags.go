@@ -1,0 +1,127 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/fleet"
+)
+
+func init() {
+	register("tags", "validate a managed resource's schedule tags offline", runTags)
+}
+
+// tagsJSON is the --json output of `almanac tags`. Errors and warnings are the
+// messages as strings; each message already names the key and value.
+type tagsJSON struct {
+	Scheduled bool       `json:"scheduled"`
+	Errors    []string   `json:"errors"`
+	Warnings  []string   `json:"warnings"`
+	NextStart *time.Time `json:"next_start"`
+	NextStop  *time.Time `json:"next_stop"`
+}
+
+func runTags(_ context.Context, e *env, args []string) error {
+	fs := newFlagSet("tags")
+	at := fs.String("at", "", "validate as of this RFC 3339 instant (default now)")
+	hib := fs.Bool("hibernation-supported", false, "the resource supports hibernation")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usagef("tags: no tags given (want KEY=VALUE...)")
+	}
+	tags := make(map[string]string, len(pos))
+	for _, kv := range pos {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return usagef("tags: %q is not KEY=VALUE", kv)
+		}
+		if k == "" {
+			return usagef("tags: %q has an empty key", kv)
+		}
+		if _, dup := tags[k]; dup {
+			return usagef("tags: key %q given twice", k)
+		}
+		tags[k] = v
+	}
+	now := clock.Real{}.Now()
+	if *at != "" {
+		now, err = time.Parse(time.RFC3339, *at)
+		if err != nil {
+			return usagef("tags: --at %q is not an RFC 3339 time (like 2024-06-01T09:00:00Z)", *at)
+		}
+	}
+
+	v := fleet.Validate(tags, *hib)
+	out := tagsJSON{Scheduled: v.Scheduled, Errors: []string{}, Warnings: []string{}}
+	for _, f := range v.Errors {
+		out.Errors = append(out.Errors, f.Message)
+	}
+	for _, f := range v.Warnings {
+		out.Warnings = append(out.Warnings, f.Message)
+	}
+	if t, ok := v.NextStart(now); ok {
+		t = t.In(v.Zone)
+		out.NextStart = &t
+	}
+	if t, ok := v.NextStop(now); ok {
+		t = t.In(v.Zone)
+		out.NextStop = &t
+	}
+
+	if *asJSON {
+		b, err := json.Marshal(out)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "%s\n", b)
+		return nil
+	}
+	line := func(label, format string, a ...any) {
+		fmt.Fprintf(e.stdout, "%-11s %s\n", label+":", fmt.Sprintf(format, a...))
+	}
+	switch {
+	case !v.Scheduled:
+		line("scheduled", "no")
+	case len(v.Errors) > 0:
+		line("scheduled", "yes, but no action is taken until the errors are fixed")
+	default:
+		line("scheduled", "yes")
+	}
+	if v.Zone != nil {
+		line("time zone", "%s", v.Zone)
+	}
+	if v.Start != nil {
+		line("start", "%s", v.Start)
+	}
+	if v.Stop != nil {
+		if v.Hibernate {
+			line("stop", "%s (hibernate)", v.Stop)
+		} else {
+			line("stop", "%s", v.Stop)
+		}
+	}
+	if v.Notify != "" {
+		line("notify", "%s", v.Notify)
+	}
+	for _, m := range out.Errors {
+		line("error", "%s", m)
+	}
+	for _, m := range out.Warnings {
+		line("warning", "%s", m)
+	}
+	if out.NextStart != nil {
+		line("next start", "%s", out.NextStart.Format(time.RFC3339))
+	}
+	if out.NextStop != nil {
+		line("next stop", "%s", out.NextStop.Format(time.RFC3339))
+	}
+	return nil
+}

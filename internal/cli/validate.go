@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/almanac-sh/almanac/internal/catalog"
+	"github.com/almanac-sh/almanac/internal/manifest"
+)
+
+func init() {
+	register("validate", "parse and compile manifests, check references and cycles", runValidate)
+}
+
+// runValidate parses and compiles every FILE as one catalog and reports
+// every error as file:line:col: message (exit 1), or a one-line summary.
+func runValidate(_ context.Context, e *env, args []string) error {
+	fs := newFlagSet("validate")
+	asJSON := fs.Bool("json", false, "print the compiled catalog as JSON")
+	files, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return usagef("validate: no manifest given (usage: almanac validate [--json] FILE...)")
+	}
+	cat, errs, err := compileFiles(files)
+	if err != nil {
+		return err
+	}
+	for _, pe := range errs {
+		fmt.Fprintln(e.stderr, pe.Error())
+	}
+	if len(errs) > 0 {
+		return &exitError{code: exitFailure, err: fmt.Errorf("validate: %d %s", len(errs), plural(len(errs), "error", "errors"))}
+	}
+	if cycles := cat.CycleDetails(); len(cycles) > 0 {
+		printCycles(e.stderr, cycles)
+		return &exitError{code: exitFailure, err: fmt.Errorf("validate: %d dependency %s", len(cycles), plural(len(cycles), "cycle", "cycles"))}
+	}
+	if *asJSON {
+		return writeCatalogJSON(e.stdout, cat)
+	}
+	fmt.Fprintf(e.stdout, "%d %s, %d %s\n", len(cat.Applied()), plural(len(cat.Applied()), "resource", "resources"),
+		len(cat.Relationships()), plural(len(cat.Relationships()), "relationship", "relationships"))
+	return nil
+}
+
+// compileFiles reads, parses and compiles the files. Problems in the
+// manifests come back as errs; an unreadable file is a usage error.
+func compileFiles(paths []string) (*catalog.Catalog, manifest.ErrorList, error) {
+	var parsed []*manifest.File
+	var errs manifest.ErrorList
+	for _, p := range paths {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return nil, nil, usagef("validate: %v", unwrapPath(err))
+		}
+		f, err := manifest.ParseFile(p, src)
+		var el manifest.ErrorList
+		if errors.As(err, &el) {
+			errs = append(errs, el...)
+		}
+		parsed = append(parsed, f)
+	}
+	if len(errs) > 0 {
+		// Compiling half-parsed files would only add noise.
+		errs.Sort()
+		return nil, errs, nil
+	}
+	cat, err := catalog.Compile(parsed...)
+	var el manifest.ErrorList
+	if errors.As(err, &el) {
+		return cat, el, nil
+	}
+	return cat, nil, err
+}
+
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Path, pe.Err)
+	}
+	return err
+}
+
+// printCycles prints cycles the way Puppet does, followed by the position
+// of every relationship on each cycle.
+func printCycles(w io.Writer, cycles []catalog.Cycle) {
+	fmt.Fprintf(w, "Found %d dependency %s:\n", len(cycles), plural(len(cycles), "cycle", "cycles"))
+	for _, c := range cycles {
+		fmt.Fprintf(w, "(%s)\n", strings.Join(c.Path, " => "))
+		for _, e := range c.Edges {
+			fmt.Fprintf(w, "%s: %s => %s (%s)\n", e.Pos, e.From, e.To, e.Via)
+		}
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// jsonCatalog is the --json form of a compiled catalog.
+type jsonCatalog struct {
+	Resources  []jsonResource `json:"resources"`
+	Containers []jsonResource `json:"containers"`
+	Edges      []jsonEdge     `json:"edges"`
+}
+
+type jsonResource struct {
+	Ref        string         `json:"ref"`
+	Type       string         `json:"type"`
+	Title      string         `json:"title"`
+	Parameters map[string]any `json:"parameters"`
+	Tags       []string       `json:"tags"`
+	Container  string         `json:"container,omitempty"`
+	Virtual    bool           `json:"virtual,omitempty"`
+	File       string         `json:"file,omitempty"`
+	Line       int            `json:"line,omitempty"`
+}
+
+type jsonEdge struct {
+	Source string `json:"source"`
+	Target string `json:"target"`
+	Kind   string `json:"kind"`
+	Via    string `json:"via"`
+	File   string `json:"file,omitempty"`
+	Line   int    `json:"line,omitempty"`
+}
+
+func writeCatalogJSON(w io.Writer, cat *catalog.Catalog) error {
+	conv := func(rs []*catalog.Resource) []jsonResource {
+		out := make([]jsonResource, 0, len(rs))
+		for _, r := range rs {
+			out = append(out, jsonResource{Ref: r.Ref(), Type: r.Type, Title: r.Title, Parameters: r.Params,
+				Tags: r.Tags, Container: r.Container, Virtual: r.Virtual, File: r.Pos.File, Line: r.Pos.Line})
+		}
+		return out
+	}
+	jc := jsonCatalog{Resources: conv(cat.Resources), Containers: conv(cat.Containers), Edges: []jsonEdge{}}
+	for _, e := range cat.Edges {
+		jc.Edges = append(jc.Edges, jsonEdge{Source: e.From, Target: e.To, Kind: string(e.Kind), Via: e.Via, File: e.Pos.File, Line: e.Pos.Line})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(jc)
+}

@@ -1,0 +1,2 @@
+include app
+notify { 'version': message => $version, require => Class['app'] }

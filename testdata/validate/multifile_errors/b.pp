@@ -1,0 +1,2 @@
+exec { 'dup': command => '/bin/b' }
+notify { 'y': colour => 'red' }
