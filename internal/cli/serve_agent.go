@@ -62,8 +62,10 @@ type pather interface{ Path() string }
 // manifests compile, keeps state and reports in the store's database (the
 // SQLite file, or PostgreSQL shared by every node; in memory for any other
 // store), registers the /api/v1/applies routes
-// and runs the agent until the returned stop is called.
-func startAgent(ctx context.Context, o serveOptions, st store.Store, clk clock.Clock, log *slog.Logger, api *httpapi.Server) (stop func(), err error) {
+// and runs the agent until the returned stop is called. On a cluster only
+// the node that leads applies (leading is the cluster lease's test; nil on
+// a single node).
+func startAgent(ctx context.Context, o serveOptions, st store.Store, clk clock.Clock, log *slog.Logger, api *httpapi.Server, leading func() (bool, int64)) (stop func(), err error) {
 	if o.manifests == "" {
 		return func() {}, nil
 	}
@@ -95,6 +97,7 @@ func startAgent(ctx context.Context, o serveOptions, st store.Store, clk clock.C
 		Interval: interval, Host: o.node,
 		Retention: agent.Retention{Keep: o.agent.keep, MaxAge: o.agent.maxAge},
 		Watcher:   watcher,
+		Leading:   leading,
 	})
 	if err != nil {
 		closeDB()
@@ -140,4 +143,14 @@ func agentStateStore(ctx context.Context, st store.Store, log *slog.Logger) (ss 
 	}
 	log.Warn("agent state and reports are kept in memory: this store has no table for them")
 	return agent.NewMemoryStore(), func() {}, nil
+}
+
+// agentLeading is the agent's leadership test: the lease the job controller
+// leads with, so one node both schedules the jobs and applies the
+// manifests; nil on a single-node store, where the daemon always applies.
+func (c *clusterNode) agentLeading() func() (bool, int64) {
+	if c.node == nil {
+		return nil
+	}
+	return c.node.Leading
 }
