@@ -23,20 +23,12 @@ const (
 	DefaultKeepReports = 1000
 )
 
-// Watcher reports manifest changes. Each value received names what changed
-// (for the report); the agent applies once per burst of changes that arrive
-// while an apply runs.
-type Watcher interface {
-	Changes() <-chan string
-}
-
 // Config configures an Agent. Applier is required.
 type Config struct {
 	Applier Applier
 	Store   StateStore  // default: a MemoryStore
 	Clock   clock.Clock // default: clock.Real
 	Log     *slog.Logger
-	Watcher Watcher // optional; Notify does the same by hand
 
 	// Interval is the time between interval applies (default 30 min);
 	// negative disables them.
@@ -238,10 +230,6 @@ func (a *Agent) Run(ctx context.Context) error {
 		a.checkLeader(ctx, TriggerStartup)
 	}
 
-	var changes <-chan string
-	if a.cfg.Watcher != nil {
-		changes = a.cfg.Watcher.Changes()
-	}
 	for {
 		if ctx.Err() != nil {
 			return nil
@@ -271,13 +259,6 @@ func (a *Agent) Run(ctx context.Context) error {
 		case <-timer.C():
 		case <-a.wake:
 			timer.Stop()
-		case what, ok := <-changes:
-			timer.Stop()
-			if !ok {
-				changes = nil
-				continue
-			}
-			a.Notify(what)
 		}
 	}
 }

@@ -220,16 +220,11 @@ func TestTriggersDuringAnApplyCoalesce(t *testing.T) {
 	})
 }
 
-type chanWatcher chan string
-
-func (c chanWatcher) Changes() <-chan string { return c }
-
 func TestManifestChangesTriggerAnApply(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		w := make(chanWatcher)
-		h := newHarness(t, day0, Config{Interval: -1, Watcher: w})
+		h := newHarness(t, day0, Config{Interval: -1})
 		h.start()
-		w <- "site.pp"
+		h.agent.Notify("site.pp")
 		synctest.Wait()
 		h.stop()
 		trs := h.fake.triggerList()

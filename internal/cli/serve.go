@@ -161,7 +161,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 	})
 	cl.register(api)
 
-	stopAgent, err := startAgent(ctx, o, st, clk, log, api, cl.agentLeading())
+	stopAgent, err := startAgent(ctx, o, st, clk, log, api, cl.agentLeading(), manifests)
 	if err != nil {
 		return err
 	}

@@ -61,11 +61,13 @@ type pather interface{ Path() string }
 // startAgent starts agent mode when --manifests is set: it checks that the
 // manifests compile, keeps state and reports in the store's database (the
 // SQLite file, or PostgreSQL shared by every node; in memory for any other
-// store), registers the /api/v1/applies routes
-// and runs the agent until the returned stop is called. On a cluster only
-// the node that leads applies (leading is the cluster lease's test; nil on
-// a single node).
-func startAgent(ctx context.Context, o serveOptions, st store.Store, clk clock.Clock, log *slog.Logger, api *httpapi.Server, leading func() (bool, int64)) (stop func(), err error) {
+// store), registers the /api/v1/applies routes and runs the agent until the
+// returned stop is called. On a cluster only the node that leads applies
+// (leading is the cluster lease's test; nil on a single node).
+//
+// The agent hears of manifest changes from the watcher that reloads the
+// manifest jobs (manifests), so the directory is read by one poller.
+func startAgent(ctx context.Context, o serveOptions, st store.Store, clk clock.Clock, log *slog.Logger, api *httpapi.Server, leading func() (bool, int64), manifests *manifestJobs) (stop func(), err error) {
 	if o.manifests == "" {
 		return func() {}, nil
 	}
@@ -91,12 +93,10 @@ func startAgent(ctx context.Context, o serveOptions, st store.Store, clk clock.C
 	if interval == 0 {
 		interval = -1 // the agent's "disabled"
 	}
-	watcher := agent.NewDirWatcher(o.manifests, clk, 2*time.Second)
 	a, err := agent.New(agent.Config{
 		Applier: ap, Store: ss, Clock: clk, Log: log.With("component", "agent"),
 		Interval: interval, Host: o.node,
 		Retention: agent.Retention{Keep: o.agent.keep, MaxAge: o.agent.maxAge},
-		Watcher:   watcher,
 		Leading:   leading,
 	})
 	if err != nil {
@@ -106,7 +106,7 @@ func startAgent(ctx context.Context, o serveOptions, st store.Store, clk clock.C
 	api.HandleApplies(a)
 	actx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
-	go watcher.Run(actx)
+	manifests.notifyOnChange(func(what string) { a.Notify(what) })
 	go func() {
 		defer close(done)
 		if err := a.Run(actx); err != nil {
@@ -116,6 +116,7 @@ func startAgent(ctx context.Context, o serveOptions, st store.Store, clk clock.C
 	st0 := a.Status()
 	log.Info("agent mode", "manifests", o.manifests, "run_interval", o.agent.interval, "splay", st0.Splay, "host", st0.Host)
 	return func() {
+		manifests.notifyOnChange(nil)
 		cancel()
 		<-done
 		closeDB()
@@ -125,7 +126,7 @@ func startAgent(ctx context.Context, o serveOptions, st store.Store, clk clock.C
 // agentStateStore returns where the agent keeps its state and reports: in
 // the store's own database, so they survive restarts and, on PostgreSQL,
 // are shared by every node (whichever leads carries on from the state the
-// previous leader saved). close releases what it opened.
+// previous leader saved). release frees what it opened.
 func agentStateStore(ctx context.Context, st store.Store, log *slog.Logger) (ss agent.StateStore, release func(), err error) {
 	switch s := st.(type) {
 	case *pgBackend:

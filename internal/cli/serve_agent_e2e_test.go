@@ -109,3 +109,45 @@ notify { 'hello': message => 'agent mode' }
 		t.Errorf("missing report: %v, want 404", err)
 	}
 }
+
+// The daemon's one manifest watcher reloads the jobs and makes the agent
+// apply the edited manifests, naming the file in the report.
+func TestEndToEndAgentAppliesEditedManifests(t *testing.T) {
+	bin := almanacBinary(t)
+	dir := t.TempDir()
+	site := filepath.Join(dir, "site.pp")
+	if err := os.WriteFile(site, []byte("notify { 'hello': }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemon(t, bin, t.TempDir(), "--manifests", dir, "--run-interval", "0")
+	c, err := apiclient.New(d.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	eventually(t, "the start-up apply", 30*time.Second, func() (bool, error) {
+		l, err := c.ApplyList(ctx, "", 1)
+		return err == nil && len(l.Items) == 1, err
+	})
+	edit := "notify { 'hello': }\njob { 'tick': cron => '0 3 * * *', command => 'true' }\nnotify { 'again': }\n"
+	if err := os.WriteFile(site, []byte(edit), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var r *agent.Report
+	eventually(t, "an apply of the edited manifests", 30*time.Second, func() (bool, error) {
+		l, err := c.ApplyList(ctx, "", 1)
+		if err != nil || len(l.Items) == 0 {
+			return false, err
+		}
+		r = l.Items[0]
+		return r.Trigger.Kind == agent.TriggerManifest, nil
+	})
+	if r.Trigger.Reason != site || r.Summary.Changed != 2 {
+		t.Errorf("manifest apply = %+v", r)
+	}
+	// The same watcher loaded the job.
+	eventually(t, "the manifest job", 30*time.Second, func() (bool, error) {
+		_, err := c.JobGet(ctx, "tick")
+		return err == nil, nil
+	})
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sync"
 
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/job"
@@ -35,6 +36,9 @@ type manifestJobs struct {
 	gates   manifestjob.Gates
 	ctrl    manifestController
 	watcher *manifestdir.Watcher
+
+	mu       sync.Mutex
+	onChange func(what string) // the agent's Notify, once it runs
 }
 
 // newManifestJobs prepares the manifests of --manifests; nil without the
@@ -45,7 +49,7 @@ func newManifestJobs(o serveOptions, st jobWriter, clk clock.Clock, log *slog.Lo
 	}
 	m := &manifestJobs{dir: o.manifests, st: st, clk: clk, log: log.With("component", "manifests")}
 	w, err := manifestdir.NewWatcher(o.manifests, manifestdir.WatchConfig{
-		Clock: clk, Interval: manifestdir.DefaultInterval, Logger: m.log, Accept: m.accept})
+		Clock: clk, Interval: manifestdir.DefaultInterval, Logger: m.log, Accept: m.accept, Changed: m.changed})
 	if err != nil {
 		return nil, err
 	}
@@ -83,6 +87,28 @@ func (m *manifestJobs) start(ctx context.Context, ctrl controller, errOut io.Wri
 		return &exitError{code: exitFailure, err: fmt.Errorf("serve: --manifests %s: %w", m.dir, err)}
 	}
 	return nil
+}
+
+// notifyOnChange makes the one watcher of --manifests also tell fn (the
+// agent's Notify) of every new content of the directory, so the agent
+// applies it.
+func (m *manifestJobs) notifyOnChange(fn func(what string)) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.onChange = fn
+}
+
+// changed is the watcher's Changed hook.
+func (m *manifestJobs) changed(what string) {
+	m.mu.Lock()
+	fn := m.onChange
+	m.mu.Unlock()
+	if fn != nil {
+		fn(what)
+	}
 }
 
 // watch reloads the manifests whenever they change, until ctx ends.

@@ -15,6 +15,8 @@
 // force, so a bad edit loses nothing. The same broken content is reported
 // once, not on every poll.
 //
-// The daemon uses it for `job` resources (serve --manifests) and for the
-// resources it applies in agent mode.
+// The daemon runs one watcher for both uses of the directory: its Accept
+// reloads the `job` resources (serve --manifests), and its Changed hook,
+// called once per new content whether or not it compiles, queues an apply
+// of the agent (agent mode).
 package manifestdir

@@ -2,8 +2,12 @@ package manifestdir
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"log/slog"
+	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,6 +31,12 @@ type WatchConfig struct {
 	Accept func(ctx context.Context, s *Snapshot) error
 	// Logger receives reloads and rejected edits; nil discards them.
 	Logger *slog.Logger
+	// Changed, if set, is called once for each new content of the
+	// directory, whether it compiles and Accept takes it or not, with a few
+	// words naming the files that changed ("a.pp, b.pp (removed)"). The
+	// first Check only records the contents it starts from. It is called
+	// from Check and must not block: the daemon's agent queues an apply.
+	Changed func(what string)
 }
 
 // Watcher keeps a directory's catalog current: it polls the directory,
@@ -41,6 +51,10 @@ type Watcher struct {
 	current *Snapshot
 	seen    string // hash of the last content compiled, good or bad
 	logged  string // the last error Run logged, to log each one once
+
+	// Under check: the content last reported to Changed.
+	reported string              // its hash ("" before the first Check)
+	digests  map[string][32]byte // its files' SHA-256, by path
 }
 
 // NewWatcher returns a watcher of dir. Nothing is read until Check or Run.
@@ -84,6 +98,7 @@ func (w *Watcher) Check(ctx context.Context) (changed bool, err error) {
 	if err != nil {
 		return false, err
 	}
+	w.report(srcs, hash)
 	if cur := w.Current(); hash == w.seen || cur != nil && hash == cur.Hash {
 		return false, nil
 	}
@@ -150,4 +165,49 @@ func LogError(log *slog.Logger, err error, msg string, args ...any) {
 		return
 	}
 	log.Error(msg, append(args, "err", err)...)
+}
+
+// report calls Changed when the directory holds content it has not been
+// told about, naming what changed since the last call.
+func (w *Watcher) report(srcs []source, hash string) {
+	if w.cfg.Changed == nil || hash == w.reported {
+		return
+	}
+	first := w.reported == ""
+	digests := make(map[string][32]byte, len(srcs))
+	for _, s := range srcs {
+		digests[s.path] = sha256.Sum256(s.data)
+	}
+	old := w.digests
+	w.reported, w.digests = hash, digests
+	if first {
+		return
+	}
+	if what := describeChange(old, digests); what != "" {
+		w.cfg.Changed(what)
+	}
+}
+
+// describeChange names the files added, changed or removed between two
+// sets of digests, sorted, the first three and a count of the rest.
+func describeChange(old, cur map[string][32]byte) string {
+	var changed []string
+	for p, d := range cur {
+		if o, ok := old[p]; !ok || o != d {
+			changed = append(changed, p)
+		}
+	}
+	for p := range old {
+		if _, ok := cur[p]; !ok {
+			changed = append(changed, p+" (removed)")
+		}
+	}
+	if len(changed) == 0 {
+		return ""
+	}
+	sort.Strings(changed)
+	if len(changed) > 3 {
+		return fmt.Sprintf("%s and %d more", strings.Join(changed[:3], ", "), len(changed)-3)
+	}
+	return strings.Join(changed, ", ")
 }

@@ -161,3 +161,58 @@ func TestWatcherRun(t *testing.T) {
 		t.Errorf("current = %q, want the last good a2", titles(w.Current()))
 	}
 }
+
+// Changed hears of every new content once, compiled or not, accepted or
+// not, but not of the contents the watcher starts from.
+func TestWatcherChanged(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"a.pp": "notify { 'a': }\n", "b.pp": "notify { 'b': }\n"})
+	var heard []string
+	refuse := false
+	w, err := NewWatcher(dir, WatchConfig{
+		Clock: clock.NewFake(time.Unix(0, 0)),
+		Accept: func(context.Context, *Snapshot) error {
+			if refuse {
+				return errors.New("refused")
+			}
+			return nil
+		},
+		Changed: func(what string) { heard = append(heard, what) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := filepath.Join(dir, "a.pp"), filepath.Join(dir, "b.pp")
+	steps := []struct {
+		name string
+		edit func()
+		want string // "" for no call
+	}{
+		{"start", func() {}, ""},
+		{"no change", func() {}, ""},
+		{"edit", func() { write(t, dir, map[string]string{"a.pp": "notify { 'a2': }\n"}) }, a},
+		{"broken edit", func() { write(t, dir, map[string]string{"b.pp": "notify {\n"}) }, b},
+		{"still broken", func() {}, ""},
+		{"refused by Accept", func() { refuse = true; write(t, dir, map[string]string{"b.pp": "notify { 'b2': }\n"}) }, b},
+		{"refused again", func() {}, ""},
+		{"accepted at last", func() { refuse = false }, ""},
+		{"removed and added", func() {
+			os.Remove(a)
+			write(t, dir, map[string]string{"c.pp": "notify { 'c': }\n"})
+		}, a + " (removed), " + filepath.Join(dir, "c.pp")},
+		{"many", func() {
+			write(t, dir, map[string]string{"d.pp": "", "e.pp": "", "f.pp": "", "g.pp": ""})
+		}, filepath.Join(dir, "d.pp") + ", " + filepath.Join(dir, "e.pp") + ", " + filepath.Join(dir, "f.pp") + " and 1 more"},
+	}
+	for _, s := range steps {
+		t.Run(s.name, func(t *testing.T) {
+			heard = nil
+			s.edit()
+			w.Check(context.Background())
+			got := strings.Join(heard, "|")
+			if got != s.want {
+				t.Errorf("Changed(%q), want %q", got, s.want)
+			}
+		})
+	}
+}
