@@ -15,7 +15,8 @@ import (
 // /healthz and /metrics go to the API, every other path to the UI, which
 // does its own authentication (a login form when the daemon has a token).
 func withWebUI(api http.Handler, st store.Store, ctrl webui.JobController, res webui.ResourceLister, o serveOptions, clk clock.Clock, log *slog.Logger) (http.Handler, error) {
-	back, err := webui.NewDaemonBackend(webui.DaemonConfig{Store: st, Jobs: ctrl, Resources: res, Describe: describeCron})
+	back, err := webui.NewDaemonBackend(webui.DaemonConfig{Store: st, Jobs: ctrl, Resources: res, Describe: describeCron,
+		Windows: o.named.uiWindows})
 	if err != nil {
 		return nil, err
 	}
