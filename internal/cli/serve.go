@@ -174,7 +174,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 	}
 	defer stopAgent()
 
-	handler, err := withWebUI(api, st, ctrl, fl, o, clk, log)
+	handler, err := withWebUI(api, st, ctrl, fl, cl, o, clk, log)
 	if err != nil {
 		return err
 	}

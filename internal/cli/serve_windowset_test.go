@@ -188,9 +188,10 @@ func TestGetWindows(t *testing.T) {
 	}
 }
 
-// TestWebUIShowsNamedWindows renders the daemon's UI over a real store and
-// checks the named windows appear on the overview and as calendars.
-func TestWebUIShowsNamedWindows(t *testing.T) {
+// TestWebUIDaemonPages renders the daemon's UI over a real store and checks
+// the named windows appear on the overview and as calendars, and the
+// single-node cluster on its page.
+func TestWebUIDaemonPages(t *testing.T) {
 	ctx := context.Background()
 	at := time.Date(2030, 6, 1, 12, 0, 0, 0, time.UTC)
 	clk := clock.NewFake(at)
@@ -205,7 +206,8 @@ func TestWebUIShowsNamedWindows(t *testing.T) {
 	}
 	log := slog.New(slog.DiscardHandler)
 	api := httpapi.New(httpapi.Config{Store: st, Controller: &apitest.Controller{St: st, Now: at}, Clock: clk})
-	h, err := withWebUI(api, st, &apitest.Controller{St: st, Now: at}, nil, serveOptions{named: nw}, clk, log)
+	h, err := withWebUI(api, st, &apitest.Controller{St: st, Now: at}, nil,
+		&clusterNode{self: "test-node", addr: "127.0.0.1:8080", clk: clk}, serveOptions{named: nw}, clk, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,5 +241,8 @@ func TestWebUIShowsNamedWindows(t *testing.T) {
 	}
 	if !strings.Contains(page, "Europe/Berlin") {
 		t.Error("the nightly window's zone is not shown")
+	}
+	if c := get("/cluster"); !strings.Contains(c, "One node, <strong>test-node</strong>") || !strings.Contains(c, `data-node="test-node" data-leader="true"`) {
+		t.Errorf("cluster page:\n%s", c)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/almanac-sh/almanac/internal/api/apitype"
 )
 
 // ErrNotFound is returned (possibly wrapped) by a Backend when the job, run
@@ -39,6 +41,10 @@ type Backend interface {
 	// Windows returns every named window or schedule, ordered by name, with
 	// its open/closed state at now.
 	Windows(ctx context.Context, now time.Time) ([]Window, error)
+	// Cluster returns the nodes sharing the store, who leads and in which
+	// term, as GET /api/v1/cluster answers; a Cluster without nodes when
+	// the backend knows of none.
+	Cluster(ctx context.Context) (apitype.Cluster, error)
 }
 
 // Job is a job as the UI shows it.

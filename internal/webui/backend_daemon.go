@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/api/httpapi"
 	"github.com/almanac-sh/almanac/internal/fleet"
 	"github.com/almanac-sh/almanac/internal/store"
@@ -41,6 +42,9 @@ type DaemonConfig struct {
 	// Windows lists the named windows and schedules, open state at now.
 	// WeeklyWindow converts a weekly.Calendar.
 	Windows func(ctx context.Context, now time.Time) ([]Window, error)
+	// Cluster answers for the cluster page (the daemon's GET
+	// /api/v1/cluster source); nil shows no nodes.
+	Cluster httpapi.ClusterSource
 	// Describe gives a cron expression's plain-English reading in a zone.
 	Describe func(cron, zone string) string
 }
@@ -311,6 +315,13 @@ func (d *daemonBackend) Windows(ctx context.Context, now time.Time) ([]Window, e
 		return nil, nil
 	}
 	return d.cfg.Windows(ctx, now)
+}
+
+func (d *daemonBackend) Cluster(ctx context.Context) (apitype.Cluster, error) {
+	if d.cfg.Cluster == nil {
+		return apitype.Cluster{}, nil
+	}
+	return d.cfg.Cluster.Cluster(ctx)
 }
 
 // WeeklyWindow describes a weekly calendar as a named window at now. A

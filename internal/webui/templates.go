@@ -14,7 +14,7 @@ import (
 
 // pageNames are the templates under templates/ that are whole pages; each is
 // parsed together with layout.html.
-var pageNames = []string{"overview", "jobs", "job", "run", "windows", "resources", "events", "login", "error"}
+var pageNames = []string{"overview", "jobs", "job", "run", "windows", "resources", "events", "cluster", "login", "error"}
 
 func (s *server) parseTemplates() (map[string]*template.Template, error) {
 	funcs := template.FuncMap{

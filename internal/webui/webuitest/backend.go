@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/webui"
 )
@@ -33,6 +34,7 @@ type Backend struct {
 	events    []webui.Event
 	resources []webui.Resource
 	windows   []webui.Window
+	cluster   apitype.Cluster
 	// Err, when set, is returned by every read (to test error pages).
 	err error
 	// ManualRunTime is how long a triggered run stays running.
@@ -106,6 +108,25 @@ func (b *Backend) AddWindow(w webui.Window) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.windows = append(b.windows, w)
+}
+
+// SetCluster sets what Cluster answers.
+func (b *Backend) SetCluster(c apitype.Cluster) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.cluster = c
+}
+
+// Cluster implements webui.Backend.
+func (b *Backend) Cluster(context.Context) (apitype.Cluster, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.err != nil {
+		return apitype.Cluster{}, b.err
+	}
+	c := b.cluster
+	c.Nodes = slices.Clone(c.Nodes)
+	return c, nil
 }
 
 // settle finishes triggered runs whose time has come. Called with mu held.
