@@ -168,13 +168,13 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 	cl.register(api)
 	api.Handle("GET /api/v1/windows", httpapi.WindowsHandler(o.named, clk))
 
-	stopAgent, err := startAgent(ctx, o, st, clk, log, api)
+	ag, stopAgent, err := startAgent(ctx, o, st, clk, log, api)
 	if err != nil {
 		return err
 	}
 	defer stopAgent()
 
-	handler, err := withWebUI(api, st, ctrl, fl, cl, o, clk, log)
+	handler, err := withWebUI(api, st, ctrl, fl, cl, ag, o, clk, log)
 	if err != nil {
 		return err
 	}

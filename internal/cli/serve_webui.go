@@ -15,9 +15,9 @@ import (
 // withWebUI serves the web UI beside the API on one listener: /api/,
 // /healthz and /metrics go to the API, every other path to the UI, which
 // does its own authentication (a login form when the daemon has a token).
-func withWebUI(api http.Handler, st store.Store, ctrl webui.JobController, res webui.ResourceLister, cl httpapi.ClusterSource, o serveOptions, clk clock.Clock, log *slog.Logger) (http.Handler, error) {
+func withWebUI(api http.Handler, st store.Store, ctrl webui.JobController, res webui.ResourceLister, cl httpapi.ClusterSource, ag httpapi.Agent, o serveOptions, clk clock.Clock, log *slog.Logger) (http.Handler, error) {
 	back, err := webui.NewDaemonBackend(webui.DaemonConfig{Store: st, Jobs: ctrl, Resources: res, Describe: describeCron,
-		Windows: o.named.uiWindows, Cluster: cl})
+		Windows: o.named.uiWindows, Cluster: cl, Agent: ag})
 	if err != nil {
 		return nil, err
 	}

@@ -160,6 +160,7 @@ func Demo(c clock.Clock) *Backend {
 
 	addFleet(b, c)
 	b.SetCluster(demoCluster(now))
+	addApplies(b, now)
 	// The log is kept in time order, as a real one is.
 	sort.SliceStable(b.events, func(i, j int) bool { return b.events[i].Time.Before(b.events[j].Time) })
 	for i := range b.events {
