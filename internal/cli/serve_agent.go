@@ -60,18 +60,19 @@ type pather interface{ Path() string }
 // startAgent starts agent mode when --manifests is set: it checks that the
 // manifests compile, keeps state and reports in the store's database (in
 // memory for a store without a file), registers the /api/v1/applies routes
-// and runs the agent until the returned stop is called.
-func startAgent(ctx context.Context, o serveOptions, st store.Store, clk clock.Clock, log *slog.Logger, api *httpapi.Server) (stop func(), err error) {
+// and runs the agent until the returned stop is called. It returns the agent
+// for the web UI's report pages; nil without --manifests.
+func startAgent(ctx context.Context, o serveOptions, st store.Store, clk clock.Clock, log *slog.Logger, api *httpapi.Server) (ag httpapi.Agent, stop func(), err error) {
 	if o.manifests == "" {
-		return func() {}, nil
+		return nil, func() {}, nil
 	}
 	if _, err := manifestapply.Compile(o.manifests); err != nil {
-		return nil, fmt.Errorf("serve: --manifests: %w", err)
+		return nil, nil, fmt.Errorf("serve: --manifests: %w", err)
 	}
 	loc := time.Local
 	if o.agent.tz != "" {
 		if loc, err = calendar.LoadZone(o.agent.tz); err != nil {
-			return nil, usagef("serve: --agent-tz: %v", err)
+			return nil, nil, usagef("serve: --agent-tz: %v", err)
 		}
 	}
 	var ss agent.StateStore
@@ -79,7 +80,7 @@ func startAgent(ctx context.Context, o serveOptions, st store.Store, clk clock.C
 	if p, ok := st.(pather); ok {
 		s, db, err := agentsql.OpenSQLite(ctx, p.Path())
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		ss, closeDB = s, func() { db.Close() }
 	} else {
@@ -89,7 +90,7 @@ func startAgent(ctx context.Context, o serveOptions, st store.Store, clk clock.C
 	ap, err := manifestapply.New(manifestapply.Config{Dir: o.manifests, Clock: clk, Location: loc, Noop: o.agent.noop})
 	if err != nil {
 		closeDB()
-		return nil, err
+		return nil, nil, err
 	}
 	interval := o.agent.interval
 	if interval == 0 {
@@ -104,7 +105,7 @@ func startAgent(ctx context.Context, o serveOptions, st store.Store, clk clock.C
 	})
 	if err != nil {
 		closeDB()
-		return nil, err
+		return nil, nil, err
 	}
 	api.HandleApplies(a)
 	actx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -118,7 +119,7 @@ func startAgent(ctx context.Context, o serveOptions, st store.Store, clk clock.C
 	}()
 	st0 := a.Status()
 	log.Info("agent mode", "manifests", o.manifests, "run_interval", o.agent.interval, "splay", st0.Splay, "host", st0.Host)
-	return func() {
+	return a, func() {
 		cancel()
 		<-done
 		closeDB()
