@@ -47,6 +47,7 @@ var parseBufs = sync.Pool{New: func() any { return new(buffers) }}
 type bailout struct{}
 
 type parser struct {
+	src     *Source
 	lx      *lexer  // nil when toks holds every token (interpolations)
 	toks    []Token // tokens from index base on
 	base    int
@@ -61,13 +62,18 @@ type parser struct {
 // partial) file together with an ErrorList holding every error found.
 func ParseFile(name string, src []byte) (*File, error) {
 	var errs ErrorList
+	source := NewSource(name, src)
+	f := &File{Name: name}
+	if len(src) > maxSource {
+		errs.Add(source.Pos(0), "file too large: %d bytes (the limit is %d)", len(src), maxSource)
+		return f, errs
+	}
 	// Tokens are dropped after each top-level statement and the scratch
 	// stacks are empty between statements; nothing in the tree points into
 	// them, so their buffers are reused from file to file.
 	buf := parseBufs.Get().(*buffers)
-	p := &parser{lx: newLexer(name, src, &errs), errs: &errs, a: &arena{scratch: buf.scratch, attrScratch: buf.attrs}}
+	p := &parser{src: source, lx: newLexer(source, src, &errs), errs: &errs, a: &arena{scratch: buf.scratch, attrScratch: buf.attrs}}
 	p.toks = buf.toks
-	f := &File{Name: name}
 	f.Body = p.statements(true)
 	clear(p.toks[:cap(p.toks)])
 	clear(p.a.scratch[:cap(p.a.scratch)])
@@ -129,6 +135,12 @@ func (p *parser) isWord(w string) bool {
 	return t.Kind == NAME && t.Text == w
 }
 
+// pos is the position of token t, for error messages.
+func (p *parser) pos(t *Token) Pos { return p.src.Pos(int(t.Off)) }
+
+// loc is the location of byte offset off, as stored in nodes.
+func (p *parser) loc(off int32) Loc { return Loc{src: p.src, off: off} }
+
 // fail records an error and unwinds to the statement loop.
 func (p *parser) fail(pos Pos, format string, args ...any) {
 	p.errs.Add(pos, format, args...)
@@ -137,7 +149,7 @@ func (p *parser) fail(pos Pos, format string, args ...any) {
 
 func (p *parser) expect(text string) *Token {
 	if !p.is(text) {
-		p.fail(p.tok().Pos, "syntax error: expected '%s', found %s", text, p.tok().describe())
+		p.fail(p.pos(p.tok()), "syntax error: expected '%s', found %s", text, p.tok().describe())
 	}
 	return p.next()
 }
@@ -168,7 +180,7 @@ func (p *parser) statements(top bool) []Expr {
 		}
 		if p.is("}") {
 			if top {
-				p.errs.Add(t.Pos, "syntax error: unexpected '}'")
+				p.errs.Add(p.pos(t), "syntax error: unexpected '}'")
 				p.next()
 				continue
 			}
@@ -224,11 +236,12 @@ func (p *parser) recover(start int) {
 			p.next()
 		}
 	}
-	prevLine := p.at(max(p.i-1, 0)).Pos.Line
+	prevLine := p.src.line(p.at(max(p.i-1, 0)).Off)
 	for p.tok().Kind != EOF {
 		t := p.tok()
-		newLine := t.Pos.Line > prevLine
-		prevLine = t.Pos.Line
+		line := p.src.line(t.Off)
+		newLine := line > prevLine
+		prevLine = line
 		if depth <= 0 {
 			// A type name opening a line (Exec['a'] -> ..., Exec <| |>)
 			// starts a statement: continuation lines start with an
@@ -295,7 +308,7 @@ func startsStatement(p *parser, t *Token) bool {
 func (p *parser) enter() {
 	p.depth++
 	if p.depth > maxDepth {
-		p.fail(p.tok().Pos, "expression nested too deeply")
+		p.fail(p.pos(p.tok()), "expression nested too deeply")
 	}
 }
 
@@ -313,17 +326,17 @@ func (p *parser) statement() Expr {
 		case "define":
 			return p.defineDef()
 		case "node":
-			p.fail(t.Pos, "unsupported: node definitions")
+			p.fail(p.pos(t), "unsupported: node definitions")
 		case "function":
-			p.fail(t.Pos, "unsupported: function definitions")
+			p.fail(p.pos(t), "unsupported: function definitions")
 		case "type":
 			if p.peek(1).Kind == TYPE {
-				p.fail(t.Pos, "unsupported: type aliases")
+				p.fail(p.pos(t), "unsupported: type aliases")
 			}
 		case "application", "site", "produces", "consumes":
-			p.fail(t.Pos, "unsupported: %s (application orchestration)", t.Text)
+			p.fail(p.pos(t), "unsupported: %s (application orchestration)", t.Text)
 		case "elsif", "else":
-			p.fail(t.Pos, "syntax error: '%s' without a preceding if", t.Text)
+			p.fail(p.pos(t), "syntax error: '%s' without a preceding if", t.Text)
 		}
 		if statementFunctions[t.Text] {
 			n := p.peek(1)
@@ -338,7 +351,7 @@ func (p *parser) statement() Expr {
 // statementCall parses `include a, b` style calls without parentheses.
 func (p *parser) statementCall() Expr {
 	t := p.next()
-	c := &Call{At: At{t.Pos}, Name: t.Text}
+	c := &Call{At: At{p.loc(t.Off)}, Name: t.Text}
 	c.Args = append(c.Args, p.expr())
 	for p.is(",") {
 		p.next()
@@ -351,14 +364,14 @@ func (p *parser) classDef() Expr {
 	kw := p.next()
 	name := p.next()
 	if keywords[name.Text] {
-		p.fail(name.Pos, "syntax error: '%s' is a keyword and cannot name a class", name.Text)
+		p.fail(p.pos(name), "syntax error: '%s' is a keyword and cannot name a class", name.Text)
 	}
-	c := &ClassDef{At: At{kw.Pos}, Name: strings.TrimPrefix(name.Text, "::")}
+	c := &ClassDef{At: At{p.loc(kw.Off)}, Name: strings.TrimPrefix(name.Text, "::")}
 	if p.is("(") {
 		c.Params = p.params()
 	}
 	if p.isWord("inherits") {
-		p.fail(p.tok().Pos, "unsupported: class inheritance")
+		p.fail(p.pos(p.tok()), "unsupported: class inheritance")
 	}
 	c.Body = p.block()
 	return c
@@ -368,13 +381,13 @@ func (p *parser) defineDef() Expr {
 	kw := p.next()
 	name := p.tok()
 	if name.Kind == NAME && keywords[name.Text] {
-		p.fail(name.Pos, "syntax error: '%s' is a reserved word and cannot name a defined type", name.Text)
+		p.fail(p.pos(name), "syntax error: '%s' is a reserved word and cannot name a defined type", name.Text)
 	}
 	if name.Kind != NAME {
-		p.fail(name.Pos, "syntax error: expected a name after 'define', found %s", name.Describe())
+		p.fail(p.pos(name), "syntax error: expected a name after 'define', found %s", name.Describe())
 	}
 	p.next()
-	d := &DefineDef{At: At{kw.Pos}, Name: strings.TrimPrefix(name.Text, "::")}
+	d := &DefineDef{At: At{p.loc(kw.Off)}, Name: strings.TrimPrefix(name.Text, "::")}
 	if p.is("(") {
 		d.Params = p.params()
 	}
@@ -399,16 +412,16 @@ func (p *parser) params() []Param {
 
 func (p *parser) param() Param {
 	var pr Param
-	pr.P = p.tok().Pos
+	pr.Loc = p.loc(p.tok().Off)
 	if p.tok().Kind == TYPE {
 		pr.Type = p.postfix(p.typeExpr())
 	}
 	if p.is("*") {
-		p.fail(p.tok().Pos, "unsupported: captures-rest parameters")
+		p.fail(p.pos(p.tok()), "unsupported: captures-rest parameters")
 	}
 	v := p.tok()
 	if v.Kind != VAR {
-		p.fail(v.Pos, "syntax error: expected a parameter like $name, found %s", v.Describe())
+		p.fail(p.pos(v), "syntax error: expected a parameter like $name, found %s", v.Describe())
 	}
 	p.next()
 	pr.Name = v.Text
@@ -422,7 +435,7 @@ func (p *parser) param() Param {
 func (p *parser) typeExpr() Expr {
 	t := p.next()
 	n := alloc(&p.a.types)
-	*n = TypeName{At: At{t.Pos}, Name: t.Text}
+	*n = TypeName{At: At{p.loc(t.Off)}, Name: t.Text}
 	return n
 }
 
@@ -456,7 +469,7 @@ func (p *parser) expr() Expr {
 			p.next()
 			r := p.assign()
 			c := alloc(&p.a.chains)
-			*c = Chain{At: At{t.Pos}, Op: t.Text, L: l, R: r}
+			*c = Chain{At: At{p.loc(t.Off)}, Op: t.Text, L: l, R: r}
 			l = c
 		default:
 			return l
@@ -471,20 +484,20 @@ func (p *parser) assign() Expr {
 		v, ok := l.(*Var)
 		if !ok {
 			if _, arr := l.(*ArrayLit); arr {
-				p.fail(t.Pos, "unsupported: destructuring assignment")
+				p.fail(p.pos(t), "unsupported: destructuring assignment")
 			}
-			p.fail(t.Pos, "syntax error: can only assign to a variable")
+			p.fail(p.pos(t), "syntax error: can only assign to a variable")
 		}
 		if strings.Contains(v.Name, "::") {
-			p.fail(v.P, "Cannot assign to variables in other namespaces: '$%s'", v.Name)
+			p.fail(v.Position(), "Cannot assign to variables in other namespaces: '$%s'", v.Name)
 		}
 		if v.Name != "" && isDigit(v.Name[0]) {
-			p.fail(v.P, "Illegal attempt to assign to the numeric match result variable '$%s'", v.Name)
+			p.fail(v.Position(), "Illegal attempt to assign to the numeric match result variable '$%s'", v.Name)
 		}
-		return &Assign{At: At{v.P}, Name: v.Name, Value: p.assign()}
+		return &Assign{At: At{v.Loc}, Name: v.Name, Value: p.assign()}
 	}
 	if p.is("+=") || p.is("-=") {
-		p.fail(p.tok().Pos, "unsupported: %s", p.tok().Text)
+		p.fail(p.pos(p.tok()), "unsupported: %s", p.tok().Text)
 	}
 	return l
 }
@@ -533,11 +546,11 @@ func (p *parser) binary(minPrec int) Expr {
 		}
 		op := p.next()
 		if op.Text == "<<" || op.Text == ">>" {
-			p.fail(op.Pos, "unsupported: operator '%s'", op.Text)
+			p.fail(p.pos(op), "unsupported: operator '%s'", op.Text)
 		}
 		r := p.binary(prec + 1)
 		b := alloc(&p.a.binary)
-		*b = Binary{At: At{op.Pos}, Op: op.Text, L: l, R: r}
+		*b = Binary{At: At{p.loc(op.Off)}, Op: op.Text, L: l, R: r}
 		l = b
 	}
 }
@@ -550,13 +563,13 @@ func (p *parser) unary() Expr {
 		p.next()
 		x := p.unary()
 		if n, ok := x.(*NumberLit); ok && t.Text == "-" {
-			n.Int, n.Float, n.Raw, n.P = -n.Int, -n.Float, "-"+n.Raw, t.Pos
+			n.Int, n.Float, n.Raw, n.Loc = -n.Int, -n.Float, "-"+n.Raw, p.loc(t.Off)
 			return n
 		}
-		return &Unary{At: At{t.Pos}, Op: t.Text, X: x}
+		return &Unary{At: At{p.loc(t.Off)}, Op: t.Text, X: x}
 	}
 	if t.Kind == PUNCT && t.Text == "*" {
-		p.fail(t.Pos, "unsupported: splat operator")
+		p.fail(p.pos(t), "unsupported: splat operator")
 	}
 	return p.postfix(p.primary())
 }
@@ -575,30 +588,30 @@ func (p *parser) postfix(x Expr) Expr {
 			}
 			p.next()
 			a := alloc(&p.a.access)
-			*a = Access{At: At{x.Position()}, Target: x}
+			*a = Access{At: At{x.loc()}, Target: x}
 			a.Keys = p.list("]")
 			if len(a.Keys) == 0 {
-				p.fail(t.Pos, "syntax error: empty []")
+				p.fail(p.pos(t), "syntax error: empty []")
 			}
 			x = a
 			if p.is("{") && !p.noBrace {
 				if _, isType := a.Target.(*TypeName); isType {
-					p.fail(p.tok().Pos, "unsupported: resource overrides (Type['title'] { ... })")
+					p.fail(p.pos(p.tok()), "unsupported: resource overrides (Type['title'] { ... })")
 				}
 			}
 		case ".":
 			p.next()
 			n := p.tok()
 			if n.Kind != NAME {
-				p.fail(n.Pos, "syntax error: expected a function name after '.', found %s", n.describe())
+				p.fail(p.pos(n), "syntax error: expected a function name after '.', found %s", n.describe())
 			}
 			p.next()
-			c := &Call{At: At{n.Pos}, Name: n.Text, Args: []Expr{x}, Method: true}
+			c := &Call{At: At{p.loc(n.Off)}, Name: n.Text, Args: []Expr{x}, Method: true}
 			p.callRest(c)
 			x = c
 		case "?":
 			p.next()
-			x = p.selector(x, t.Pos)
+			x = p.selector(x, t.Off)
 		default:
 			return x
 		}
@@ -608,7 +621,7 @@ func (p *parser) postfix(x Expr) Expr {
 // callRest parses optional (args) and lambda after a function name.
 func (p *parser) callRest(c *Call) {
 	if !Functions[c.Name] {
-		p.fail(c.P, "unsupported: function '%s'", c.Name)
+		p.fail(c.Position(), "unsupported: function '%s'", c.Name)
 	}
 	if p.is("(") {
 		p.next()
@@ -621,7 +634,7 @@ func (p *parser) callRest(c *Call) {
 
 func (p *parser) lambda() *Lambda {
 	t := p.expect("|")
-	l := &Lambda{P: t.Pos}
+	l := &Lambda{Loc: p.loc(t.Off)}
 	for !p.is("|") {
 		l.Params = append(l.Params, p.param())
 		if !p.is(",") {
@@ -634,11 +647,11 @@ func (p *parser) lambda() *Lambda {
 	return l
 }
 
-func (p *parser) selector(subject Expr, pos Pos) Expr {
+func (p *parser) selector(subject Expr, off int32) Expr {
 	p.expect("{")
 	saveBrace := p.noBrace
 	p.noBrace = false
-	s := &Selector{At: At{pos}, Subject: subject}
+	s := &Selector{At: At{p.loc(off)}, Subject: subject}
 	for !p.is("}") {
 		m := p.expr()
 		p.expect("=>")
@@ -652,7 +665,7 @@ func (p *parser) selector(subject Expr, pos Pos) Expr {
 	p.noBrace = saveBrace
 	p.expect("}")
 	if len(s.Cases) == 0 {
-		p.fail(pos, "syntax error: selector without cases")
+		p.fail(p.src.Pos(int(off)), "syntax error: selector without cases")
 	}
 	return s
 }
@@ -687,7 +700,7 @@ func (p *parser) primary() Expr {
 	case STRING:
 		p.next()
 		n := alloc(&p.a.strs)
-		*n = StringLit{At: At{t.Pos}, Value: t.Text}
+		*n = StringLit{At: At{p.loc(t.Off)}, Value: t.Text}
 		return n
 	case DQ:
 		p.next()
@@ -699,26 +712,26 @@ func (p *parser) primary() Expr {
 		p.next()
 		re, err := regexp.Compile(t.Text)
 		if err != nil {
-			p.errs.Add(t.Pos, "invalid regular expression /%s/: %v", t.Text, err)
+			p.errs.Add(p.pos(t), "invalid regular expression /%s/: %v", t.Text, err)
 		}
-		return &RegexLit{At: At{t.Pos}, Source: t.Text, Re: re}
+		return &RegexLit{At: At{p.loc(t.Off)}, Source: t.Text, Re: re}
 	case VAR:
 		p.next()
 		n := alloc(&p.a.vars)
-		*n = Var{At: At{t.Pos}, Name: t.Text}
+		*n = Var{At: At{p.loc(t.Off)}, Name: t.Text}
 		return n
 	case NAME:
 		return p.word()
 	case TYPE:
 		return p.typeWord()
 	case EOF:
-		p.fail(t.Pos, "syntax error: unexpected %s", t.describe())
+		p.fail(p.pos(t), "syntax error: unexpected %s", t.describe())
 	}
 	switch t.Text {
 	case "[":
 		p.next()
 		n := alloc(&p.a.arrays)
-		*n = ArrayLit{At: At{t.Pos}}
+		*n = ArrayLit{At: At{p.loc(t.Off)}}
 		n.Elems = p.list("]")
 		return n
 	case "{":
@@ -730,27 +743,27 @@ func (p *parser) primary() Expr {
 		x := p.expr()
 		p.noBrace = saveBrace
 		p.expect(")")
-		return &Paren{At: At{t.Pos}, X: x}
+		return &Paren{At: At{p.loc(t.Off)}, X: x}
 	case "@":
 		p.next()
 		n := p.tok()
 		if n.Kind != NAME || !(p.peek(1).Kind == PUNCT && p.peek(1).Text == "{") {
-			p.fail(t.Pos, "syntax error: '@' must be followed by a resource declaration like @exec { 'title': }")
+			p.fail(p.pos(t), "syntax error: '@' must be followed by a resource declaration like @exec { 'title': }")
 		}
 		p.next()
 		d := p.resource(n, true).(*ResourceDecl)
-		d.P = t.Pos
+		d.Loc = p.loc(t.Off)
 		return d
 	case "@@":
-		p.fail(t.Pos, "unsupported: exported resources")
+		p.fail(p.pos(t), "unsupported: exported resources")
 	case "@(":
-		p.fail(t.Pos, "unsupported: heredocs")
+		p.fail(p.pos(t), "unsupported: heredocs")
 	case "<<|", "|>>":
-		p.fail(t.Pos, "unsupported: exported resource collectors")
+		p.fail(p.pos(t), "unsupported: exported resource collectors")
 	case "+>":
-		p.fail(t.Pos, "unsupported: +> (attribute append)")
+		p.fail(p.pos(t), "unsupported: +> (attribute append)")
 	}
-	p.fail(t.Pos, "syntax error: unexpected %s", t.describe())
+	p.fail(p.pos(t), "syntax error: unexpected %s", t.describe())
 	return nil
 }
 
@@ -760,12 +773,12 @@ func (p *parser) word() Expr {
 	switch t.Text {
 	case "true", "false":
 		n := alloc(&p.a.bools)
-		*n = BoolLit{At: At{t.Pos}, Value: t.Text == "true"}
+		*n = BoolLit{At: At{p.loc(t.Off)}, Value: t.Text == "true"}
 		return n
 	case "undef":
-		return &UndefLit{At: At{t.Pos}}
+		return &UndefLit{At: At{p.loc(t.Off)}}
 	case "default":
-		return &DefaultLit{At: At{t.Pos}}
+		return &DefaultLit{At: At{p.loc(t.Off)}}
 	case "if":
 		return p.ifExpr(t)
 	case "unless":
@@ -776,18 +789,18 @@ func (p *parser) word() Expr {
 		if p.is("{") {
 			return p.resource(t, false)
 		}
-		p.fail(t.Pos, "syntax error: class definitions are only allowed as statements")
+		p.fail(p.pos(t), "syntax error: class definitions are only allowed as statements")
 	case "node":
-		p.fail(t.Pos, "unsupported: node definitions")
+		p.fail(p.pos(t), "unsupported: node definitions")
 	case "function":
-		p.fail(t.Pos, "unsupported: function definitions")
+		p.fail(p.pos(t), "unsupported: function definitions")
 	case "define":
-		p.fail(t.Pos, "syntax error: define is only allowed as a statement")
+		p.fail(p.pos(t), "syntax error: define is only allowed as a statement")
 	case "and", "or", "in", "elsif", "else", "inherits":
-		p.fail(t.Pos, "syntax error: unexpected keyword '%s'", t.Text)
+		p.fail(p.pos(t), "syntax error: unexpected keyword '%s'", t.Text)
 	}
 	if p.is("(") {
-		c := &Call{At: At{t.Pos}, Name: t.Text}
+		c := &Call{At: At{p.loc(t.Off)}, Name: t.Text}
 		p.callRest(c)
 		return c
 	}
@@ -795,12 +808,12 @@ func (p *parser) word() Expr {
 		return p.resource(t, false)
 	}
 	if p.is("|") && Functions[t.Text] {
-		c := &Call{At: At{t.Pos}, Name: t.Text}
+		c := &Call{At: At{p.loc(t.Off)}, Name: t.Text}
 		p.callRest(c)
 		return c
 	}
 	n := alloc(&p.a.names)
-	*n = NameLit{At: At{t.Pos}, Name: strings.TrimPrefix(t.Text, "::")}
+	*n = NameLit{At: At{p.loc(t.Off)}, Name: strings.TrimPrefix(t.Text, "::")}
 	return n
 }
 
@@ -813,28 +826,28 @@ func (p *parser) typeWord() Expr {
 	case p.is("<|"):
 		return p.collector(t, name)
 	case p.is("<<|"):
-		p.fail(p.tok().Pos, "unsupported: exported resource collectors")
+		p.fail(p.pos(p.tok()), "unsupported: exported resource collectors")
 	case p.is("{") && !p.noBrace:
 		p.next()
-		d := &ResourceDefaults{At: At{t.Pos}, Type: name}
+		d := &ResourceDefaults{At: At{p.loc(t.Off)}, Type: name}
 		d.Attrs = p.attrs()
 		p.expect("}")
 		return d
 	}
 	n := alloc(&p.a.types)
-	*n = TypeName{At: At{t.Pos}, Name: name}
+	*n = TypeName{At: At{p.loc(t.Off)}, Name: name}
 	return n
 }
 
 func (p *parser) collector(t *Token, name string) Expr {
 	p.expect("<|")
-	c := &Collector{At: At{t.Pos}, Type: name}
+	c := &Collector{At: At{p.loc(t.Off)}, Type: name}
 	if !p.is("|>") {
 		c.Query = p.queryOr()
 	}
 	p.expect("|>")
 	if p.is("{") && !p.noBrace {
-		p.fail(p.tok().Pos, "unsupported: collector attribute overrides (Type <| |> { ... })")
+		p.fail(p.pos(p.tok()), "unsupported: collector attribute overrides (Type <| |> { ... })")
 	}
 	return c
 }
@@ -845,7 +858,7 @@ func (p *parser) queryOr() Expr {
 	l := p.queryAnd()
 	for p.isWord("or") {
 		t := p.next()
-		l = &Binary{At: At{t.Pos}, Op: "or", L: l, R: p.queryAnd()}
+		l = &Binary{At: At{p.loc(t.Off)}, Op: "or", L: l, R: p.queryAnd()}
 	}
 	return l
 }
@@ -854,7 +867,7 @@ func (p *parser) queryAnd() Expr {
 	l := p.queryTerm()
 	for p.isWord("and") {
 		t := p.next()
-		l = &Binary{At: At{t.Pos}, Op: "and", L: l, R: p.queryTerm()}
+		l = &Binary{At: At{p.loc(t.Off)}, Op: "and", L: l, R: p.queryTerm()}
 	}
 	return l
 }
@@ -865,19 +878,19 @@ func (p *parser) queryTerm() Expr {
 		p.next()
 		x := p.queryOr()
 		p.expect(")")
-		return &Paren{At: At{t.Pos}, X: x}
+		return &Paren{At: At{p.loc(t.Off)}, X: x}
 	}
 	if t.Kind != NAME || keywords[t.Text] && t.Text != "default" {
-		p.fail(t.Pos, "syntax error: expected an attribute name in collector query, found %s", t.describe())
+		p.fail(p.pos(t), "syntax error: expected an attribute name in collector query, found %s", t.describe())
 	}
 	p.next()
 	op := p.tok()
 	if !(p.is("==") || p.is("!=")) {
-		p.fail(op.Pos, "syntax error: expected '==' or '!=' in collector query, found %s", op.describe())
+		p.fail(p.pos(op), "syntax error: expected '==' or '!=' in collector query, found %s", op.describe())
 	}
 	p.next()
 	v := p.postfix(p.primary())
-	return &Binary{At: At{op.Pos}, Op: op.Text, L: &NameLit{At: At{t.Pos}, Name: t.Text}, R: v}
+	return &Binary{At: At{p.loc(op.Off)}, Op: op.Text, L: &NameLit{At: At{p.loc(t.Off)}, Name: t.Text}, R: v}
 }
 
 // resource parses the bodies of `type { title: attrs; ... }`; the type
@@ -887,15 +900,15 @@ func (p *parser) resource(typ *Token, virtual bool) Expr {
 	saveBrace := p.noBrace
 	p.noBrace = false
 	d := alloc(&p.a.decls)
-	*d = ResourceDecl{At: At{typ.Pos}, Type: strings.TrimPrefix(strings.ToLower(typ.Text), "::"), Virtual: virtual}
+	*d = ResourceDecl{At: At{p.loc(typ.Off)}, Type: strings.TrimPrefix(strings.ToLower(typ.Text), "::"), Virtual: virtual}
 	for !p.is("}") {
-		bp := p.tok().Pos
+		bp := p.loc(p.tok().Off)
 		title := p.expr()
 		if !p.is(":") {
-			p.fail(p.tok().Pos, "syntax error: expected ':' after the resource title, found %s", p.tok().describe())
+			p.fail(p.pos(p.tok()), "syntax error: expected ':' after the resource title, found %s", p.tok().describe())
 		}
 		p.next()
-		body := ResourceBody{P: bp, Title: title}
+		body := ResourceBody{Loc: bp, Title: title}
 		body.Attrs = p.attrs()
 		d.Bodies = append(d.Bodies, body)
 		if !p.is(";") {
@@ -906,7 +919,7 @@ func (p *parser) resource(typ *Token, virtual bool) Expr {
 	p.noBrace = saveBrace
 	p.expect("}")
 	if len(d.Bodies) == 0 {
-		p.fail(open.Pos, "syntax error: resource declaration without a title")
+		p.fail(p.pos(open), "syntax error: resource declaration without a title")
 	}
 	return d
 }
@@ -921,18 +934,18 @@ func (p *parser) attrs() []Attr {
 	for !p.is("}") && !p.is(";") {
 		t := p.tok()
 		if p.is("*") {
-			p.fail(t.Pos, "unsupported: attribute splat (* => hash)")
+			p.fail(p.pos(t), "unsupported: attribute splat (* => hash)")
 		}
 		if t.Kind != NAME {
-			p.fail(t.Pos, "syntax error: expected an attribute name, found %s", t.describe())
+			p.fail(p.pos(t), "syntax error: expected an attribute name, found %s", t.describe())
 		}
 		p.next()
 		if p.is("+>") {
-			p.fail(p.tok().Pos, "unsupported: +> (attribute append)")
+			p.fail(p.pos(p.tok()), "unsupported: +> (attribute append)")
 		}
 		p.expect("=>")
 		v := p.expr()
-		p.a.attrScratch = append(p.a.attrScratch, Attr{P: t.Pos, Name: t.Text, Value: v})
+		p.a.attrScratch = append(p.a.attrScratch, Attr{Loc: p.loc(t.Off), Name: t.Text, Value: v})
 		if !p.is(",") {
 			break
 		}
@@ -945,7 +958,7 @@ func (p *parser) hash() Expr {
 	t := p.expect("{")
 	saveBrace := p.noBrace
 	p.noBrace = false
-	h := &HashLit{At: At{t.Pos}}
+	h := &HashLit{At: At{p.loc(t.Off)}}
 	for !p.is("}") {
 		k := p.expr()
 		p.expect("=>")
@@ -972,7 +985,7 @@ func (p *parser) condition() Expr {
 }
 
 func (p *parser) ifExpr(kw *Token) Expr {
-	n := &If{At: At{kw.Pos}, Cond: p.condition()}
+	n := &If{At: At{p.loc(kw.Off)}, Cond: p.condition()}
 	n.Then = p.block()
 	switch {
 	case p.isWord("elsif"):
@@ -986,10 +999,10 @@ func (p *parser) ifExpr(kw *Token) Expr {
 }
 
 func (p *parser) unlessExpr(kw *Token) Expr {
-	n := &Unless{At: At{kw.Pos}, Cond: p.condition()}
+	n := &Unless{At: At{p.loc(kw.Off)}, Cond: p.condition()}
 	n.Then = p.block()
 	if p.isWord("elsif") {
-		p.fail(p.tok().Pos, "syntax error: unless does not support elsif")
+		p.fail(p.pos(p.tok()), "syntax error: unless does not support elsif")
 	}
 	if p.isWord("else") {
 		p.next()
@@ -999,10 +1012,10 @@ func (p *parser) unlessExpr(kw *Token) Expr {
 }
 
 func (p *parser) caseExpr(kw *Token) Expr {
-	c := &Case{At: At{kw.Pos}, Subject: p.condition()}
+	c := &Case{At: At{p.loc(kw.Off)}, Subject: p.condition()}
 	p.expect("{")
 	for !p.is("}") {
-		o := CaseOption{P: p.tok().Pos}
+		o := CaseOption{Loc: p.loc(p.tok().Off)}
 		for {
 			o.Values = append(o.Values, p.condition())
 			if !p.is(",") {
@@ -1020,7 +1033,7 @@ func (p *parser) caseExpr(kw *Token) Expr {
 
 func (p *parser) number(t *Token) Expr {
 	n := alloc(&p.a.nums)
-	*n = NumberLit{At: At{t.Pos}, Raw: t.Text}
+	*n = NumberLit{At: At{p.loc(t.Off)}, Raw: t.Text}
 	s := t.Text
 	var err error
 	switch {
@@ -1041,7 +1054,7 @@ func (p *parser) number(t *Token) Expr {
 		n.Int = int64(u)
 	}
 	if err != nil {
-		p.errs.Add(t.Pos, "invalid number '%s'", s)
+		p.errs.Add(p.pos(t), "invalid number '%s'", s)
 	}
 	n.Float = float64(n.Int)
 	if n.IsFloat {
@@ -1053,7 +1066,7 @@ func (p *parser) number(t *Token) Expr {
 // interp parses the pieces of an interpolated string.
 func (p *parser) interp(t *Token) Expr {
 	s := alloc(&p.a.interps)
-	*s = Interp{At: At{t.Pos}}
+	*s = Interp{At: At{p.loc(t.Off)}}
 	var parts []StrPart
 	if t.Parts != nil {
 		parts = *t.Parts
@@ -1061,7 +1074,7 @@ func (p *parser) interp(t *Token) Expr {
 	for _, part := range parts {
 		if part.Tokens == nil {
 			lit := alloc(&p.a.strs)
-			*lit = StringLit{At: At{part.Pos}, Value: part.Lit}
+			*lit = StringLit{At: At{p.loc(part.Off)}, Value: part.Lit}
 			s.Parts = append(s.Parts, lit)
 			continue
 		}
@@ -1069,7 +1082,7 @@ func (p *parser) interp(t *Token) Expr {
 		// In ${name...} a leading bare word names a variable, and ${1} is
 		// the match variable $1.
 		if len(toks) == 2 && toks[0].Kind == NUMBER && isAllDigits(toks[0].Text) {
-			toks = []Token{{Kind: VAR, Text: toks[0].Text, Pos: toks[0].Pos}, toks[1]}
+			toks = []Token{{Kind: VAR, Text: toks[0].Text, Off: toks[0].Off}, toks[1]}
 		}
 		if len(toks) > 1 && toks[0].Kind == NAME && !keywords[toks[0].Text] {
 			n := toks[1]
@@ -1079,16 +1092,16 @@ func (p *parser) interp(t *Token) Expr {
 			}
 		}
 		if len(toks) == 1 {
-			p.errs.Add(part.Pos, "syntax error: empty ${} interpolation")
+			p.errs.Add(p.src.Pos(int(part.Off)), "syntax error: empty ${} interpolation")
 			continue
 		}
-		sub := &parser{toks: toks, errs: p.errs, depth: p.depth, a: p.a}
+		sub := &parser{src: p.src, toks: toks, errs: p.errs, depth: p.depth, a: p.a}
 		x, ok := sub.safeExpr()
 		if !ok {
 			continue
 		}
 		if sub.tok().Kind != EOF {
-			p.errs.Add(sub.tok().Pos, "syntax error: unexpected %s in string interpolation", sub.tok().describe())
+			p.errs.Add(p.pos(sub.tok()), "syntax error: unexpected %s in string interpolation", sub.tok().describe())
 			continue
 		}
 		s.Parts = append(s.Parts, x)
