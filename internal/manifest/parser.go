@@ -51,6 +51,7 @@ type parser struct {
 	lx      *lexer  // nil when toks holds every token (interpolations)
 	toks    []Token // tokens from index base on
 	base    int
+	used    int // the most of toks ever filled, for clearing it afterwards
 	i       int // absolute index of the current token
 	errs    *ErrorList
 	depth   int
@@ -75,9 +76,10 @@ func ParseFile(name string, src []byte) (*File, error) {
 	p := &parser{src: source, lx: newLexer(source, src, &errs), errs: &errs, a: &arena{scratch: buf.scratch, attrScratch: buf.attrs}}
 	p.toks = buf.toks
 	f.Body = p.statements(true)
-	clear(p.toks[:cap(p.toks)])
-	clear(p.a.scratch[:cap(p.a.scratch)])
-	clear(p.a.attrScratch[:cap(p.a.attrScratch)])
+	// Drop the pooled token buffer's references into this file (only as far
+	// as it was used: clearing its whole capacity cost more than lexing
+	// small files). The scratch stacks are cleared as they are popped.
+	clear(p.toks[:max(p.used, len(p.toks))])
 	*buf = buffers{toks: p.toks[:0], scratch: p.a.scratch[:0], attrs: p.a.attrScratch[:0]}
 	parseBufs.Put(buf)
 	errs.Sort()
@@ -105,6 +107,7 @@ func (p *parser) discard() {
 	if p.lx == nil || p.i <= p.base {
 		return
 	}
+	p.used = max(p.used, len(p.toks))
 	n := copy(p.toks, p.toks[p.i-p.base:])
 	p.toks = p.toks[:n]
 	p.base = p.i
