@@ -50,8 +50,8 @@ func FuzzLex(f *testing.F) {
 			t.Fatal("token stream does not end with EOF")
 		}
 		for _, tk := range toks {
-			if tk.Off < 0 || int(tk.Off) > len(src) {
-				t.Fatalf("token %v at offset %d outside the input (%d bytes)", tk.Text, tk.Off, len(src))
+			if tk.Off < 0 || int(tk.Off) > len(src) || tk.Start > tk.End || int(tk.End) > len(src) {
+				t.Fatalf("%v token at offset %d outside the input (%d bytes)", tk.Kind, tk.Off, len(src))
 			}
 		}
 		if len(el) > 0 {

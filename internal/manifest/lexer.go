@@ -13,12 +13,12 @@ const (
 	EOF    Kind = iota
 	NAME        // bare lower-case word, possibly qualified (foo::bar); keywords are NAMEs too
 	TYPE        // capitalized word (Exec, Foo::Bar)
-	VAR         // $name; Text holds the name without '$'
-	STRING      // a string without interpolation; Text holds the decoded value
+	VAR         // $name; its text is the name without '$'
+	STRING      // a string without interpolation; its text is the decoded value
 	DQ          // a double-quoted string with interpolation; Parts holds the pieces
-	NUMBER      // Text holds the literal as written
-	REGEX       // /.../; Text holds the pattern
-	PUNCT       // operator or punctuation; Text holds it
+	NUMBER      // its text is the literal as written
+	REGEX       // /.../; its text is the pattern
+	PUNCT       // operator or punctuation; its text is the operator
 )
 
 var kindNames = [...]string{EOF: "end of file", NAME: "name", TYPE: "type name", VAR: "variable",
@@ -31,16 +31,55 @@ func (k Kind) String() string {
 	return "token"
 }
 
-// Token is one lexical token. It is kept small: its position is the byte
-// offset Off, turned into a line and column only when needed (see Source).
+// Token is one lexical token: a small struct without pointers, so that
+// lexing writes no pointers and the token buffer is never scanned by the
+// garbage collector. Its position is the byte offset Off, turned into a line
+// and column only when needed (see Source); its text is the source bytes
+// Start:End, or for strings whose escapes were decoded and for interpolated
+// strings an entry (Aux, 1-based) in the lexer's side tables (see texts).
 type Token struct {
 	Kind Kind
 	// Space reports whitespace or a comment right before the token; a '['
 	// after space starts an array rather than an access, as in Puppet.
-	Space bool
-	Off   int32      // byte offset of the token in the source
-	Text  string     // a substring of the source unless escapes were decoded
-	Parts *[]StrPart // DQ only (a pointer keeps every other token small)
+	Space      bool
+	Off        int32 // byte offset of the token in the source
+	Start, End int32 // the token's text in the source, when Aux is 0
+	Aux        int32 // 1-based index into texts.strs (decoded) or texts.parts (DQ)
+}
+
+// texts resolves token texts: most are substrings of the source, the rest
+// live in side tables filled by the lexer.
+type texts struct {
+	src   string
+	strs  []string    // decoded strings and regular expressions
+	parts [][]StrPart // the pieces of DQ tokens
+}
+
+// text returns the text of t: the name of a NAME, TYPE or VAR (without '$'),
+// the decoded value of a STRING, the pattern of a REGEX, the literal of a
+// NUMBER, the operator of a PUNCT.
+func (x *texts) text(t *Token) string {
+	if t.Aux > 0 && t.Kind != DQ {
+		return x.strs[t.Aux-1]
+	}
+	return x.src[t.Start:t.End]
+}
+
+// span is a token whose text is the source bytes start:end.
+func span(kind Kind, off int32, start, end int) Token {
+	return Token{Kind: kind, Off: off, Start: int32(start), End: int32(end)}
+}
+
+// decoded is a token whose text s differs from the source.
+func (lx *lexer) decoded(kind Kind, off int32, s string) Token {
+	lx.tt.strs = append(lx.tt.strs, s)
+	return Token{Kind: kind, Off: off, Aux: int32(len(lx.tt.strs))}
+}
+
+// dq is an interpolated string token.
+func (lx *lexer) dq(off int32, parts []StrPart) Token {
+	lx.tt.parts = append(lx.tt.parts, parts)
+	return Token{Kind: DQ, Off: off, Aux: int32(len(lx.tt.parts))}
 }
 
 // StrPart is one piece of an interpolated string: either literal text, or the
@@ -52,21 +91,21 @@ type StrPart struct {
 }
 
 // describe renders a token for error messages.
-func (t Token) describe() string {
+func (x *texts) describe(t *Token) string {
 	switch t.Kind {
 	case EOF:
-		if t.Text != "" {
-			return "'" + t.Text + "'"
+		if text := x.text(t); text != "" {
+			return "'" + text + "'"
 		}
 		return "end of file"
 	case VAR:
-		return "'$" + t.Text + "'"
+		return "'$" + x.text(t) + "'"
 	case STRING, DQ:
 		return "string"
 	case REGEX:
 		return "regular expression"
 	}
-	return "'" + t.Text + "'"
+	return "'" + x.text(t) + "'"
 }
 
 // puncts lists operators, longest first so that the first match wins.
@@ -99,6 +138,7 @@ type lexer struct {
 	text   string // src as a string: token texts are substrings of it
 	off    int
 	errs   *ErrorList
+	tt     texts
 	// lastKind and lastText describe the previous token at this nesting
 	// level, which decides whether '/' starts a regular expression.
 	lastKind Kind
@@ -107,7 +147,8 @@ type lexer struct {
 }
 
 func newLexer(source *Source, src []byte, errs *ErrorList) *lexer {
-	return &lexer{source: source, src: src, text: string(src), errs: errs}
+	text := string(src)
+	return &lexer{source: source, src: src, text: text, errs: errs, tt: texts{src: text}}
 }
 
 // Lex splits src into tokens, ending with an EOF token. Problems are
@@ -215,14 +256,14 @@ func (lx *lexer) step(out *[]Token, closeDepth int, depth *int) (closed, eof boo
 				*depth--
 			}
 		}
-		*out = append(*out, Token{Kind: PUNCT, Text: op, Off: p})
+		*out = append(*out, span(PUNCT, p, int(p), int(p)+len(op)))
 	}
 	if len(*out) > n {
 		if spaced {
 			(*out)[n].Space = true
 		}
 		last := &(*out)[len(*out)-1]
-		lx.lastKind, lx.lastText, lx.hasLast = last.Kind, last.Text, true
+		lx.lastKind, lx.lastText, lx.hasLast = last.Kind, lx.tt.text(last), true
 	}
 	return false, false
 }
@@ -303,12 +344,11 @@ func (lx *lexer) lexWord(out *[]Token, p int32) {
 			lx.off++
 		}
 	}
-	text := lx.text[start:lx.off]
 	kind := NAME
 	if upper {
 		kind = TYPE
 	}
-	*out = append(*out, Token{Kind: kind, Text: text, Off: p})
+	*out = append(*out, span(kind, p, start, lx.off))
 }
 
 // lexVar lexes $name, $::name, $a::b or $0.
@@ -337,7 +377,7 @@ func (lx *lexer) lexVar(out *[]Token, p int32) {
 	if name == "" || strings.HasSuffix(name, "::") {
 		lx.errs.Add(lx.posAt(p), "invalid variable name '$%s'", name)
 	}
-	*out = append(*out, Token{Kind: VAR, Text: name, Off: p})
+	*out = append(*out, span(VAR, p, start, lx.off))
 }
 
 func (lx *lexer) lexNumber(out *[]Token, p int32) {
@@ -356,7 +396,7 @@ func (lx *lexer) lexNumber(out *[]Token, p int32) {
 		}
 		break
 	}
-	*out = append(*out, Token{Kind: NUMBER, Text: lx.text[start:lx.off], Off: p})
+	*out = append(*out, span(NUMBER, p, start, lx.off))
 }
 
 // regexAcceptable reports whether a '/' after the last token starts a regular
@@ -382,6 +422,7 @@ func (lx *lexer) regexAcceptable() bool {
 // when there is no closing slash, so the '/' is a division.
 func (lx *lexer) lexRegex(out *[]Token, p int32) bool {
 	var b strings.Builder
+	unescaped := false // whether the pattern differs from the source
 	for i := lx.off + 1; i < len(lx.src); i++ {
 		c := lx.src[i]
 		switch c {
@@ -389,6 +430,7 @@ func (lx *lexer) lexRegex(out *[]Token, p int32) bool {
 			return false
 		case '\\':
 			if i+1 < len(lx.src) && lx.src[i+1] == '/' {
+				unescaped = true
 				b.WriteByte('/')
 				i++
 				continue
@@ -401,8 +443,12 @@ func (lx *lexer) lexRegex(out *[]Token, p int32) bool {
 			}
 			b.WriteByte(c)
 		case '/':
+			if unescaped {
+				*out = append(*out, lx.decoded(REGEX, p, b.String()))
+			} else {
+				*out = append(*out, span(REGEX, p, lx.off+1, i))
+			}
 			lx.off = i + 1
-			*out = append(*out, Token{Kind: REGEX, Text: b.String(), Off: p})
 			return true
 		default:
 			b.WriteByte(c)
@@ -417,7 +463,7 @@ func (lx *lexer) lexSingle(out *[]Token, p int32) {
 	for i := lx.off + 1; i < len(lx.src); i++ {
 		c := lx.src[i]
 		if c == '\'' {
-			*out = append(*out, Token{Kind: STRING, Text: lx.text[lx.off+1 : i], Off: p})
+			*out = append(*out, span(STRING, p, lx.off+1, i))
 			lx.off = i + 1
 			return
 		}
@@ -432,7 +478,7 @@ func (lx *lexer) lexSingle(out *[]Token, p int32) {
 		switch {
 		case c == '\'':
 			lx.advance(1)
-			*out = append(*out, Token{Kind: STRING, Text: b.String(), Off: p})
+			*out = append(*out, lx.decoded(STRING, p, b.String()))
 			return
 		case c == '\\' && (lx.peekAt(1) == '\\' || lx.peekAt(1) == '\''):
 			b.WriteByte(lx.peekAt(1))
@@ -443,7 +489,7 @@ func (lx *lexer) lexSingle(out *[]Token, p int32) {
 		}
 	}
 	lx.errs.Add(lx.posAt(p), "unterminated string")
-	*out = append(*out, Token{Kind: STRING, Text: b.String(), Off: p})
+	*out = append(*out, lx.decoded(STRING, p, b.String()))
 }
 
 // lexDouble lexes a double-quoted string with escapes and interpolation.
@@ -452,7 +498,7 @@ func (lx *lexer) lexDouble(out *[]Token, p int32) {
 	for i := lx.off + 1; i < len(lx.src); i++ {
 		c := lx.src[i]
 		if c == '"' {
-			*out = append(*out, Token{Kind: STRING, Text: lx.text[lx.off+1 : i], Off: p})
+			*out = append(*out, span(STRING, p, lx.off+1, i))
 			lx.off = i + 1
 			return
 		}
@@ -477,11 +523,11 @@ func (lx *lexer) lexDouble(out *[]Token, p int32) {
 			lx.advance(1)
 			flush()
 			if len(parts) == 0 {
-				*out = append(*out, Token{Kind: STRING, Text: "", Off: p})
+				*out = append(*out, span(STRING, p, 0, 0))
 			} else if len(parts) == 1 && parts[0].Tokens == nil {
-				*out = append(*out, Token{Kind: STRING, Text: parts[0].Lit, Off: p})
+				*out = append(*out, lx.decoded(STRING, p, parts[0].Lit))
 			} else {
-				*out = append(*out, Token{Kind: DQ, Parts: &parts, Off: p})
+				*out = append(*out, lx.dq(p, parts))
 			}
 			return
 		case c == '\\':
@@ -496,7 +542,8 @@ func (lx *lexer) lexDouble(out *[]Token, p int32) {
 				lx.errs.Add(lx.posAt(ep), "unterminated ${ interpolation")
 				return
 			}
-			toks = append(toks, Token{Kind: EOF, Text: "}", Off: int32(lx.off - 1)})
+			// The closing '}' ends the embedded expression.
+			toks = append(toks, span(EOF, int32(lx.off-1), lx.off-1, lx.off))
 			parts = append(parts, StrPart{Tokens: toks, Off: ep})
 			litPos = lx.here()
 		case c == '$' && (isLower(lx.peekAt(1)) || lx.peekAt(1) == '_' || isDigit(lx.peekAt(1)) ||
@@ -509,7 +556,7 @@ func (lx *lexer) lexDouble(out *[]Token, p int32) {
 			for lx.peekAt(0) == '[' {
 				bp := lx.here()
 				lx.advance(1)
-				toks = append(toks, Token{Kind: PUNCT, Text: "[", Off: bp})
+				toks = append(toks, span(PUNCT, bp, int(bp), int(bp)+1))
 				if !lx.runUntilBracket(&toks) {
 					lx.errs.Add(lx.posAt(bp), "unterminated [ in string interpolation")
 					return
@@ -525,7 +572,7 @@ func (lx *lexer) lexDouble(out *[]Token, p int32) {
 	}
 	lx.errs.Add(lx.posAt(p), "unterminated string")
 	flush()
-	*out = append(*out, Token{Kind: DQ, Parts: &parts, Off: p})
+	*out = append(*out, lx.dq(p, parts))
 }
 
 // runUntilBracket lexes tokens up to and including the ']' matching an
@@ -557,12 +604,12 @@ func (lx *lexer) runUntilBracket(out *[]Token) bool {
 			lx.lexWord(out, p)
 		case c == '[' || c == ']' || c == ',' || c == '-':
 			lx.advance(1)
-			*out = append(*out, Token{Kind: PUNCT, Text: string(c), Off: p})
+			*out = append(*out, span(PUNCT, p, int(p), int(p)+1))
 		default:
 			return false
 		}
 		if len(*out) > n && (*out)[len(*out)-1].Kind == PUNCT {
-			switch (*out)[len(*out)-1].Text {
+			switch lx.tt.text(&(*out)[len(*out)-1]) {
 			case "[":
 				depth++
 			case "]":

@@ -48,10 +48,10 @@ type bailout struct{}
 
 type parser struct {
 	src     *Source
+	tt      *texts
 	lx      *lexer  // nil when toks holds every token (interpolations)
 	toks    []Token // tokens from index base on
 	base    int
-	used    int // the most of toks ever filled, for clearing it afterwards
 	i       int // absolute index of the current token
 	errs    *ErrorList
 	depth   int
@@ -73,13 +73,12 @@ func ParseFile(name string, src []byte) (*File, error) {
 	// stacks are empty between statements; nothing in the tree points into
 	// them, so their buffers are reused from file to file.
 	buf := parseBufs.Get().(*buffers)
-	p := &parser{src: source, lx: newLexer(source, src, &errs), errs: &errs, a: &arena{scratch: buf.scratch, attrScratch: buf.attrs}}
+	lx := newLexer(source, src, &errs)
+	p := &parser{src: source, tt: &lx.tt, lx: lx, errs: &errs, a: &arena{scratch: buf.scratch, attrScratch: buf.attrs}}
 	p.toks = buf.toks
 	f.Body = p.statements(true)
-	// Drop the pooled token buffer's references into this file (only as far
-	// as it was used: clearing its whole capacity cost more than lexing
-	// small files). The scratch stacks are cleared as they are popped.
-	clear(p.toks[:max(p.used, len(p.toks))])
+	// Tokens hold no pointers, so the pooled token buffer keeps nothing of
+	// this file alive; the scratch stacks are cleared as they are popped.
 	*buf = buffers{toks: p.toks[:0], scratch: p.a.scratch[:0], attrs: p.a.attrScratch[:0]}
 	parseBufs.Put(buf)
 	errs.Sort()
@@ -107,7 +106,6 @@ func (p *parser) discard() {
 	if p.lx == nil || p.i <= p.base {
 		return
 	}
-	p.used = max(p.used, len(p.toks))
 	n := copy(p.toks, p.toks[p.i-p.base:])
 	p.toks = p.toks[:n]
 	p.base = p.i
@@ -130,13 +128,16 @@ func (p *parser) next() *Token {
 
 func (p *parser) is(text string) bool {
 	t := p.at(p.i)
-	return t.Kind == PUNCT && t.Text == text
+	return t.Kind == PUNCT && p.text(t) == text
 }
 
 func (p *parser) isWord(w string) bool {
 	t := p.at(p.i)
-	return t.Kind == NAME && t.Text == w
+	return t.Kind == NAME && p.text(t) == w
 }
+
+// text is the text of token t.
+func (p *parser) text(t *Token) string { return p.tt.text(t) }
 
 // pos is the position of token t, for error messages.
 func (p *parser) pos(t *Token) Pos { return p.src.Pos(int(t.Off)) }
@@ -152,7 +153,7 @@ func (p *parser) fail(pos Pos, format string, args ...any) {
 
 func (p *parser) expect(text string) *Token {
 	if !p.is(text) {
-		p.fail(p.pos(p.tok()), "syntax error: expected '%s', found %s", text, p.tok().describe())
+		p.fail(p.pos(p.tok()), "syntax error: expected '%s', found %s", text, p.tt.describe(p.tok()))
 	}
 	return p.next()
 }
@@ -229,12 +230,12 @@ func (p *parser) recover(start int) {
 	sawBrace := false
 	// Re-count nesting from the statement start so we stop at its level.
 	for j := start; j < p.i; j++ {
-		depth += nesting(p.at(j))
-		sawBrace = sawBrace || p.at(j).Kind == PUNCT && p.at(j).Text == "{"
+		depth += p.nesting(p.at(j))
+		sawBrace = sawBrace || p.at(j).Kind == PUNCT && p.text(p.at(j)) == "{"
 	}
 	// A failed definition is skipped whole, body included.
-	if s := p.at(start); s.Kind == NAME && (s.Text == "class" && p.at(start+1).Kind == NAME ||
-		s.Text == "define" || s.Text == "node" || s.Text == "function") && !sawBrace {
+	if s := p.at(start); s.Kind == NAME && (p.text(s) == "class" && p.at(start+1).Kind == NAME ||
+		p.text(s) == "define" || p.text(s) == "node" || p.text(s) == "function") && !sawBrace {
 		for p.tok().Kind != EOF && !p.is("{") {
 			p.next()
 		}
@@ -252,10 +253,10 @@ func (p *parser) recover(start int) {
 			if newLine && t.Kind == TYPE && p.i > start {
 				return
 			}
-			if t.Kind == PUNCT && t.Text == "}" {
+			if t.Kind == PUNCT && p.text(t) == "}" {
 				return
 			}
-			if t.Kind == PUNCT && t.Text == ";" {
+			if t.Kind == PUNCT && p.text(t) == ";" {
 				p.next()
 				return
 			}
@@ -263,23 +264,23 @@ func (p *parser) recover(start int) {
 				return
 			}
 		}
-		d := nesting(t)
+		d := p.nesting(t)
 		depth += d
 		if depth < 0 {
 			depth = 0
 		}
 		p.next()
-		if d < 0 && depth == 0 && t.Text == "}" {
+		if d < 0 && depth == 0 && p.text(t) == "}" {
 			return // the failed statement's block is closed
 		}
 	}
 }
 
-func nesting(t *Token) int {
+func (p *parser) nesting(t *Token) int {
 	if t.Kind != PUNCT {
 		return 0
 	}
-	switch t.Text {
+	switch p.text(t) {
 	case "{", "[", "(":
 		return 1
 	case "}", "]", ")":
@@ -292,20 +293,20 @@ func nesting(t *Token) int {
 // a new statement: a keyword, or a resource declaration `name {`.
 func startsStatement(p *parser, t *Token) bool {
 	if t.Kind == NAME {
-		switch t.Text {
+		switch p.text(t) {
 		case "class", "define", "if", "unless", "case", "node", "include", "contain", "function":
 			return true
 		case "type":
 			return p.peek(1).Kind == TYPE
 		}
 		n := p.peek(1)
-		return n.Kind == PUNCT && n.Text == "{"
+		return n.Kind == PUNCT && p.text(n) == "{"
 	}
 	if t.Kind == VAR {
 		n := p.peek(1)
-		return n.Kind == PUNCT && n.Text == "="
+		return n.Kind == PUNCT && p.text(n) == "="
 	}
-	return t.Kind == PUNCT && (t.Text == "@" || t.Text == "@@")
+	return t.Kind == PUNCT && (p.text(t) == "@" || p.text(t) == "@@")
 }
 
 func (p *parser) enter() {
@@ -321,7 +322,7 @@ func (p *parser) leave() { p.depth-- }
 func (p *parser) statement() Expr {
 	t := p.tok()
 	if t.Kind == NAME {
-		switch t.Text {
+		switch p.text(t) {
 		case "class":
 			if p.peek(1).Kind == NAME {
 				return p.classDef()
@@ -337,13 +338,13 @@ func (p *parser) statement() Expr {
 				p.fail(p.pos(t), "unsupported: type aliases")
 			}
 		case "application", "site", "produces", "consumes":
-			p.fail(p.pos(t), "unsupported: %s (application orchestration)", t.Text)
+			p.fail(p.pos(t), "unsupported: %s (application orchestration)", p.text(t))
 		case "elsif", "else":
-			p.fail(p.pos(t), "syntax error: '%s' without a preceding if", t.Text)
+			p.fail(p.pos(t), "syntax error: '%s' without a preceding if", p.text(t))
 		}
-		if statementFunctions[t.Text] {
+		if statementFunctions[p.text(t)] {
 			n := p.peek(1)
-			if !(n.Kind == PUNCT && n.Text == "(") {
+			if !(n.Kind == PUNCT && p.text(n) == "(") {
 				return p.statementCall()
 			}
 		}
@@ -354,7 +355,7 @@ func (p *parser) statement() Expr {
 // statementCall parses `include a, b` style calls without parentheses.
 func (p *parser) statementCall() Expr {
 	t := p.next()
-	c := &Call{At: At{p.loc(t.Off)}, Name: t.Text}
+	c := &Call{At: At{p.loc(t.Off)}, Name: p.text(t)}
 	c.Args = append(c.Args, p.expr())
 	for p.is(",") {
 		p.next()
@@ -366,10 +367,10 @@ func (p *parser) statementCall() Expr {
 func (p *parser) classDef() Expr {
 	kw := p.next()
 	name := p.next()
-	if keywords[name.Text] {
-		p.fail(p.pos(name), "syntax error: '%s' is a keyword and cannot name a class", name.Text)
+	if keywords[p.text(name)] {
+		p.fail(p.pos(name), "syntax error: '%s' is a keyword and cannot name a class", p.text(name))
 	}
-	c := &ClassDef{At: At{p.loc(kw.Off)}, Name: strings.TrimPrefix(name.Text, "::")}
+	c := &ClassDef{At: At{p.loc(kw.Off)}, Name: strings.TrimPrefix(p.text(name), "::")}
 	if p.is("(") {
 		c.Params = p.params()
 	}
@@ -383,14 +384,14 @@ func (p *parser) classDef() Expr {
 func (p *parser) defineDef() Expr {
 	kw := p.next()
 	name := p.tok()
-	if name.Kind == NAME && keywords[name.Text] {
-		p.fail(p.pos(name), "syntax error: '%s' is a reserved word and cannot name a defined type", name.Text)
+	if name.Kind == NAME && keywords[p.text(name)] {
+		p.fail(p.pos(name), "syntax error: '%s' is a reserved word and cannot name a defined type", p.text(name))
 	}
 	if name.Kind != NAME {
-		p.fail(p.pos(name), "syntax error: expected a name after 'define', found %s", name.Describe())
+		p.fail(p.pos(name), "syntax error: expected a name after 'define', found %s", p.tt.describe(name))
 	}
 	p.next()
-	d := &DefineDef{At: At{p.loc(kw.Off)}, Name: strings.TrimPrefix(name.Text, "::")}
+	d := &DefineDef{At: At{p.loc(kw.Off)}, Name: strings.TrimPrefix(p.text(name), "::")}
 	if p.is("(") {
 		d.Params = p.params()
 	}
@@ -424,10 +425,10 @@ func (p *parser) param() Param {
 	}
 	v := p.tok()
 	if v.Kind != VAR {
-		p.fail(p.pos(v), "syntax error: expected a parameter like $name, found %s", v.Describe())
+		p.fail(p.pos(v), "syntax error: expected a parameter like $name, found %s", p.tt.describe(v))
 	}
 	p.next()
-	pr.Name = v.Text
+	pr.Name = p.text(v)
 	if p.is("=") {
 		p.next()
 		pr.Default = p.expr()
@@ -438,7 +439,7 @@ func (p *parser) param() Param {
 func (p *parser) typeExpr() Expr {
 	t := p.next()
 	n := alloc(&p.a.types)
-	*n = TypeName{At: At{p.loc(t.Off)}, Name: t.Text}
+	*n = TypeName{At: At{p.loc(t.Off)}, Name: p.text(t)}
 	return n
 }
 
@@ -453,9 +454,6 @@ func (p *parser) block() []Expr {
 	return body
 }
 
-// Describe renders a token for error messages.
-func (t Token) Describe() string { return t.describe() }
-
 // expr parses a full expression: chains of relationship arrows, the loosest
 // operators, over assignments.
 func (p *parser) expr() Expr {
@@ -467,12 +465,12 @@ func (p *parser) expr() Expr {
 		if t.Kind != PUNCT {
 			return l
 		}
-		switch t.Text {
+		switch p.text(t) {
 		case "->", "~>", "<-", "<~":
 			p.next()
 			r := p.assign()
 			c := alloc(&p.a.chains)
-			*c = Chain{At: At{p.loc(t.Off)}, Op: t.Text, L: l, R: r}
+			*c = Chain{At: At{p.loc(t.Off)}, Op: p.text(t), L: l, R: r}
 			l = c
 		default:
 			return l
@@ -500,17 +498,17 @@ func (p *parser) assign() Expr {
 		return &Assign{At: At{v.Loc}, Name: v.Name, Value: p.assign()}
 	}
 	if p.is("+=") || p.is("-=") {
-		p.fail(p.pos(p.tok()), "unsupported: %s", p.tok().Text)
+		p.fail(p.pos(p.tok()), "unsupported: %s", p.text(p.tok()))
 	}
 	return l
 }
 
 // binaryPrec returns the precedence of a binary operator token (higher
 // binds tighter), or 0 if t is not one.
-func binaryPrec(t *Token) int {
+func (p *parser) binaryPrec(t *Token) int {
 	switch t.Kind {
 	case NAME:
-		switch t.Text {
+		switch p.text(t) {
 		case "or":
 			return 1
 		case "and":
@@ -519,7 +517,7 @@ func binaryPrec(t *Token) int {
 			return 9
 		}
 	case PUNCT:
-		switch t.Text {
+		switch p.text(t) {
 		case "<", "<=", ">", ">=":
 			return 3
 		case "==", "!=":
@@ -543,35 +541,35 @@ func (p *parser) binary(minPrec int) Expr {
 	l := p.unary()
 	for {
 		t := p.at(p.i)
-		prec := binaryPrec(t)
+		prec := p.binaryPrec(t)
 		if prec == 0 || prec < minPrec {
 			return l
 		}
 		op := p.next()
-		if op.Text == "<<" || op.Text == ">>" {
-			p.fail(p.pos(op), "unsupported: operator '%s'", op.Text)
+		if p.text(op) == "<<" || p.text(op) == ">>" {
+			p.fail(p.pos(op), "unsupported: operator '%s'", p.text(op))
 		}
 		r := p.binary(prec + 1)
 		b := alloc(&p.a.binary)
-		*b = Binary{At: At{p.loc(op.Off)}, Op: op.Text, L: l, R: r}
+		*b = Binary{At: At{p.loc(op.Off)}, Op: p.text(op), L: l, R: r}
 		l = b
 	}
 }
 
 func (p *parser) unary() Expr {
 	t := p.tok()
-	if t.Kind == PUNCT && (t.Text == "!" || t.Text == "-") {
+	if t.Kind == PUNCT && (p.text(t) == "!" || p.text(t) == "-") {
 		p.enter()
 		defer p.leave()
 		p.next()
 		x := p.unary()
-		if n, ok := x.(*NumberLit); ok && t.Text == "-" {
+		if n, ok := x.(*NumberLit); ok && p.text(t) == "-" {
 			n.Int, n.Float, n.Raw, n.Loc = -n.Int, -n.Float, "-"+n.Raw, p.loc(t.Off)
 			return n
 		}
-		return &Unary{At: At{p.loc(t.Off)}, Op: t.Text, X: x}
+		return &Unary{At: At{p.loc(t.Off)}, Op: p.text(t), X: x}
 	}
-	if t.Kind == PUNCT && t.Text == "*" {
+	if t.Kind == PUNCT && p.text(t) == "*" {
 		p.fail(p.pos(t), "unsupported: splat operator")
 	}
 	return p.postfix(p.primary())
@@ -584,7 +582,7 @@ func (p *parser) postfix(x Expr) Expr {
 		if t.Kind != PUNCT {
 			return x
 		}
-		switch t.Text {
+		switch p.text(t) {
 		case "[":
 			if t.Space {
 				return x
@@ -606,10 +604,10 @@ func (p *parser) postfix(x Expr) Expr {
 			p.next()
 			n := p.tok()
 			if n.Kind != NAME {
-				p.fail(p.pos(n), "syntax error: expected a function name after '.', found %s", n.describe())
+				p.fail(p.pos(n), "syntax error: expected a function name after '.', found %s", p.tt.describe(n))
 			}
 			p.next()
-			c := &Call{At: At{p.loc(n.Off)}, Name: n.Text, Args: []Expr{x}, Method: true}
+			c := &Call{At: At{p.loc(n.Off)}, Name: p.text(n), Args: []Expr{x}, Method: true}
 			p.callRest(c)
 			x = c
 		case "?":
@@ -703,7 +701,7 @@ func (p *parser) primary() Expr {
 	case STRING:
 		p.next()
 		n := alloc(&p.a.strs)
-		*n = StringLit{At: At{p.loc(t.Off)}, Value: t.Text}
+		*n = StringLit{At: At{p.loc(t.Off)}, Value: p.text(t)}
 		return n
 	case DQ:
 		p.next()
@@ -713,24 +711,24 @@ func (p *parser) primary() Expr {
 		return p.number(t)
 	case REGEX:
 		p.next()
-		re, err := regexp.Compile(t.Text)
+		re, err := regexp.Compile(p.text(t))
 		if err != nil {
-			p.errs.Add(p.pos(t), "invalid regular expression /%s/: %v", t.Text, err)
+			p.errs.Add(p.pos(t), "invalid regular expression /%s/: %v", p.text(t), err)
 		}
-		return &RegexLit{At: At{p.loc(t.Off)}, Source: t.Text, Re: re}
+		return &RegexLit{At: At{p.loc(t.Off)}, Source: p.text(t), Re: re}
 	case VAR:
 		p.next()
 		n := alloc(&p.a.vars)
-		*n = Var{At: At{p.loc(t.Off)}, Name: t.Text}
+		*n = Var{At: At{p.loc(t.Off)}, Name: p.text(t)}
 		return n
 	case NAME:
 		return p.word()
 	case TYPE:
 		return p.typeWord()
 	case EOF:
-		p.fail(p.pos(t), "syntax error: unexpected %s", t.describe())
+		p.fail(p.pos(t), "syntax error: unexpected %s", p.tt.describe(t))
 	}
-	switch t.Text {
+	switch p.text(t) {
 	case "[":
 		p.next()
 		n := alloc(&p.a.arrays)
@@ -750,7 +748,7 @@ func (p *parser) primary() Expr {
 	case "@":
 		p.next()
 		n := p.tok()
-		if n.Kind != NAME || !(p.peek(1).Kind == PUNCT && p.peek(1).Text == "{") {
+		if n.Kind != NAME || !(p.peek(1).Kind == PUNCT && p.text(p.peek(1)) == "{") {
 			p.fail(p.pos(t), "syntax error: '@' must be followed by a resource declaration like @exec { 'title': }")
 		}
 		p.next()
@@ -766,17 +764,17 @@ func (p *parser) primary() Expr {
 	case "+>":
 		p.fail(p.pos(t), "unsupported: +> (attribute append)")
 	}
-	p.fail(p.pos(t), "syntax error: unexpected %s", t.describe())
+	p.fail(p.pos(t), "syntax error: unexpected %s", p.tt.describe(t))
 	return nil
 }
 
 // word parses an expression starting with a bare lower-case word.
 func (p *parser) word() Expr {
 	t := p.next()
-	switch t.Text {
+	switch p.text(t) {
 	case "true", "false":
 		n := alloc(&p.a.bools)
-		*n = BoolLit{At: At{p.loc(t.Off)}, Value: t.Text == "true"}
+		*n = BoolLit{At: At{p.loc(t.Off)}, Value: p.text(t) == "true"}
 		return n
 	case "undef":
 		return &UndefLit{At: At{p.loc(t.Off)}}
@@ -800,23 +798,23 @@ func (p *parser) word() Expr {
 	case "define":
 		p.fail(p.pos(t), "syntax error: define is only allowed as a statement")
 	case "and", "or", "in", "elsif", "else", "inherits":
-		p.fail(p.pos(t), "syntax error: unexpected keyword '%s'", t.Text)
+		p.fail(p.pos(t), "syntax error: unexpected keyword '%s'", p.text(t))
 	}
 	if p.is("(") {
-		c := &Call{At: At{p.loc(t.Off)}, Name: t.Text}
+		c := &Call{At: At{p.loc(t.Off)}, Name: p.text(t)}
 		p.callRest(c)
 		return c
 	}
 	if p.is("{") && !p.noBrace {
 		return p.resource(t, false)
 	}
-	if p.is("|") && Functions[t.Text] {
-		c := &Call{At: At{p.loc(t.Off)}, Name: t.Text}
+	if p.is("|") && Functions[p.text(t)] {
+		c := &Call{At: At{p.loc(t.Off)}, Name: p.text(t)}
 		p.callRest(c)
 		return c
 	}
 	n := alloc(&p.a.names)
-	*n = NameLit{At: At{p.loc(t.Off)}, Name: strings.TrimPrefix(t.Text, "::")}
+	*n = NameLit{At: At{p.loc(t.Off)}, Name: strings.TrimPrefix(p.text(t), "::")}
 	return n
 }
 
@@ -824,7 +822,7 @@ func (p *parser) word() Expr {
 // reference, resource defaults or a collector.
 func (p *parser) typeWord() Expr {
 	t := p.next()
-	name := strings.TrimPrefix(t.Text, "::")
+	name := strings.TrimPrefix(p.text(t), "::")
 	switch {
 	case p.is("<|"):
 		return p.collector(t, name)
@@ -883,17 +881,17 @@ func (p *parser) queryTerm() Expr {
 		p.expect(")")
 		return &Paren{At: At{p.loc(t.Off)}, X: x}
 	}
-	if t.Kind != NAME || keywords[t.Text] && t.Text != "default" {
-		p.fail(p.pos(t), "syntax error: expected an attribute name in collector query, found %s", t.describe())
+	if t.Kind != NAME || keywords[p.text(t)] && p.text(t) != "default" {
+		p.fail(p.pos(t), "syntax error: expected an attribute name in collector query, found %s", p.tt.describe(t))
 	}
 	p.next()
 	op := p.tok()
 	if !(p.is("==") || p.is("!=")) {
-		p.fail(p.pos(op), "syntax error: expected '==' or '!=' in collector query, found %s", op.describe())
+		p.fail(p.pos(op), "syntax error: expected '==' or '!=' in collector query, found %s", p.tt.describe(op))
 	}
 	p.next()
 	v := p.postfix(p.primary())
-	return &Binary{At: At{p.loc(op.Off)}, Op: op.Text, L: &NameLit{At: At{p.loc(t.Off)}, Name: t.Text}, R: v}
+	return &Binary{At: At{p.loc(op.Off)}, Op: p.text(op), L: &NameLit{At: At{p.loc(t.Off)}, Name: p.text(t)}, R: v}
 }
 
 // resource parses the bodies of `type { title: attrs; ... }`; the type
@@ -903,12 +901,12 @@ func (p *parser) resource(typ *Token, virtual bool) Expr {
 	saveBrace := p.noBrace
 	p.noBrace = false
 	d := alloc(&p.a.decls)
-	*d = ResourceDecl{At: At{p.loc(typ.Off)}, Type: strings.TrimPrefix(strings.ToLower(typ.Text), "::"), Virtual: virtual}
+	*d = ResourceDecl{At: At{p.loc(typ.Off)}, Type: strings.TrimPrefix(strings.ToLower(p.text(typ)), "::"), Virtual: virtual}
 	for !p.is("}") {
 		bp := p.loc(p.tok().Off)
 		title := p.expr()
 		if !p.is(":") {
-			p.fail(p.pos(p.tok()), "syntax error: expected ':' after the resource title, found %s", p.tok().describe())
+			p.fail(p.pos(p.tok()), "syntax error: expected ':' after the resource title, found %s", p.tt.describe(p.tok()))
 		}
 		p.next()
 		body := ResourceBody{Loc: bp, Title: title}
@@ -940,7 +938,7 @@ func (p *parser) attrs() []Attr {
 			p.fail(p.pos(t), "unsupported: attribute splat (* => hash)")
 		}
 		if t.Kind != NAME {
-			p.fail(p.pos(t), "syntax error: expected an attribute name, found %s", t.describe())
+			p.fail(p.pos(t), "syntax error: expected an attribute name, found %s", p.tt.describe(t))
 		}
 		p.next()
 		if p.is("+>") {
@@ -948,7 +946,7 @@ func (p *parser) attrs() []Attr {
 		}
 		p.expect("=>")
 		v := p.expr()
-		p.a.attrScratch = append(p.a.attrScratch, Attr{Loc: p.loc(t.Off), Name: t.Text, Value: v})
+		p.a.attrScratch = append(p.a.attrScratch, Attr{Loc: p.loc(t.Off), Name: p.text(t), Value: v})
 		if !p.is(",") {
 			break
 		}
@@ -1036,8 +1034,8 @@ func (p *parser) caseExpr(kw *Token) Expr {
 
 func (p *parser) number(t *Token) Expr {
 	n := alloc(&p.a.nums)
-	*n = NumberLit{At: At{p.loc(t.Off)}, Raw: t.Text}
-	s := t.Text
+	*n = NumberLit{At: At{p.loc(t.Off)}, Raw: p.text(t)}
+	s := p.text(t)
 	var err error
 	switch {
 	case strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X"):
@@ -1071,8 +1069,8 @@ func (p *parser) interp(t *Token) Expr {
 	s := alloc(&p.a.interps)
 	*s = Interp{At: At{p.loc(t.Off)}}
 	var parts []StrPart
-	if t.Parts != nil {
-		parts = *t.Parts
+	if t.Kind == DQ {
+		parts = p.tt.parts[t.Aux-1]
 	}
 	for _, part := range parts {
 		if part.Tokens == nil {
@@ -1084,12 +1082,14 @@ func (p *parser) interp(t *Token) Expr {
 		toks := part.Tokens
 		// In ${name...} a leading bare word names a variable, and ${1} is
 		// the match variable $1.
-		if len(toks) == 2 && toks[0].Kind == NUMBER && isAllDigits(toks[0].Text) {
-			toks = []Token{{Kind: VAR, Text: toks[0].Text, Off: toks[0].Off}, toks[1]}
+		if len(toks) == 2 && toks[0].Kind == NUMBER && isAllDigits(p.text(&toks[0])) {
+			v := toks[0]
+			v.Kind = VAR
+			toks = []Token{v, toks[1]}
 		}
-		if len(toks) > 1 && toks[0].Kind == NAME && !keywords[toks[0].Text] {
-			n := toks[1]
-			if n.Kind == EOF || n.Kind == PUNCT && (n.Text == "[" || n.Text == ".") {
+		if len(toks) > 1 && toks[0].Kind == NAME && !keywords[p.text(&toks[0])] {
+			n := &toks[1]
+			if n.Kind == EOF || n.Kind == PUNCT && (p.text(n) == "[" || p.text(n) == ".") {
 				toks = append([]Token(nil), toks...)
 				toks[0].Kind = VAR
 			}
@@ -1098,13 +1098,13 @@ func (p *parser) interp(t *Token) Expr {
 			p.errs.Add(p.src.Pos(int(part.Off)), "syntax error: empty ${} interpolation")
 			continue
 		}
-		sub := &parser{src: p.src, toks: toks, errs: p.errs, depth: p.depth, a: p.a}
+		sub := &parser{src: p.src, tt: p.tt, toks: toks, errs: p.errs, depth: p.depth, a: p.a}
 		x, ok := sub.safeExpr()
 		if !ok {
 			continue
 		}
 		if sub.tok().Kind != EOF {
-			p.errs.Add(p.pos(sub.tok()), "syntax error: unexpected %s in string interpolation", sub.tok().describe())
+			p.errs.Add(p.pos(sub.tok()), "syntax error: unexpected %s in string interpolation", p.tt.describe(sub.tok()))
 			continue
 		}
 		s.Parts = append(s.Parts, x)
