@@ -62,32 +62,33 @@ type pather interface{ Path() string }
 // manifests compile, keeps state and reports in the store's database (the
 // SQLite file, or PostgreSQL shared by every node; in memory for any other
 // store), registers the /api/v1/applies routes and runs the agent until the
-// returned stop is called. On a cluster only the node that leads applies
-// (leading is the cluster lease's test; nil on a single node).
+// returned stop is called. It returns the agent for the web UI's report
+// pages; nil without --manifests. On a cluster only the node that leads
+// applies (leading is the cluster lease's test; nil on a single node).
 //
 // The agent hears of manifest changes from the watcher that reloads the
 // manifest jobs (manifests), so the directory is read by one poller.
-func startAgent(ctx context.Context, o serveOptions, st store.Store, clk clock.Clock, log *slog.Logger, api *httpapi.Server, leading func() (bool, int64), manifests *manifestJobs) (stop func(), err error) {
+func startAgent(ctx context.Context, o serveOptions, st store.Store, clk clock.Clock, log *slog.Logger, api *httpapi.Server, leading func() (bool, int64), manifests *manifestJobs) (ag httpapi.Agent, stop func(), err error) {
 	if o.manifests == "" {
-		return func() {}, nil
+		return nil, func() {}, nil
 	}
 	if _, err := manifestapply.Compile(o.manifests); err != nil {
-		return nil, fmt.Errorf("serve: --manifests: %w", err)
+		return nil, nil, fmt.Errorf("serve: --manifests: %w", err)
 	}
 	loc := time.Local
 	if o.agent.tz != "" {
 		if loc, err = calendar.LoadZone(o.agent.tz); err != nil {
-			return nil, usagef("serve: --agent-tz: %v", err)
+			return nil, nil, usagef("serve: --agent-tz: %v", err)
 		}
 	}
 	ss, closeDB, err := agentStateStore(ctx, st, log)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ap, err := manifestapply.New(manifestapply.Config{Dir: o.manifests, Clock: clk, Location: loc, Noop: o.agent.noop})
 	if err != nil {
 		closeDB()
-		return nil, err
+		return nil, nil, err
 	}
 	interval := o.agent.interval
 	if interval == 0 {
@@ -101,7 +102,7 @@ func startAgent(ctx context.Context, o serveOptions, st store.Store, clk clock.C
 	})
 	if err != nil {
 		closeDB()
-		return nil, err
+		return nil, nil, err
 	}
 	api.HandleApplies(a)
 	actx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -115,7 +116,7 @@ func startAgent(ctx context.Context, o serveOptions, st store.Store, clk clock.C
 	}()
 	st0 := a.Status()
 	log.Info("agent mode", "manifests", o.manifests, "run_interval", o.agent.interval, "splay", st0.Splay, "host", st0.Host)
-	return func() {
+	return a, func() {
 		manifests.notifyOnChange(nil)
 		cancel()
 		<-done
