@@ -26,7 +26,7 @@ type hourly struct{}
 
 func (hourly) Next(t time.Time) time.Time { return t.Truncate(time.Hour).Add(time.Hour) }
 
-func parseHourly(expr string, _ *time.Location) (job.Schedule, error) {
+func parseHourly(_, expr string, _ *time.Location) (job.Schedule, error) {
 	if expr != "@hourly" {
 		return nil, errors.New("only @hourly in this test")
 	}
