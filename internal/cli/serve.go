@@ -168,7 +168,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 	cl.register(api)
 	api.Handle("GET /api/v1/windows", httpapi.WindowsHandler(o.named, clk))
 
-	ag, stopAgent, err := startAgent(ctx, o, st, clk, log, api)
+	ag, stopAgent, err := startAgent(ctx, o, st, clk, log, api, cl.agentLeading())
 	if err != nil {
 		return err
 	}
