@@ -265,6 +265,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("daemon", func(t *testing.T) { testDaemonInBrowser(t, b) })
 	t.Run("calendars", func(t *testing.T) { testCalendarsInBrowser(t, b) })
 	t.Run("login", func(t *testing.T) { testLoginInBrowser(t, b) })
+	t.Run("agent", func(t *testing.T) { testAgentInBrowser(t, b) })
 }
 
 // testDaemonInBrowser drives the UI of a real `almanac serve --demo`.
@@ -279,7 +280,32 @@ func testDaemonInBrowser(t *testing.T, b *browser) {
 			{"/windows", []string{"article[data-window=weekend-maintenance] svg.week g.block", "article[data-window=nightly] svg.week g.now"}},
 			{"/resources", []string{"#resources tbody tr", "article.resource svg.week g.marker.start", "ul.findings.errors"}},
 			{"/events", []string{"#events tbody tr", "form.filters"}},
+			{"/cluster", []string{"#nodes tbody tr[data-leader=true]", "#cluster-summary"}},
+			{"/applies", []string{"#agent-off"}},
 		})
+	})
+
+	t.Run("named windows", func(t *testing.T) {
+		// serve --demo defines weekend-maintenance (Sat-Sun, one block)
+		// and nightly (01:00-04:00 Berlin, one block a day).
+		b.run(t, "windows", chromedp.Navigate(base+"/windows"), chromedp.WaitVisible(`svg.week`))
+		for name, want := range map[string]int{"weekend-maintenance": 1, "nightly": 7} {
+			got := eval[int](t, b, fmt.Sprintf(`document.querySelectorAll('article[data-window=%q] svg.week g.block').length`, name))
+			if got != want {
+				t.Errorf("%s: %d blocks drawn, want %d", name, got, want)
+			}
+			sized := eval[bool](t, b, fmt.Sprintf(`[...document.querySelectorAll('article[data-window=%q] svg.week g.block rect')].every(r => { const b = r.getBoundingClientRect(); return b.width > 10 && b.height > 1 })`, name))
+			if !sized {
+				t.Errorf("%s: a block has no size on screen", name)
+			}
+		}
+		if n := eval[int](t, b, `document.querySelectorAll("article.window").length`); n != 2 {
+			t.Errorf("%d windows, want the demo's 2", n)
+		}
+		if zone := eval[string](t, b, `document.querySelector("article[data-window=nightly] .meta").textContent`); !strings.Contains(zone, "Europe/Berlin") {
+			t.Errorf("nightly's meta line %q lacks its zone", zone)
+		}
+		b.checkConsole(t)
 	})
 
 	t.Run("suspend from the jobs table", func(t *testing.T) {
@@ -394,7 +420,7 @@ func testCalendarsInBrowser(t *testing.T, b *browser) {
 	})
 
 	t.Run("phone width", func(t *testing.T) {
-		for _, p := range []string{"/", "/jobs", "/jobs/backup", "/runs/1", "/windows", "/resources", "/events"} {
+		for _, p := range []string{"/", "/jobs", "/jobs/backup", "/runs/1", "/windows", "/resources", "/events", "/cluster", "/applies", "/applies/1"} {
 			b.run(t, p, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Navigate(base+p), chromedp.WaitVisible("main h1"))
 			// Wide tables scroll inside their box; the page itself does not.
 			if w := eval[[]int](t, b, "[document.documentElement.scrollWidth, window.innerWidth]"); w[0] > w[1] {
@@ -404,6 +430,44 @@ func testCalendarsInBrowser(t *testing.T, b *browser) {
 		b.run(t, "reset", chromedp.EmulateReset())
 		b.checkConsole(t)
 	})
+}
+
+// testAgentInBrowser runs the daemon in agent mode over a small manifest
+// and follows its start-up apply from the list to the report.
+func testAgentInBrowser(t *testing.T, b *browser) {
+	dir, out := t.TempDir(), t.TempDir()
+	manifest := "file { '" + out + "/motd': content => \"hello\\n\" }\nnotify { 'hello': message => 'agent mode' }\n"
+	if err := os.WriteFile(filepath.Join(dir, "site.pp"), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := startServe(t, "--manifests", dir, "--run-interval", "30m")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b.run(t, "applies", chromedp.Navigate(base+"/applies"), chromedp.WaitVisible("#agent-status"))
+		if eval[int](t, b, `document.querySelectorAll("#applies tbody tr").length`) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no apply report listed within 30 s")
+		}
+		time.Sleep(200 * time.Millisecond) // polling the daemon, not waiting for time to pass
+	}
+	if s := eval[string](t, b, `document.querySelector("#applies tbody tr").dataset.status`); s != "changed" {
+		t.Errorf("start-up apply status %q, want changed", s)
+	}
+	b.run(t, "report", chromedp.Click(`#applies tbody tr a`), chromedp.WaitVisible(`#apply-meta`))
+	for _, sel := range []string{`#apply-resources tr[data-ref="Notify[hello]"][data-status=changed]`, `#apply-resources tr[data-status=changed] code`, "#apply-events tbody tr"} {
+		if n := eval[int](t, b, fmt.Sprintf("document.querySelectorAll(%q).length", sel)); n == 0 {
+			t.Errorf("report page: nothing matches %s", sel)
+		}
+	}
+	if trig := eval[string](t, b, `document.querySelector("#apply-trigger").textContent`); trig != "startup" {
+		t.Errorf("trigger %q, want startup", trig)
+	}
+	if _, err := os.Stat(filepath.Join(out, "motd")); err != nil {
+		t.Errorf("the apply did not write the file: %v", err)
+	}
+	b.checkConsole(t)
 }
 
 // testLoginInBrowser logs in to a daemon started with --token.

@@ -46,6 +46,9 @@ func TestScreenshots(t *testing.T) {
 		{"windows.png", "/windows", 1280, false},
 		{"resources.png", "/resources", 1280, false},
 		{"events.png", "/events", 1280, false},
+		{"cluster.png", "/cluster", 1280, false},
+		{"applies.png", "/applies", 1280, false},
+		{"apply.png", "/applies/1", 1280, false},
 		{"jobs-phone.png", "/jobs", 390, true},
 	}
 	for _, s := range shots {
