@@ -248,3 +248,41 @@ func TestSharedSchedules(t *testing.T) {
 		t.Errorf("%d shared schedules left after removing every job", len(c.scheds))
 	}
 }
+
+// TestStatuses: the batch status of many jobs equals their one-by-one
+// status, active runs and next schedule times included.
+func TestStatuses(t *testing.T) {
+	run(t, func(t *testing.T, b *bundle) {
+		at := t0.Add(90 * time.Second)
+		b.put(store.JobSpec{Name: "busy", Cron: "1m", Command: []string{"sleep"}})
+		b.put(store.JobSpec{Name: "busy2", Cron: "1m", Command: []string{"sleep"}})
+		b.put(store.JobSpec{Name: "idle", Cron: "5m", TimeZone: "Europe/Berlin", Command: []string{"true"}})
+		b.put(store.JobSpec{Name: "off", Cron: "1m", Suspend: true, Command: []string{"true"}})
+		b.put(store.JobSpec{Name: "once", At: &at, Command: []string{"true"}})
+		b.advance(time.Minute) // busy and busy2 start and keep running
+		b.advance(time.Minute) // and again: two active runs each
+		jobs, err := b.st.JobList(b.ctx, store.JobListParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := b.ctl.Statuses(b.ctx, jobs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(jobs) {
+			t.Errorf("Statuses returned %d statuses for %d jobs", len(got), len(jobs))
+		}
+		for _, j := range jobs {
+			want, err := b.ctl.Status(b.ctx, j.Spec.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(got[j.Spec.Name]) != fmt.Sprint(want) {
+				t.Errorf("%s: Statuses %+v, Status %+v", j.Spec.Name, got[j.Spec.Name], want)
+			}
+		}
+		if n := len(got["busy"].Active); n != 2 {
+			t.Errorf("busy has %d active runs, want 2", n)
+		}
+	})
+}
