@@ -1,6 +1,8 @@
 # Nightly database backup: a dump that only runs inside the maintenance
 # window, a job that ships the dump off-host, and a service that reloads when
 # its configuration changes.
+#
+#   almanac apply --noop examples/manifests/backup.pp
 
 schedule { 'maintenance':
   range   => '01:00 - 04:00',
@@ -26,6 +28,12 @@ exec { 'dump-database':
   schedule => 'maintenance',
 }
 
+# The dump is applied whenever an apply falls inside the window; the job runs
+# when its cron fires. The two share no instant, so the job cannot wait for
+# the exec (a job may require only other jobs, see docs/jobs.md): it runs
+# after the window has closed and ships whatever dump is there. To make the
+# shipping wait for that night's dump, declare the dump as a job too, as
+# daemon/nightly.pp does.
 job { 'ship-backup':
   cron                      => '30 4 * * *',
   time_zone                 => 'Europe/Berlin',
@@ -33,7 +41,6 @@ job { 'ship-backup':
   concurrency_policy        => 'Forbid',
   starting_deadline_seconds => 7200,
   backoff_limit             => 3,
-  require                   => Exec['dump-database'],
 }
 
 file { '/etc/backup-agent.conf':

@@ -136,7 +136,7 @@ func TestClientCommandErrors(t *testing.T) {
 		{[]string{"run", "x", "--schedule", "* * * * *", "--at", "2030-01-01T00:00:00Z", "--", "true"}, 2, "not both"},
 		{[]string{"run", "x", "--at", "tomorrow", "--", "true"}, 2, `--at "tomorrow"`},
 		{[]string{"run", "x", "--at", "2030-01-01T00:00", "--tz", "Mars/Base", "--", "true"}, 2, "Mars/Base"},
-		{[]string{"run", "x", "--schedule", "* * * * *", "--tz", "Mars/Base", "--", "true"}, 2, "time_zone: unknown time zone"},
+		{[]string{"run", "x", "--schedule", "* * * * *", "--tz", "Mars/Base", "--", "true"}, 2, `--tz "Mars/Base": unknown time zone`},
 		{[]string{"run", "bad name", "--schedule", "* * * * *", "--", "true"}, 2, "name: job name"},
 		{[]string{"run", "x", "--schedule", "* * * * *", "-o", "yaml", "--", "true"}, 2, `-o "yaml"`},
 		{[]string{"get"}, 2, "want one of jobs"},

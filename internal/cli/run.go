@@ -2,10 +2,13 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/almanac-sh/almanac/internal/api/apiclient"
 	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/calendar"
 )
@@ -69,7 +72,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	}
 	j, created, err := c.JobPut(ctx, name, spec)
 	if err != nil {
-		return apiErr(err)
+		return apiErr(runInputErr(name, *schedule, *at, *tz, err))
 	}
 	if jsonOut {
 		return writeJSONOut(e.stdout, j)
@@ -84,6 +87,28 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "job %s %s (%s)\n", j.Name, verb, next)
 	return nil
+}
+
+// runInputErr rewrites an error the daemon gave for one field of the job
+// into the flag the user typed ("--schedule \"bogus\": cron: ..."), so the
+// message says where the bad input is.
+func runInputErr(name, schedule, at, tz string, err error) error {
+	var ae *apiclient.Error
+	if !errors.As(err, &ae) {
+		return err
+	}
+	where := map[string]string{
+		"cron":      "--schedule " + strconv.Quote(schedule),
+		"at":        "--at " + strconv.Quote(at),
+		"time_zone": "--tz " + strconv.Quote(tz),
+		"command":   "COMMAND",
+	}[ae.API.Field]
+	if where == "" {
+		return fmt.Errorf("run %s: %w", name, err)
+	}
+	named := *ae
+	named.API.Field = where
+	return fmt.Errorf("run %s: %w", name, &named)
 }
 
 // parseAt reads --at: RFC 3339 with an offset, or a wall time in zone.

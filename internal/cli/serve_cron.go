@@ -9,12 +9,13 @@ import (
 
 // parseCron implements job.ParseFunc with the cron engine: the full dialect
 // (L, W, #, H, CRON_TZ=, macros, @every) and fast counting of missed
-// instants, which the controller uses after downtime.
-func parseCron(expr string, loc *time.Location) (job.Schedule, error) {
+// instants, which the controller uses after downtime. H fields hash the job's
+// name, so jobs written with H spread out.
+func parseCron(name, expr string, loc *time.Location) (job.Schedule, error) {
 	if loc == nil {
 		loc = time.UTC
 	}
-	s, err := cron.Parse(expr, cron.WithLocation(loc))
+	s, err := cron.Parse(expr, cron.WithLocation(loc), cron.WithHashKey(name))
 	if err != nil {
 		return nil, err
 	}

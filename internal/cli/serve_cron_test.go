@@ -30,7 +30,7 @@ func TestParseCronNext(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.expr, func(t *testing.T) {
-			s, err := parseCron(tt.expr, tt.loc)
+			s, err := parseCron("job", tt.expr, tt.loc)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -48,9 +48,34 @@ func TestParseCronNext(t *testing.T) {
 func TestParseCronErrors(t *testing.T) {
 	for _, expr := range []string{"", "* * *", "61 * * * *", "0 0 31 2 *", "@every banana"} {
 		t.Run(expr, func(t *testing.T) {
-			if _, err := parseCron(expr, time.UTC); err == nil {
+			if _, err := parseCron("job", expr, time.UTC); err == nil {
 				t.Fatal("accepted")
 			}
 		})
+	}
+}
+
+// TestParseCronHashesJobName checks that H fields spread by job name: two
+// names give different minutes for "H * * * *" somewhere among a handful of
+// names, and one name always gives the same minute.
+func TestParseCronHashesJobName(t *testing.T) {
+	from := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	minute := func(name string) int {
+		t.Helper()
+		s, err := parseCron(name, "H * * * *", time.UTC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Next(from).Minute()
+	}
+	if a, b := minute("backup"), minute("backup"); a != b {
+		t.Fatalf("same name, different minutes %d and %d", a, b)
+	}
+	seen := map[int]bool{}
+	for _, n := range []string{"backup", "rotate-logs", "vacuum", "report", "sync"} {
+		seen[minute(n)] = true
+	}
+	if len(seen) < 2 {
+		t.Fatalf("five job names all hashed to the same minute: %v", seen)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/almanac-sh/almanac/internal/catalog"
 	"github.com/almanac-sh/almanac/internal/manifest"
+	"github.com/almanac-sh/almanac/internal/manifestjob"
 )
 
 func init() {
@@ -78,7 +79,17 @@ func compileFiles(paths []string) (*catalog.Catalog, manifest.ErrorList, error) 
 	if errors.As(err, &el) {
 		return cat, el, nil
 	}
-	return cat, nil, err
+	if err != nil {
+		return cat, nil, err
+	}
+	// Check the job resources the way `almanac serve --manifests` does, so
+	// a manifest that validates is one the daemon accepts.
+	if _, err := manifestjob.FromCatalog(cat, parseCron); errors.As(err, &el) {
+		return cat, el, nil
+	} else if err != nil {
+		return cat, nil, err
+	}
+	return cat, nil, nil
 }
 
 func unwrapPath(err error) error {

@@ -66,7 +66,7 @@ func TestValidateBackupExample(t *testing.T) {
 		edges[e.Source+" "+e.Kind+" "+e.Target] = true
 	}
 	for _, want := range []string{
-		"Exec[dump-database] before Job[ship-backup]",
+		"Class[Main] contain Job[ship-backup]",
 		"File[/etc/backup-agent.conf] notify Service[backup-agent]",
 		"File[/var/backups/db] auto Exec[dump-database]",
 		"File[/var/backups] auto File[/var/backups/db]",

@@ -110,8 +110,8 @@ func TestDowntime(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			run(t, func(t *testing.T, b *bundle) {
 				if tc.sched != nil {
-					b.cfg.Parse = func(e string, l *time.Location) (Schedule, error) {
-						s, err := parseEvery(e, l)
+					b.cfg.Parse = func(n, e string, l *time.Location) (Schedule, error) {
+						s, err := parseEvery(n, e, l)
 						return tc.sched(s), err
 					}
 					b.stop()

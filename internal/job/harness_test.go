@@ -48,7 +48,7 @@ type enumOnly struct{ s Schedule }
 func (e enumOnly) Next(t time.Time) time.Time { return e.s.Next(t) }
 
 // parseEvery reads a Go duration as an every schedule ("1m").
-func parseEvery(expr string, _ *time.Location) (Schedule, error) {
+func parseEvery(_, expr string, _ *time.Location) (Schedule, error) {
 	d, err := time.ParseDuration(expr)
 	if err != nil || d <= 0 {
 		return nil, fmt.Errorf("bad test schedule %q", expr)

@@ -26,9 +26,10 @@ type Counter interface {
 	Count(from, to time.Time) int64
 }
 
-// ParseFunc compiles a cron expression in a zone. The daemon passes an
-// adapter for cron.Parse(expr, cron.WithLocation(loc)).
-type ParseFunc func(expr string, loc *time.Location) (Schedule, error)
+// ParseFunc compiles the cron expression of the job named name in a zone.
+// The daemon passes an adapter for cron.Parse with the zone and the name as
+// the key that H fields hash, so every job gets its own spread.
+type ParseFunc func(name, expr string, loc *time.Location) (Schedule, error)
 
 // Gate is a schedule gate (a weekly window, a Puppet schedule): a run due
 // while the gate is closed waits for it to open.
@@ -83,7 +84,7 @@ func Validate(spec *store.JobSpec, parse ParseFunc) error {
 	case spec.Cron != "" && spec.At != nil:
 		add("cron and at are exclusive")
 	case spec.Cron != "" && parse != nil:
-		if _, err := parse(spec.Cron, loc); err != nil {
+		if _, err := parse(spec.Name, spec.Cron, loc); err != nil {
 			add("cron: %v", err)
 		}
 	}
@@ -165,7 +166,7 @@ func compile(spec store.JobSpec, parse ParseFunc) (*compiled, error) {
 	if parse == nil {
 		return nil, errors.New("no cron parser configured")
 	}
-	s, err := parse(spec.Cron, loc)
+	s, err := parse(spec.Name, spec.Cron, loc)
 	if err != nil {
 		return nil, fmt.Errorf("job %q: cron: %w", spec.Name, err)
 	}

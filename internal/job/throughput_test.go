@@ -146,7 +146,7 @@ func benchFireToStart(b *testing.B, n int, exec func() Executor, open func(*test
 		ctx, cancel := context.WithCancel(context.Background())
 		st, term := open(b)
 		at := new(atomic.Int64)
-		parse := func(string, *time.Location) (Schedule, error) { return sharedInstant{at}, nil }
+		parse := func(_, _ string, _ *time.Location) (Schedule, error) { return sharedInstant{at}, nil }
 		for j := 0; j < n; j++ {
 			if _, err := st.JobCreate(ctx, store.JobCreateParams{Spec: store.JobSpec{
 				Name: fmt.Sprintf("job-%04d", j), Cron: "shared", Command: []string{"true"},

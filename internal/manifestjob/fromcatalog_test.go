@@ -13,7 +13,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/manifest"
 )
 
-func parseCron(expr string, loc *time.Location) (job.Schedule, error) {
+func parseCron(_, expr string, loc *time.Location) (job.Schedule, error) {
 	return cron.Parse(expr, cron.WithLocation(loc))
 }
 
