@@ -74,19 +74,23 @@ type Controller struct {
 	waiting   map[string]*entry // entries holding pending runs
 	fires     []pendingFire     // ready runs to insert at the end of the step
 	beforeOf  map[string]map[string]bool
+	scheds    map[schedKey]*sharedSched // compiled cron schedules, shared by jobs with the same expression and zone
 	stopping  bool
 	claimable bool // a run may be ready to claim
 	nextBeat  time.Time
 }
 
-// entry is the controller's view of one job.
+// entry is the controller's view of one job. It keeps only what
+// scheduling needs (the compiled spec and two instants), not the stored
+// job, so that tens of thousands of jobs stay cheap to hold.
 type entry struct {
-	job   store.Job
-	c     *compiled
-	held  []store.Run // pending runs the controller holds
-	wake  time.Time   // zero: nothing scheduled
-	index int         // in wakes; -1 if absent
-	fresh bool        // not reconciled since the controller started
+	c *compiled
+	// created is when the job was created; last is its LastScheduleTime.
+	created, last time.Time
+	held          []store.Run // pending runs the controller holds
+	wake          time.Time   // zero: nothing scheduled
+	index         int         // in wakes; -1 if absent
+	fresh         bool        // not reconciled since the controller started
 }
 
 // NewController checks cfg and returns a controller; call Run to start it.
@@ -126,6 +130,7 @@ func NewController(cfg Config) (*Controller, error) {
 		active:   map[int64]*execution{},
 		waiting:  map[string]*entry{},
 		beforeOf: map[string]map[string]bool{},
+		scheds:   map[schedKey]*sharedSched{},
 	}, nil
 }
 
@@ -316,16 +321,56 @@ func (c *Controller) setJob(j store.Job, now time.Time) {
 		c.removeJob(j.Spec.Name)
 		return
 	}
+	c.share(comp)
 	e := c.jobs[j.Spec.Name]
 	if e == nil {
 		e = &entry{index: -1, fresh: true}
 		c.jobs[j.Spec.Name] = e
 	} else {
 		c.indexBefore(e.c.spec, false)
+		c.unshare(e.c)
 	}
-	e.job, e.c = j, comp
+	e.c, e.created, e.last = comp, j.CreatedAt, j.Status.LastScheduleTime
 	c.indexBefore(comp.spec, true)
 	c.schedule(e, now)
+}
+
+// schedKey identifies a cron schedule: its expression and time zone.
+type schedKey struct{ expr, zone string }
+
+// sharedSched is a compiled schedule and how many jobs use it.
+type sharedSched struct {
+	s    Schedule
+	refs int
+}
+
+// share makes comp use the schedule already compiled for its expression
+// and zone, if any (jobs often share expressions, and a compiled cron
+// expression is a few hundred bytes), or registers its own.
+func (c *Controller) share(comp *compiled) {
+	if comp.spec.Cron == "" {
+		return
+	}
+	k := schedKey{comp.spec.Cron, comp.spec.TimeZone}
+	if sh := c.scheds[k]; sh != nil {
+		sh.refs++
+		comp.sched = sh.s
+		return
+	}
+	c.scheds[k] = &sharedSched{s: comp.sched, refs: 1}
+}
+
+// unshare releases comp's hold on its shared schedule.
+func (c *Controller) unshare(comp *compiled) {
+	if comp.spec.Cron == "" {
+		return
+	}
+	k := schedKey{comp.spec.Cron, comp.spec.TimeZone}
+	if sh := c.scheds[k]; sh != nil {
+		if sh.refs--; sh.refs <= 0 {
+			delete(c.scheds, k)
+		}
+	}
 }
 
 func (c *Controller) removeJob(name string) {
@@ -334,6 +379,7 @@ func (c *Controller) removeJob(name string) {
 		return
 	}
 	c.indexBefore(e.c.spec, false)
+	c.unshare(e.c)
 	if e.index >= 0 {
 		heap.Remove(&c.wakes, e.index)
 	}

@@ -19,9 +19,9 @@ func (c *Controller) reconcile(ctx context.Context, e *entry, now time.Time) {
 	fresh := e.fresh
 	e.fresh = false
 	if !spec.Suspend && !c.stopping {
-		cursor := e.job.Status.LastScheduleTime
+		cursor := e.last
 		if cursor.IsZero() {
-			cursor = e.job.CreatedAt
+			cursor = e.created
 			if spec.At != nil && !spec.At.After(cursor) {
 				// A one-shot whose instant had passed when it was created
 				// is due at once (within its deadline).
@@ -39,7 +39,7 @@ func (c *Controller) reconcile(ctx context.Context, e *entry, now time.Time) {
 		}
 	}
 	if !spec.Suspend {
-		next := e.c.sched.Next(maxTime(e.job.Status.LastScheduleTime, now))
+		next := e.c.sched.Next(maxTime(e.last, now))
 		earliest(next)
 	}
 	held := e.held
@@ -179,7 +179,7 @@ func (c *Controller) fired(ctx context.Context, e *entry, want, r store.Run, err
 		c.log.Error("create run", "job", want.Job, "at", want.ScheduledTime, "err", err)
 		return
 	}
-	e.job.Status.LastScheduleTime = maxTime(e.job.Status.LastScheduleTime, want.ScheduledTime)
+	e.last = maxTime(e.last, want.ScheduledTime)
 	if r.ReadyAt.IsZero() {
 		e.held = append(e.held, r)
 	} else {
@@ -195,7 +195,7 @@ func (c *Controller) advanceJob(ctx context.Context, e *entry, t time.Time, even
 		c.log.Error("record schedule time", "job", e.c.spec.Name, "err", err)
 		return
 	}
-	e.job.Status.LastScheduleTime = maxTime(e.job.Status.LastScheduleTime, t)
+	e.last = maxTime(e.last, t)
 }
 
 // canStart reports whether a new run of spec may start at now without
@@ -332,7 +332,7 @@ func (c *Controller) upstreamDone(ctx context.Context, up string, t time.Time) (
 		return false, fmt.Sprintf("required job %q did not succeed for %s", up, at)
 	case !ue.c.sched.Next(t.Add(-time.Nanosecond)).Equal(t):
 		return false, fmt.Sprintf("required job %q has no run scheduled at %s", up, at)
-	case !ue.job.Status.LastScheduleTime.Before(t):
+	case !ue.last.Before(t):
 		return false, fmt.Sprintf("required job %q did not run for %s", up, at)
 	}
 	return false, ""

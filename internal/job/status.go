@@ -68,6 +68,52 @@ func (c *Controller) Status(ctx context.Context, name string) (Status, error) {
 	return ComputeStatus(j, runs, comp.sched, c.clock.Now()), nil
 }
 
+// Statuses returns the status of each of jobs (as read from the store), by
+// name, with one listing of the non-terminal runs instead of queries per
+// job, and each distinct cron expression compiled once. A job whose spec
+// does not compile gets no next schedule time.
+func (c *Controller) Statuses(ctx context.Context, jobs []store.Job) (map[string]Status, error) {
+	want := make(map[string]bool, len(jobs))
+	for _, j := range jobs {
+		want[j.Spec.Name] = true
+	}
+	active := map[string][]store.Run{}
+	for cursor := int64(0); ; {
+		runs, next, err := c.st.RunList(ctx, store.RunListParams{
+			States: []store.RunState{store.RunPending, store.RunRunning}, Page: store.Page{Cursor: cursor, Limit: 1000}})
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range runs {
+			if want[r.Job] {
+				active[r.Job] = append(active[r.Job], r)
+			}
+		}
+		if next == 0 {
+			break
+		}
+		cursor = next
+	}
+	scheds := map[schedKey]Schedule{}
+	now := c.clock.Now()
+	out := make(map[string]Status, len(jobs))
+	for _, j := range jobs {
+		var sched Schedule
+		k := schedKey{j.Spec.Cron, j.Spec.TimeZone}
+		if s, ok := scheds[k]; ok && j.Spec.Cron != "" {
+			sched = s
+		} else if comp, err := compile(j.Spec, c.cfg.Parse); err == nil {
+			sched = comp.sched
+			if j.Spec.Cron != "" {
+				scheds[k] = sched
+			}
+		}
+		// Newest first, as Status lists them.
+		out[j.Spec.Name] = ComputeStatus(j, active[j.Spec.Name], sched, now)
+	}
+	return out, nil
+}
+
 // NextFires returns up to n instants strictly after from at which the job
 // is scheduled (ignoring suspend), in the job's time zone.
 func (c *Controller) NextFires(ctx context.Context, name string, from time.Time, n int) ([]time.Time, error) {

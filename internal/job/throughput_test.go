@@ -206,3 +206,83 @@ func reportLatency(b *testing.B, all []time.Duration) {
 	b.ReportMetric(pct(0.99), "p99-ms")
 	b.ReportMetric(pct(1), "max-ms")
 }
+
+// TestSharedSchedules: jobs with the same cron expression and zone hold one
+// compiled schedule, released when the last of them goes.
+func TestSharedSchedules(t *testing.T) {
+	st, err := sqlitestore.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	c, err := NewController(Config{Store: st, Clock: clock.NewFake(t0), Parse: parseEvery})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := func(name, cron, zone string) store.Job {
+		return store.Job{Spec: store.JobSpec{Name: name, Cron: cron, TimeZone: zone, Command: []string{"true"}}}
+	}
+	for _, j := range []store.Job{job("a", "1m", ""), job("b", "1m", ""), job("c", "1m", "Europe/Berlin"), job("d", "2m", "")} {
+		c.setJob(j, t0)
+	}
+	if len(c.scheds) != 3 {
+		t.Errorf("%d shared schedules, want 3 (1m UTC, 1m Berlin, 2m)", len(c.scheds))
+	}
+	if c.jobs["a"].c.sched != c.jobs["b"].c.sched {
+		t.Error("a and b do not share their schedule")
+	}
+	c.setJob(job("b", "3m", ""), t0) // b changes expression
+	c.removeJob("d")
+	got := map[schedKey]int{}
+	for k, sh := range c.scheds {
+		got[k] = sh.refs
+	}
+	want := map[schedKey]int{{"1m", ""}: 1, {"1m", "Europe/Berlin"}: 1, {"3m", ""}: 1}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("shared schedules = %v, want %v", got, want)
+	}
+	for _, name := range []string{"a", "b", "c"} {
+		c.removeJob(name)
+	}
+	if len(c.scheds) != 0 {
+		t.Errorf("%d shared schedules left after removing every job", len(c.scheds))
+	}
+}
+
+// TestStatuses: the batch status of many jobs equals their one-by-one
+// status, active runs and next schedule times included.
+func TestStatuses(t *testing.T) {
+	run(t, func(t *testing.T, b *bundle) {
+		at := t0.Add(90 * time.Second)
+		b.put(store.JobSpec{Name: "busy", Cron: "1m", Command: []string{"sleep"}})
+		b.put(store.JobSpec{Name: "busy2", Cron: "1m", Command: []string{"sleep"}})
+		b.put(store.JobSpec{Name: "idle", Cron: "5m", TimeZone: "Europe/Berlin", Command: []string{"true"}})
+		b.put(store.JobSpec{Name: "off", Cron: "1m", Suspend: true, Command: []string{"true"}})
+		b.put(store.JobSpec{Name: "once", At: &at, Command: []string{"true"}})
+		b.advance(time.Minute) // busy and busy2 start and keep running
+		b.advance(time.Minute) // and again: two active runs each
+		jobs, err := b.st.JobList(b.ctx, store.JobListParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := b.ctl.Statuses(b.ctx, jobs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(jobs) {
+			t.Errorf("Statuses returned %d statuses for %d jobs", len(got), len(jobs))
+		}
+		for _, j := range jobs {
+			want, err := b.ctl.Status(b.ctx, j.Spec.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(got[j.Spec.Name]) != fmt.Sprint(want) {
+				t.Errorf("%s: Statuses %+v, Status %+v", j.Spec.Name, got[j.Spec.Name], want)
+			}
+		}
+		if n := len(got["busy"].Active); n != 2 {
+			t.Errorf("busy has %d active runs, want 2", n)
+		}
+	})
+}

@@ -32,15 +32,25 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) error {
 		return fmt.Errorf("list jobs: %w", err)
 	}
 	page := apitype.Page[apitype.Job]{Items: make([]apitype.Job, 0, len(jobs))}
-	for _, j := range jobs {
-		v, err := s.jobView(r.Context(), j)
-		if errors.Is(err, store.ErrNotFound) {
-			continue // deleted since the listing
-		}
+	if bs, ok := s.cfg.Controller.(BatchStatuser); ok {
+		sts, err := bs.JobStatuses(r.Context(), jobs)
 		if err != nil {
-			return err
+			return fmt.Errorf("status of jobs: %w", err)
 		}
-		page.Items = append(page.Items, v)
+		for _, j := range jobs {
+			page.Items = append(page.Items, jobFromStore(j, sts[j.Spec.Name]))
+		}
+	} else {
+		for _, j := range jobs {
+			v, err := s.jobView(r.Context(), j)
+			if errors.Is(err, store.ErrNotFound) {
+				continue // deleted since the listing
+			}
+			if err != nil {
+				return err
+			}
+			page.Items = append(page.Items, v)
+		}
 	}
 	if len(jobs) == int(limit) {
 		page.NextPage = jobs[len(jobs)-1].Spec.Name

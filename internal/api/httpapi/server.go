@@ -76,6 +76,14 @@ type JobStatus struct {
 	NextScheduleTime time.Time
 }
 
+// BatchStatuser is implemented by a Controller that computes the status of
+// many jobs with a fixed number of store queries; GET /api/v1/jobs uses it
+// when the Controller has it, instead of asking job by job.
+type BatchStatuser interface {
+	// JobStatuses returns the status of each of jobs, by name.
+	JobStatuses(ctx context.Context, jobs []store.Job) (map[string]JobStatus, error)
+}
+
 // MaxBodyBytes is the largest request body the API reads.
 const MaxBodyBytes = 1 << 20
 
