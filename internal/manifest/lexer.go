@@ -536,7 +536,7 @@ func (lx *lexer) lexDouble(out *[]Token, p int32) {
 			flush()
 			ep := lx.here()
 			lx.advance(2)
-			var toks []Token
+			toks := make([]Token, 0, 4) // most interpolations are a variable and EOF
 			lx.hasLast = false
 			if !lx.run(&toks, 0) {
 				lx.errs.Add(lx.posAt(ep), "unterminated ${ interpolation")
@@ -550,7 +550,7 @@ func (lx *lexer) lexDouble(out *[]Token, p int32) {
 			lx.peekAt(1) == ':' && lx.peekAt(2) == ':'):
 			flush()
 			ep := lx.here()
-			var toks []Token
+			toks := make([]Token, 0, 4) // most interpolations are a variable and EOF
 			lx.lexVar(&toks, ep)
 			// "$x[1]" accesses like "${x[1]}".
 			for lx.peekAt(0) == '[' {

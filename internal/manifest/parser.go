@@ -1072,25 +1072,32 @@ func (p *parser) interp(t *Token) Expr {
 	if t.Kind == DQ {
 		parts = p.tt.parts[t.Aux-1]
 	}
+	// The pieces are collected on the scratch stack (interpolated
+	// expressions push and pop above them) and carved out at their size.
+	base := len(p.a.scratch)
+	defer func() {
+		s.Parts = carve(&p.a.exprs, p.a.scratch[base:])
+		clear(p.a.scratch[base:])
+		p.a.scratch = p.a.scratch[:base]
+	}()
 	for _, part := range parts {
 		if part.Tokens == nil {
 			lit := alloc(&p.a.strs)
 			*lit = StringLit{At: At{p.loc(part.Off)}, Value: part.Lit}
-			s.Parts = append(s.Parts, lit)
+			p.a.scratch = append(p.a.scratch, lit)
 			continue
 		}
+		// The part's tokens belong to this parse alone, so they are
+		// retyped in place (which is idempotent).
 		toks := part.Tokens
 		// In ${name...} a leading bare word names a variable, and ${1} is
 		// the match variable $1.
 		if len(toks) == 2 && toks[0].Kind == NUMBER && isAllDigits(p.text(&toks[0])) {
-			v := toks[0]
-			v.Kind = VAR
-			toks = []Token{v, toks[1]}
+			toks[0].Kind = VAR
 		}
 		if len(toks) > 1 && toks[0].Kind == NAME && !keywords[p.text(&toks[0])] {
 			n := &toks[1]
 			if n.Kind == EOF || n.Kind == PUNCT && (p.text(n) == "[" || p.text(n) == ".") {
-				toks = append([]Token(nil), toks...)
 				toks[0].Kind = VAR
 			}
 		}
@@ -1107,7 +1114,7 @@ func (p *parser) interp(t *Token) Expr {
 			p.errs.Add(p.pos(sub.tok()), "syntax error: unexpected %s in string interpolation", p.tt.describe(sub.tok()))
 			continue
 		}
-		s.Parts = append(s.Parts, x)
+		p.a.scratch = append(p.a.scratch, x)
 	}
 	return s
 }
