@@ -211,3 +211,45 @@ func runDocCommand(t *testing.T, root, bin string, c docCommand) {
 		t.Errorf("%s: %s\ndoc shows:\n%s\ncommand printed:\n%s", c.where, c.line, shown, got)
 	}
 }
+
+// TestReadme checks the README's shape: it says what almanac is, then gives
+// the two commands (the demo daemon and the test script) before anything
+// else, and its documentation index links every file in docs/.
+func TestReadme(t *testing.T) {
+	t.Parallel()
+	root := repoRoot(t)
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	if !strings.HasPrefix(readme, "# almanac\n\nalmanac ") {
+		t.Errorf("README.md does not start by saying what almanac is:\n%.200s", readme)
+	}
+	first := strings.Index(readme, "```")
+	if first < 0 {
+		t.Fatal("README.md has no code block")
+	}
+	end := strings.Index(readme[first+3:], "```")
+	block := readme[first : first+3+end]
+	for _, cmd := range []string{"go run ./cmd/almanac serve --demo", "./scripts/test"} {
+		if !strings.Contains(block, cmd) {
+			t.Errorf("README.md's first code block lacks %q:\n%s", cmd, block)
+		}
+	}
+	at := strings.Index(readme, "## Documentation")
+	if at < 0 {
+		t.Fatal("README.md has no '## Documentation' index")
+	}
+	index := readme[at:]
+	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil || len(docs) == 0 {
+		t.Fatalf("docs/*.md: %v", err)
+	}
+	for _, d := range docs {
+		link := "(docs/" + filepath.Base(d) + ")"
+		if !strings.Contains(index, link) {
+			t.Errorf("README.md's documentation index does not link %s", link)
+		}
+	}
+}
