@@ -57,6 +57,13 @@ type Config struct {
 	// OnReport, if set, is called with each stored report (after its id is
 	// assigned), from the agent's goroutine.
 	OnReport func(*Report)
+
+	// Leading, if set, says whether this node leads its cluster now and
+	// with which term (cluster.Node.Leading). Only the leader applies; see
+	// leader.go. Nil means the node is alone and always applies.
+	Leading func() (bool, int64)
+	// LeaderCheck is how often the agent asks Leading (default 1 s).
+	LeaderCheck time.Duration
 }
 
 // Agent applies a catalog on triggers. Create it with New, start it with Run.
@@ -72,6 +79,8 @@ type Agent struct {
 	nextTick time.Time
 	gateWake *Trigger // the next gate opening, consumed when it fires
 	last     *Report  // summary of the latest report
+	leading  bool     // this node may apply (always, without Config.Leading)
+	term     int64    // the term it leads in (0 without Config.Leading)
 
 	// owned by the Run goroutine
 	state State
@@ -108,7 +117,10 @@ func New(cfg Config) (*Agent, error) {
 	if cfg.Retention == (Retention{}) {
 		cfg.Retention = Retention{Keep: DefaultKeepReports}
 	}
-	a := &Agent{cfg: cfg, wake: make(chan struct{}, 1)}
+	if cfg.LeaderCheck <= 0 {
+		cfg.LeaderCheck = DefaultLeaderCheck
+	}
+	a := &Agent{cfg: cfg, wake: make(chan struct{}, 1), leading: cfg.Leading == nil}
 	if cfg.Interval > 0 && !cfg.NoSplay {
 		a.splay = Splay(cfg.Host, cfg.Interval)
 	}
@@ -120,19 +132,24 @@ func (a *Agent) Store() StateStore { return a.cfg.Store }
 
 // Trigger asks for an apply as soon as possible, with reason recorded in the
 // report. It reports false if the request was folded into one already
-// waiting.
+// waiting, or dropped because this node does not lead (Status().Standby).
 func (a *Agent) Trigger(reason string) bool {
 	return a.enqueue(Trigger{Kind: TriggerManual, Reason: reason, At: a.cfg.Clock.Now()})
 }
 
 // Notify tells the agent the manifests changed (what names the change).
-// It reports false if the request was folded into one already waiting.
+// It reports false if the request was folded into one already waiting or
+// dropped on a node that does not lead.
 func (a *Agent) Notify(what string) bool {
 	return a.enqueue(Trigger{Kind: TriggerManifest, Reason: what, At: a.cfg.Clock.Now()})
 }
 
 func (a *Agent) enqueue(t Trigger) bool {
 	a.mu.Lock()
+	if !a.leading {
+		a.mu.Unlock()
+		return false
+	}
 	fresh := a.pending == nil
 	if fresh {
 		a.pending = &t
@@ -160,13 +177,18 @@ type Status struct {
 	NextGate *Trigger `json:"next_gate,omitempty"`
 	// Last summarises the latest report.
 	Last *Report `json:"last,omitempty"`
+	// Standby is true on a node of a cluster that does not lead: it applies
+	// nothing and drops triggers; the leader applies for the cluster.
+	Standby bool `json:"standby,omitempty"`
+	// Term is the cluster term this node leads in (0 when alone).
+	Term int64 `json:"term,omitempty"`
 }
 
 // Status returns what the agent is doing now.
 func (a *Agent) Status() Status {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	s := Status{Host: a.cfg.Host, Interval: a.cfg.Interval, Splay: a.splay}
+	s := Status{Host: a.cfg.Host, Interval: a.cfg.Interval, Splay: a.splay, Standby: !a.leading, Term: a.term}
 	cp := func(t *Trigger) *Trigger {
 		if t == nil {
 			return nil
@@ -210,7 +232,11 @@ func (a *Agent) Run(ctx context.Context) error {
 	a.mu.Lock()
 	a.nextTick = a.intervalAfter(now)
 	a.mu.Unlock()
-	a.enqueue(Trigger{Kind: TriggerStartup, At: now})
+	if a.cfg.Leading == nil {
+		a.enqueue(Trigger{Kind: TriggerStartup, At: now})
+	} else {
+		a.checkLeader(ctx, TriggerStartup)
+	}
 
 	var changes <-chan string
 	if a.cfg.Watcher != nil {
@@ -220,14 +246,22 @@ func (a *Agent) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
-		if t, ok := a.take(); ok {
-			a.apply(ctx, t)
+		if a.cfg.Leading != nil {
+			a.checkLeader(ctx, TriggerLeader)
+		}
+		if t, term, ok := a.take(); ok {
+			a.apply(WithTerm(ctx, term), t)
 			continue
 		}
 		now := a.cfg.Clock.Now()
 		deadline, due := a.due(now)
 		if due {
 			continue
+		}
+		if a.cfg.Leading != nil {
+			if check := now.Add(a.cfg.LeaderCheck); check.Before(deadline) {
+				deadline = check
+			}
 		}
 		timer := a.cfg.Clock.NewTimer(deadline.Sub(now))
 		select {
@@ -248,17 +282,18 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 }
 
-// take moves the pending trigger to running.
-func (a *Agent) take() (Trigger, bool) {
+// take moves the pending trigger to running and returns it with the term
+// the apply runs under.
+func (a *Agent) take() (Trigger, int64, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.pending == nil {
-		return Trigger{}, false
+	if a.pending == nil || !a.leading {
+		return Trigger{}, 0, false
 	}
 	t := *a.pending
 	a.pending = nil
 	a.running = &t
-	return t, true
+	return t, a.term, true
 }
 
 // due enqueues the gate opening and the interval tick that are due at now

@@ -13,4 +13,22 @@
 //
 // The apply itself goes through the [Applier] interface; package
 // agent/manifestapply adapts the apply engine to it.
+//
+// # Several nodes, one applier
+//
+// On a cluster (several nodes sharing a PostgreSQL store) every node runs an
+// agent, but only the node that holds the cluster's lease applies: the same
+// lease, and the same Leading function, that let only the leader run the job
+// controller. The agent asks Leading before it takes each trigger and at
+// least every LeaderCheck while idle:
+//
+//   - A node that does not lead drops its triggers (interval ticks, gate
+//     openings, manifest changes, manual requests) and forgets its gate
+//     wake-ups; Status reports it as Standby.
+//   - A node that becomes leader reloads the state from the shared store
+//     (the previous leader saved it after each apply) and applies at once,
+//     with a TriggerLeader report, which also recomputes the gate wake-ups.
+//   - Every write of an apply carries the term it was taken under
+//     (WithTerm); a shared store rejects it once another node leads, so a
+//     leader paused past its lease cannot overwrite its successor's state.
 package agent

@@ -15,6 +15,7 @@ const (
 	TriggerSchedule TriggerKind = "schedule" // a gate opened for a resource that is due
 	TriggerManifest TriggerKind = "manifest" // the manifests changed
 	TriggerManual   TriggerKind = "manual"   // someone asked (API, CLI)
+	TriggerLeader   TriggerKind = "leader"   // this node took over the applies of its cluster
 )
 
 // Trigger is why an apply ran.

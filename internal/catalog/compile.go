@@ -132,11 +132,11 @@ func (c *compiler) hoist(body []manifest.Expr) {
 		case *manifest.ClassDef:
 			name := strings.ToLower(d.Name)
 			if old, dup := c.classes[name]; dup {
-				c.errorf(d.P, "Class '%s' is already defined at %s; cannot redefine", name, where(old.P))
+				c.errorf(d.Position(), "Class '%s' is already defined at %s; cannot redefine", name, where(old.Position()))
 				continue
 			}
 			if name == "main" || name == "settings" {
-				c.errorf(d.P, "The class name '%s' is reserved", name)
+				c.errorf(d.Position(), "The class name '%s' is reserved", name)
 				continue
 			}
 			c.classes[name] = d
@@ -144,11 +144,11 @@ func (c *compiler) hoist(body []manifest.Expr) {
 		case *manifest.DefineDef:
 			name := strings.ToLower(d.Name)
 			if old, dup := c.defines[name]; dup {
-				c.errorf(d.P, "Defined type '%s' is already defined at %s; cannot redefine", name, where(old.P))
+				c.errorf(d.Position(), "Defined type '%s' is already defined at %s; cannot redefine", name, where(old.Position()))
 				continue
 			}
 			if builtinTypes[name] != nil || name == "class" || name == "stage" {
-				c.errorf(d.P, "Defined type '%s' conflicts with a built-in resource type", name)
+				c.errorf(d.Position(), "Defined type '%s' conflicts with a built-in resource type", name)
 				continue
 			}
 			c.defines[name] = d

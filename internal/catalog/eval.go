@@ -60,7 +60,7 @@ func (c *compiler) eval(s *scope, e manifest.Expr) any {
 		return defaultV{}
 	case *manifest.RegexLit:
 		if n.Re == nil {
-			c.fail(n.P, "invalid regular expression /%s/", n.Source)
+			c.fail(n.Position(), "invalid regular expression /%s/", n.Source)
 		}
 		return n.Re
 	case *manifest.NameLit:
@@ -84,7 +84,7 @@ func (c *compiler) eval(s *scope, e manifest.Expr) any {
 		}
 		return h
 	case *manifest.Var:
-		return c.lookupVar(s, n.Name, n.P)
+		return c.lookupVar(s, n.Name, n.Position())
 	case *manifest.Access:
 		return c.access(s, n)
 	case *manifest.Paren:
@@ -100,7 +100,7 @@ func (c *compiler) eval(s *scope, e manifest.Expr) any {
 		case float64:
 			return -x
 		}
-		c.fail(n.P, "The operator '-' is not applicable to %s", typeName(x))
+		c.fail(n.Position(), "The operator '-' is not applicable to %s", typeName(x))
 	case *manifest.Binary:
 		return c.binary(s, n)
 	case *manifest.Selector:
@@ -108,7 +108,7 @@ func (c *compiler) eval(s *scope, e manifest.Expr) any {
 	case *manifest.Assign:
 		v := c.eval(s, n.Value)
 		if _, exists := s.vars[n.Name]; exists {
-			c.fail(n.P, "Cannot reassign variable '$%s'", n.Name)
+			c.fail(n.Position(), "Cannot reassign variable '$%s'", n.Name)
 		}
 		s.vars[n.Name] = v
 		return v
@@ -200,7 +200,7 @@ func (c *compiler) access(s *scope, n *manifest.Access) any {
 				typ = "Class"
 				title = strings.ToLower(strings.TrimPrefix(title, "::"))
 			} else if strings.EqualFold(typ, "resource") {
-				c.fail(n.P, "unsupported: Resource[...] references")
+				c.fail(n.Position(), "unsupported: Resource[...] references")
 			}
 			refs = append(refs, refV{Type: typeRefName(typ), Title: title})
 		}
@@ -210,7 +210,7 @@ func (c *compiler) access(s *scope, n *manifest.Access) any {
 		return refs
 	case []any:
 		if len(keys) != 1 {
-			c.fail(n.P, "unsupported: array slices")
+			c.fail(n.Position(), "unsupported: array slices")
 		}
 		i, ok := keys[0].(int64)
 		if !ok {
@@ -225,7 +225,7 @@ func (c *compiler) access(s *scope, n *manifest.Access) any {
 		return t[i]
 	case *hashV:
 		if len(keys) != 1 {
-			c.fail(n.P, "unsupported: multiple hash keys in one access")
+			c.fail(n.Position(), "unsupported: multiple hash keys in one access")
 		}
 		k, ok := hashKey(keys[0])
 		if !ok {
@@ -233,9 +233,9 @@ func (c *compiler) access(s *scope, n *manifest.Access) any {
 		}
 		return t.m[k]
 	case nil:
-		c.fail(n.P, "Operator '[]' is not applicable to an Undef Value.")
+		c.fail(n.Position(), "Operator '[]' is not applicable to an Undef Value.")
 	}
-	c.fail(n.P, "Operator '[]' is not applicable to a %s value", typeName(target))
+	c.fail(n.Position(), "Operator '[]' is not applicable to a %s value", typeName(target))
 	return nil
 }
 
@@ -263,7 +263,7 @@ func (c *compiler) binary(s *scope, n *manifest.Binary) any {
 	case "<", "<=", ">", ">=":
 		cmp, ok := compare(l, r)
 		if !ok {
-			c.fail(n.P, "Comparison of: %s %s %s, is not possible", typeName(l), n.Op, typeName(r))
+			c.fail(n.Position(), "Comparison of: %s %s %s, is not possible", typeName(l), n.Op, typeName(r))
 		}
 		switch n.Op {
 		case "<":
@@ -303,7 +303,7 @@ func compare(l, r any) (int, bool) {
 func (c *compiler) match(s *scope, n *manifest.Binary, l, r any) bool {
 	str, ok := l.(string)
 	if !ok {
-		c.fail(n.P, "Left operand of %s must be a String, got %s", n.Op, typeName(l))
+		c.fail(n.Position(), "Left operand of %s must be a String, got %s", n.Op, typeName(l))
 	}
 	var re *regexp.Regexp
 	switch r := r.(type) {
@@ -315,7 +315,7 @@ func (c *compiler) match(s *scope, n *manifest.Binary, l, r any) bool {
 			c.fail(n.R.Position(), "invalid regular expression %q: %v", r, err)
 		}
 	default:
-		c.fail(n.P, "Right operand of %s must be a Regexp or String, got %s", n.Op, typeName(r))
+		c.fail(n.Position(), "Right operand of %s must be a Regexp or String, got %s", n.Op, typeName(r))
 	}
 	m := re.FindStringSubmatch(str)
 	if m == nil {
@@ -356,7 +356,7 @@ func (c *compiler) in(n *manifest.Binary, l, r any) bool {
 		}
 		return false
 	}
-	c.fail(n.P, "The 'in' operator is not applicable to a %s on the right", typeName(r))
+	c.fail(n.Position(), "The 'in' operator is not applicable to a %s on the right", typeName(r))
 	return false
 }
 
@@ -373,7 +373,7 @@ func (c *compiler) arith(n *manifest.Binary, l, r any) any {
 		case *hashV:
 			rh, ok := r.(*hashV)
 			if !ok {
-				c.fail(n.P, "Operator '+' cannot merge a %s into a Hash", typeName(r))
+				c.fail(n.Position(), "Operator '+' cannot merge a %s into a Hash", typeName(r))
 			}
 			out := newHash()
 			for _, k := range lv.keys {
@@ -431,10 +431,10 @@ func (c *compiler) arith(n *manifest.Binary, l, r any) any {
 			return li * ri
 		case "/", "%":
 			if ri == 0 {
-				c.fail(n.P, "Division by 0")
+				c.fail(n.Position(), "Division by 0")
 			}
 			if li == math.MinInt64 && ri == -1 {
-				c.fail(n.P, "integer overflow")
+				c.fail(n.Position(), "integer overflow")
 			}
 			if n.Op == "/" {
 				return li / ri
@@ -454,14 +454,14 @@ func (c *compiler) arith(n *manifest.Binary, l, r any) any {
 			return lf * rf
 		case "/":
 			if rf == 0 {
-				c.fail(n.P, "Division by 0")
+				c.fail(n.Position(), "Division by 0")
 			}
 			return lf / rf
 		case "%":
-			c.fail(n.P, "Operator '%%' is not applicable to a Float")
+			c.fail(n.Position(), "Operator '%%' is not applicable to a Float")
 		}
 	}
-	c.fail(n.P, "Operator '%s' is not applicable to %s and %s", n.Op, typeName(l), typeName(r))
+	c.fail(n.Position(), "Operator '%s' is not applicable to %s and %s", n.Op, typeName(l), typeName(r))
 	return nil
 }
 
@@ -510,7 +510,7 @@ func (c *compiler) selector(s *scope, n *manifest.Selector) any {
 	if dflt != nil {
 		return c.eval(s, dflt)
 	}
-	c.fail(n.P, "No matching entry for selector parameter with value '%s'", toString(subject))
+	c.fail(n.Position(), "No matching entry for selector parameter with value '%s'", toString(subject))
 	return nil
 }
 

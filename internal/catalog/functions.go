@@ -13,7 +13,7 @@ func (c *compiler) call(s *scope, n *manifest.Call) any {
 		return c.iterate(s, n)
 	}
 	if n.Lambda != nil {
-		c.fail(n.Lambda.P, "%s() does not take a lambda", n.Name)
+		c.fail(n.Lambda.Position(), "%s() does not take a lambda", n.Name)
 	}
 	args := make([]any, len(n.Args))
 	for i, a := range n.Args {
@@ -23,18 +23,18 @@ func (c *compiler) call(s *scope, n *manifest.Call) any {
 	case "include", "require", "contain":
 		var refs []any
 		for _, name := range c.classNames(n, args) {
-			cls := c.includeClass(s, name, n.P)
+			cls := c.includeClass(s, name, n.Position())
 			ref := cls.r.Ref()
 			cont := s.container
 			switch n.Name {
 			case "require":
-				c.extra = append(c.extra, Edge{From: ref, To: cont.r.Ref(), Kind: Before, Via: "require function", Pos: n.P})
+				c.extra = append(c.extra, Edge{From: ref, To: cont.r.Ref(), Kind: Before, Via: "require function", Pos: n.Position()})
 			case "contain":
 				if cls.container == c.stage {
 					cls.container = cont
 					cls.r.Container = cont.r.Ref()
 				} else if cls.container != cont {
-					c.extra = append(c.extra, Edge{From: cont.r.Ref(), To: ref, Kind: Contain, Via: "contain", Pos: n.P})
+					c.extra = append(c.extra, Edge{From: cont.r.Ref(), To: ref, Kind: Contain, Via: "contain", Pos: n.Position()})
 				}
 			}
 			refs = append(refs, refV{Type: "Class", Title: cls.r.Title})
@@ -46,7 +46,7 @@ func (c *compiler) call(s *scope, n *manifest.Call) any {
 			if !ok {
 				c.fail(n.Args[min(i, len(n.Args)-1)].Position(), "realize() expects resource references, got %s", typeName(a))
 			}
-			c.realizes = append(c.realizes, realizeReq{ref: ref, pos: n.P})
+			c.realizes = append(c.realizes, realizeReq{ref: ref, pos: n.Position()})
 		}
 		return nil
 	case "fail":
@@ -54,9 +54,9 @@ func (c *compiler) call(s *scope, n *manifest.Call) any {
 		for i, a := range args {
 			parts[i] = toString(a)
 		}
-		c.fail(n.P, "%s", strings.Join(parts, " "))
+		c.fail(n.Position(), "%s", strings.Join(parts, " "))
 	}
-	c.fail(n.P, "unsupported: function '%s'", n.Name)
+	c.fail(n.Position(), "unsupported: function '%s'", n.Name)
 	return nil
 }
 
@@ -67,16 +67,16 @@ func (c *compiler) classNames(n *manifest.Call, args []any) []string {
 		switch v := a.(type) {
 		case string:
 			if v == "" {
-				c.fail(n.P, "%s(): a class name cannot be empty", n.Name)
+				c.fail(n.Position(), "%s(): a class name cannot be empty", n.Name)
 			}
 			out = append(out, v)
 		case refV:
 			if v.Type != "Class" {
-				c.fail(n.P, "%s(): expects class names or Class references, got %s", n.Name, v)
+				c.fail(n.Position(), "%s(): expects class names or Class references, got %s", n.Name, v)
 			}
 			out = append(out, v.Title)
 		default:
-			c.fail(n.P, "%s(): expects class names or Class references, got %s", n.Name, typeName(a))
+			c.fail(n.Position(), "%s(): expects class names or Class references, got %s", n.Name, typeName(a))
 		}
 	}
 	return out
@@ -85,15 +85,15 @@ func (c *compiler) classNames(n *manifest.Call, args []any) []string {
 // iterate implements each, map and filter.
 func (c *compiler) iterate(s *scope, n *manifest.Call) any {
 	if n.Lambda == nil {
-		c.fail(n.P, "%s() requires a lambda block", n.Name)
+		c.fail(n.Position(), "%s() requires a lambda block", n.Name)
 	}
 	if len(n.Args) != 1 {
-		c.fail(n.P, "%s() expects 1 argument, got %d", n.Name, len(n.Args))
+		c.fail(n.Position(), "%s() expects 1 argument, got %d", n.Name, len(n.Args))
 	}
 	coll := c.eval(s, n.Args[0])
 	np := len(n.Lambda.Params)
 	if np < 1 || np > 2 {
-		c.fail(n.Lambda.P, "%s() expects a lambda with 1 or 2 parameters, got %d", n.Name, np)
+		c.fail(n.Lambda.Position(), "%s() expects a lambda with 1 or 2 parameters, got %d", n.Name, np)
 	}
 	run := func(args ...any) any {
 		sc := newScope(s, s, s.container)
@@ -101,7 +101,7 @@ func (c *compiler) iterate(s *scope, n *manifest.Call) any {
 		for i, p := range n.Lambda.Params {
 			if p.Type != nil {
 				if msg := c.checkType(s, p.Type, args[i]); msg != "" {
-					c.fail(p.P, "%s(): block parameter '%s' expects %s, got %s", n.Name, p.Name, msg, typeName(args[i]))
+					c.fail(p.Position(), "%s(): block parameter '%s' expects %s, got %s", n.Name, p.Name, msg, typeName(args[i]))
 				}
 			}
 			sc.vars[p.Name] = args[i]

@@ -26,12 +26,12 @@ type query struct {
 func (c *compiler) newCollector(s *scope, n *manifest.Collector) any {
 	typ := strings.ToLower(n.Type)
 	if _, ok := builtinTypes[typ]; !ok && c.defines[typ] == nil && typ != "class" {
-		c.fail(n.P, "Unknown resource type: '%s'", typ)
+		c.fail(n.Position(), "Unknown resource type: '%s'", typ)
 	}
 	if typ == "class" {
-		c.fail(n.P, "Classes cannot be collected")
+		c.fail(n.Position(), "Classes cannot be collected")
 	}
-	col := &collector{typ: typ, pos: n.P}
+	col := &collector{typ: typ, pos: n.Position()}
 	if n.Query != nil {
 		col.query = c.compileQuery(s, n.Query)
 	}
@@ -210,7 +210,7 @@ func (c *compiler) chain(s *scope, n *manifest.Chain) any {
 		if ch, ok := e.(*manifest.Chain); ok {
 			walk(ch.L)
 			ops = append(ops, ch.Op)
-			opPos = append(opPos, ch.P)
+			opPos = append(opPos, ch.Position())
 			exprs = append(exprs, ch.R)
 			return
 		}

@@ -30,10 +30,10 @@ func (c *compiler) evalAttrs(s *scope, attrs []manifest.Attr) []attrVal {
 	seen := make(map[string]bool, len(attrs))
 	for _, a := range attrs {
 		if seen[a.Name] {
-			c.fail(a.P, "The attribute '%s' has already been set", a.Name)
+			c.fail(a.Position(), "The attribute '%s' has already been set", a.Name)
 		}
 		seen[a.Name] = true
-		out = append(out, attrVal{name: a.Name, val: c.eval(s, a.Value), pos: a.P})
+		out = append(out, attrVal{name: a.Name, val: c.eval(s, a.Value), pos: a.Position()})
 	}
 	return out
 }
@@ -45,10 +45,10 @@ func (c *compiler) declare(s *scope, d *manifest.ResourceDecl) any {
 	_, builtin := builtinTypes[typ]
 	def := c.defines[typ]
 	if !builtin && def == nil && typ != "class" {
-		c.fail(d.P, "Unknown resource type: '%s'", typ)
+		c.fail(d.Position(), "Unknown resource type: '%s'", typ)
 	}
 	if typ == "class" && d.Virtual {
-		c.fail(d.P, "Classes cannot be virtual")
+		c.fail(d.Position(), "Classes cannot be virtual")
 	}
 	var bodyDefaults []attrVal
 	for _, b := range d.Bodies {
@@ -70,13 +70,13 @@ func (c *compiler) declare(s *scope, d *manifest.ResourceDecl) any {
 		}
 		for _, title := range titles {
 			if typ == "class" {
-				r := c.declareClass(s, title, attrs, b.P)
+				r := c.declareClass(s, title, attrs, b.Position())
 				if r != nil {
 					refs = append(refs, refV{Type: "Class", Title: r.r.Title})
 				}
 				continue
 			}
-			r := c.declareOne(s, typ, title, attrs, b.P, d.Virtual)
+			r := c.declareOne(s, typ, title, attrs, b.Position(), d.Virtual)
 			if r != nil {
 				refs = append(refs, refV{Type: capitalize(typ), Title: title})
 				if def != nil {
@@ -213,7 +213,7 @@ func nameTags(name string) []string {
 func (c *compiler) setDefaults(s *scope, d *manifest.ResourceDefaults) {
 	typ := strings.ToLower(d.Type)
 	if _, ok := builtinTypes[typ]; !ok && c.defines[typ] == nil {
-		c.fail(d.P, "Unknown resource type: '%s'", typ)
+		c.fail(d.Position(), "Unknown resource type: '%s'", typ)
 	}
 	attrs := c.evalAttrs(s, d.Attrs)
 	if s.defaults == nil {
@@ -316,7 +316,7 @@ func (c *compiler) bindParams(sc *scope, r *res, params []manifest.Param, known 
 	for _, p := range params {
 		known[p.Name] = true
 		if metaparams[p.Name] || p.Name == "title" || p.Name == "name" {
-			c.errorf(p.P, "The parameter '$%s' is reserved and cannot be used", p.Name)
+			c.errorf(p.Position(), "The parameter '$%s' is reserved and cannot be used", p.Name)
 			continue
 		}
 		v, given := r.attrs[p.Name]

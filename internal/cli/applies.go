@@ -49,7 +49,9 @@ func printAgentStatus(e *env, s agent.Status) {
 	if s.NextGate != nil {
 		parts = append(parts, fmt.Sprintf("next gate: %s at %s", s.NextGate.String(), fmtTime(&s.NextGate.At)))
 	}
-	if s.NextInterval != nil {
+	if s.Standby {
+		parts = append(parts, "standby: another node leads the cluster and applies")
+	} else if s.NextInterval != nil {
 		parts = append(parts, "next interval apply: "+fmtTime(s.NextInterval))
 	}
 	if len(parts) > 0 {

@@ -50,6 +50,9 @@ func runApplyServer(ctx context.Context, e *env, args []string) error {
 	if jsonOut {
 		return writeJSONOut(e.stdout, q)
 	}
+	if q.Agent.Standby {
+		return fmt.Errorf("apply --server: %s does not lead its cluster and applies nothing; send the request to the leader (GET /api/v1/cluster names it)", q.Agent.Host)
+	}
 	if q.Queued {
 		fmt.Fprintf(e.stdout, "apply queued on %s (see 'almanac get applies')\n", q.Agent.Host)
 	} else {

@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	register("get", "list jobs, runs, resources, events or apply reports from the daemon: get jobs|runs|resources|events|applies", runGet)
+	register("get", "list jobs, runs, resources, events, apply reports or named windows from the daemon: get jobs|runs|resources|events|applies|windows", runGet)
 }
 
 func runGet(ctx context.Context, e *env, args []string) error {
@@ -34,7 +34,7 @@ func runGet(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("get: want one of jobs, runs, resources, events, applies")
+		return usagef("get: want one of jobs, runs, resources, events, applies, windows")
 	}
 	if *limit < 0 || *limit > 1000 {
 		return usagef("get: --limit %d: want 1 to 1000", *limit)
@@ -94,8 +94,10 @@ func runGet(ctx context.Context, e *env, args []string) error {
 		return getApplies(ctx, e, c, *page, *limit, jsonOut)
 	case "resources", "resource":
 		return getResources(ctx, e, c, jsonOut)
+	case "windows", "window":
+		return getWindows(ctx, e, c, jsonOut)
 	}
-	return usagef("get: unknown kind %q (want jobs, runs, resources, events or applies)", what)
+	return usagef("get: unknown kind %q (want jobs, runs, resources, events, applies or windows)", what)
 }
 
 func getJobs(ctx context.Context, e *env, c *apiclient.Client, page string, jsonOut bool) error {

@@ -33,6 +33,8 @@ type serveOptions struct {
 	grace     time.Duration
 	agent     agentOptions // agent mode, with manifests (serve_agent.go)
 	fleet     fleetOptions
+	windows   windowFlag    // --windows items (serve_windowset.go)
+	named     *namedWindows // the calendars they and --demo define
 	// errOut receives problems that need more than one line (the
 	// positioned errors of bad manifests at start-up).
 	errOut io.Writer
@@ -65,6 +67,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&o.node, "node", host, "this daemon's node name, recorded on the runs it executes")
 	fs.DurationVar(&o.grace, "grace", 30*time.Second, "at shutdown, how long active runs may finish before they are killed")
 	addFleetFlags(fs, &o.fleet)
+	addWindowFlags(fs, &o.windows)
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	pos, err := parseFlags(fs, args)
@@ -90,6 +93,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		o.node = "almanac"
 	}
 	if err := o.fleet.check(o.demo); err != nil {
+		return err
+	}
+	if o.named, err = loadNamedWindows(o.windows, o.demo); err != nil {
 		return err
 	}
 	logger, err := newLogger(e.stderr, *logFormat, *logLevel)
@@ -160,14 +166,15 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 		Logger: log, Metrics: metrics, Version: Version,
 	})
 	cl.register(api)
+	api.Handle("GET /api/v1/windows", httpapi.WindowsHandler(o.named, clk))
 
-	stopAgent, err := startAgent(ctx, o, st, clk, log, api)
+	ag, stopAgent, err := startAgent(ctx, o, st, clk, log, api, cl.agentLeading())
 	if err != nil {
 		return err
 	}
 	defer stopAgent()
 
-	handler, err := withWebUI(api, st, ctrl, fl, o, clk, log)
+	handler, err := withWebUI(api, st, ctrl, fl, cl, ag, o, clk, log)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/agent"
+	"github.com/almanac-sh/almanac/internal/agent/agentpg"
 	"github.com/almanac-sh/almanac/internal/agent/agentsql"
 	"github.com/almanac-sh/almanac/internal/agent/manifestapply"
 	"github.com/almanac-sh/almanac/internal/api/httpapi"
@@ -58,38 +59,33 @@ func (o *agentOptions) check() error {
 type pather interface{ Path() string }
 
 // startAgent starts agent mode when --manifests is set: it checks that the
-// manifests compile, keeps state and reports in the store's database (in
-// memory for a store without a file), registers the /api/v1/applies routes
-// and runs the agent until the returned stop is called.
-func startAgent(ctx context.Context, o serveOptions, st store.Store, clk clock.Clock, log *slog.Logger, api *httpapi.Server) (stop func(), err error) {
+// manifests compile, keeps state and reports in the store's database (the
+// SQLite file, or PostgreSQL shared by every node; in memory for any other
+// store), registers the /api/v1/applies routes and runs the agent until the
+// returned stop is called. On a cluster only the node that leads applies
+// (leading is the cluster lease's test; nil on a single node). It returns the
+// agent for the web UI's report pages; nil without --manifests.
+func startAgent(ctx context.Context, o serveOptions, st store.Store, clk clock.Clock, log *slog.Logger, api *httpapi.Server, leading func() (bool, int64)) (ag httpapi.Agent, stop func(), err error) {
 	if o.manifests == "" {
-		return func() {}, nil
+		return nil, func() {}, nil
 	}
 	if _, err := manifestapply.Compile(o.manifests); err != nil {
-		return nil, fmt.Errorf("serve: --manifests: %w", err)
+		return nil, nil, fmt.Errorf("serve: --manifests: %w", err)
 	}
 	loc := time.Local
 	if o.agent.tz != "" {
 		if loc, err = calendar.LoadZone(o.agent.tz); err != nil {
-			return nil, usagef("serve: --agent-tz: %v", err)
+			return nil, nil, usagef("serve: --agent-tz: %v", err)
 		}
 	}
-	var ss agent.StateStore
-	closeDB := func() {}
-	if p, ok := st.(pather); ok {
-		s, db, err := agentsql.OpenSQLite(ctx, p.Path())
-		if err != nil {
-			return nil, err
-		}
-		ss, closeDB = s, func() { db.Close() }
-	} else {
-		log.Warn("agent state and reports are kept in memory: this store has no table for them yet")
-		ss = agent.NewMemoryStore()
+	ss, closeDB, err := agentStateStore(ctx, st, log)
+	if err != nil {
+		return nil, nil, err
 	}
 	ap, err := manifestapply.New(manifestapply.Config{Dir: o.manifests, Clock: clk, Location: loc, Noop: o.agent.noop})
 	if err != nil {
 		closeDB()
-		return nil, err
+		return nil, nil, err
 	}
 	interval := o.agent.interval
 	if interval == 0 {
@@ -101,10 +97,11 @@ func startAgent(ctx context.Context, o serveOptions, st store.Store, clk clock.C
 		Interval: interval, Host: o.node,
 		Retention: agent.Retention{Keep: o.agent.keep, MaxAge: o.agent.maxAge},
 		Watcher:   watcher,
+		Leading:   leading,
 	})
 	if err != nil {
 		closeDB()
-		return nil, err
+		return nil, nil, err
 	}
 	api.HandleApplies(a)
 	actx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -118,9 +115,42 @@ func startAgent(ctx context.Context, o serveOptions, st store.Store, clk clock.C
 	}()
 	st0 := a.Status()
 	log.Info("agent mode", "manifests", o.manifests, "run_interval", o.agent.interval, "splay", st0.Splay, "host", st0.Host)
-	return func() {
+	return a, func() {
 		cancel()
 		<-done
 		closeDB()
 	}, nil
+}
+
+// agentStateStore returns where the agent keeps its state and reports: in
+// the store's own database, so they survive restarts and, on PostgreSQL,
+// are shared by every node (whichever leads carries on from the state the
+// previous leader saved). close releases what it opened.
+func agentStateStore(ctx context.Context, st store.Store, log *slog.Logger) (ss agent.StateStore, release func(), err error) {
+	switch s := st.(type) {
+	case *pgBackend:
+		ps, err := agentpg.New(ctx, s.Pool(), agentpg.WithLeaseName(s.LeaseName()))
+		if err != nil {
+			return nil, nil, err
+		}
+		return ps, func() {}, nil
+	case pather:
+		ls, db, err := agentsql.OpenSQLite(ctx, s.Path())
+		if err != nil {
+			return nil, nil, err
+		}
+		return ls, func() { db.Close() }, nil
+	}
+	log.Warn("agent state and reports are kept in memory: this store has no table for them")
+	return agent.NewMemoryStore(), func() {}, nil
+}
+
+// agentLeading is the agent's leadership test: the lease the job controller
+// leads with, so one node both schedules the jobs and applies the
+// manifests; nil on a single-node store, where the daemon always applies.
+func (c *clusterNode) agentLeading() func() (bool, int64) {
+	if c.node == nil {
+		return nil
+	}
+	return c.node.Leading
 }

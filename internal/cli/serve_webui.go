@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/almanac-sh/almanac/internal/api/httpapi"
 	"github.com/almanac-sh/almanac/internal/calendar"
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/cron"
@@ -14,8 +15,9 @@ import (
 // withWebUI serves the web UI beside the API on one listener: /api/,
 // /healthz and /metrics go to the API, every other path to the UI, which
 // does its own authentication (a login form when the daemon has a token).
-func withWebUI(api http.Handler, st store.Store, ctrl webui.JobController, res webui.ResourceLister, o serveOptions, clk clock.Clock, log *slog.Logger) (http.Handler, error) {
-	back, err := webui.NewDaemonBackend(webui.DaemonConfig{Store: st, Jobs: ctrl, Resources: res, Describe: describeCron})
+func withWebUI(api http.Handler, st store.Store, ctrl webui.JobController, res webui.ResourceLister, cl httpapi.ClusterSource, ag httpapi.Agent, o serveOptions, clk clock.Clock, log *slog.Logger) (http.Handler, error) {
+	back, err := webui.NewDaemonBackend(webui.DaemonConfig{Store: st, Jobs: ctrl, Resources: res, Describe: describeCron,
+		Windows: o.named.uiWindows, Cluster: cl, Agent: ag})
 	if err != nil {
 		return nil, err
 	}

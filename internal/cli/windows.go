@@ -98,14 +98,8 @@ func printWindows(w io.Writer, at time.Time, cal *weekly.Calendar, zone string, 
 	fmt.Fprintf(w, "weekly minutes: %d\n", out.WeeklyMinutes)
 	fmt.Fprintf(w, "time zone:      %s\n", zone)
 	fmt.Fprintf(w, "windows:\n")
-	ivs := cal.Intervals()
 	// A window across Sunday midnight is stored as two intervals; show it as one.
-	const week = 7 * 24 * 60
-	if n := len(ivs); n > 1 && ivs[0].Start == 0 && ivs[n-1].End == week {
-		ivs[n-1].End = week + ivs[0].End
-		ivs = ivs[1:]
-	}
-	for _, iv := range ivs {
+	for _, iv := range joinedIntervals(cal) {
 		_, err := fmt.Fprintf(w, "  %s  (%s)\n", iv, fmtSpan(time.Duration(iv.End-iv.Start)*time.Minute))
 		if err != nil {
 			return err

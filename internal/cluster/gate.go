@@ -81,6 +81,26 @@ func (g *gatedStore) RunInsert(ctx context.Context, p store.RunInsertParams) (st
 	return g.Store.RunInsert(ctx, p)
 }
 
+// RunInsertBatch is RunInsert for many runs: the leader's scheduled runs
+// carry its term; on a follower every scheduled item is answered
+// ErrDuplicate, as RunInsert does, and only retries and untermed batches go
+// through.
+func (g *gatedStore) RunInsertBatch(ctx context.Context, p store.RunInsertBatchParams) ([]store.RunInsertResult, error) {
+	if p.Term == 0 {
+		return g.Store.RunInsertBatch(ctx, p)
+	}
+	term, err := g.term("schedule runs")
+	if err != nil {
+		out := make([]store.RunInsertResult, len(p.Items))
+		for i := range out {
+			out[i].Err = fmt.Errorf("%w (%w)", store.ErrDuplicate, err)
+		}
+		return out, nil
+	}
+	p.Term = term
+	return g.Store.RunInsertBatch(ctx, p)
+}
+
 // JobAdvance on a follower is a no-op: the leader records the schedule.
 func (g *gatedStore) JobAdvance(ctx context.Context, p store.JobAdvanceParams) error {
 	if p.Term == 0 {

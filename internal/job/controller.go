@@ -72,6 +72,7 @@ type Controller struct {
 	readyAt   timeHeap // future ReadyAt of released runs
 	active    map[int64]*execution
 	waiting   map[string]*entry // entries holding pending runs
+	fires     []pendingFire     // ready runs to insert at the end of the step
 	beforeOf  map[string]map[string]bool
 	stopping  bool
 	claimable bool // a run may be ready to claim
@@ -262,7 +263,16 @@ func (c *Controller) step(ctx context.Context) {
 	for len(c.wakes) > 0 && !c.wakes[0].wake.After(now) {
 		e := c.wakes[0]
 		c.reconcile(ctx, e, now)
+		if len(c.fires) >= maxFireBatch {
+			// Start the first thousand while the rest are reconciled.
+			c.flushFires(ctx, now)
+			if !c.stopping {
+				c.claimable = false
+				c.claim(ctx, now)
+			}
+		}
 	}
+	c.flushFires(ctx, now)
 	if !now.Before(c.nextBeat) {
 		c.heartbeat(ctx, now)
 		c.nextBeat = now.Add(c.cfg.HeartbeatInterval)

@@ -89,23 +89,15 @@ func (c *Controller) fire(ctx context.Context, e *entry, d due, now time.Time, f
 		}
 		events = append(events, store.Event{Time: now, Kind: store.EventRunMissed, Job: spec.Name, Message: msg, Data: data})
 	}
-	advance := func(evs []store.Event) {
-		err := c.st.JobAdvance(ctx, store.JobAdvanceParams{Name: spec.Name, LastScheduleTime: d.last, Term: c.term(), Events: evs})
-		if err != nil {
-			c.log.Error("record schedule time", "job", spec.Name, "err", err)
-			return
-		}
-		e.job.Status.LastScheduleTime = d.last
-	}
 	if !runIt {
-		advance(events)
+		c.advanceJob(ctx, e, d.last, events)
 		return
 	}
 	if spec.ConcurrencyPolicy == store.Forbid {
 		if active := c.activeRuns(ctx, spec.Name, 0); len(active) > 0 {
 			events = append(events, store.Event{Time: now, Kind: store.EventRunSkipped, Job: spec.Name,
 				Message: fmt.Sprintf("skipped the run for %s: previous run active (run %d)", d.last.In(e.c.loc).Format(time.RFC3339), active[0].ID)})
-			advance(events)
+			c.advanceJob(ctx, e, d.last, events)
 			return
 		}
 	}
@@ -127,25 +119,83 @@ func (c *Controller) fire(ctx context.Context, e *entry, d due, now time.Time, f
 	}
 	events = append(events, store.Event{Time: now, Kind: store.EventRunScheduled, Job: spec.Name,
 		Message: fmt.Sprintf("scheduled %s run for %s", reason, at)})
-	r, err := c.st.RunInsert(ctx, store.RunInsertParams{
+	p := store.RunInsertParams{
 		Run:     store.Run{Job: spec.Name, ScheduledTime: d.last, Attempt: 1, Reason: reason, ReadyAt: readyAt},
-		Advance: true, Term: c.term(), Now: now, Events: events,
-	})
+		Advance: true, Events: events,
+	}
+	if !readyAt.IsZero() {
+		// Ready runs due together are inserted together (flushFires):
+		// one transaction for all of them instead of one each.
+		c.fires = append(c.fires, pendingFire{e: e, p: p})
+		return
+	}
+	p.Term, p.Now = c.term(), now
+	r, err := c.st.RunInsert(ctx, p)
+	c.fired(ctx, e, p.Run, r, err)
+}
+
+// pendingFire is a ready run reconcile decided to create, waiting for the
+// batch insert at the end of the step.
+type pendingFire struct {
+	e *entry
+	p store.RunInsertParams
+}
+
+// maxFireBatch bounds the runs inserted in one transaction.
+const maxFireBatch = 1000
+
+// flushFires inserts the pending fires in one batch (per maxFireBatch)
+// and records the outcomes as a single insert would.
+func (c *Controller) flushFires(ctx context.Context, now time.Time) {
+	for len(c.fires) > 0 {
+		n := min(len(c.fires), maxFireBatch)
+		batch := c.fires[:n:n]
+		c.fires = c.fires[n:]
+		items := make([]store.RunInsertParams, n)
+		for i, f := range batch {
+			items[i] = f.p
+		}
+		res, err := c.st.RunInsertBatch(ctx, store.RunInsertBatchParams{Items: items, Term: c.term(), Now: now})
+		if err != nil {
+			c.log.Error("create runs", "runs", n, "err", err)
+			continue
+		}
+		for i, f := range batch {
+			c.fired(ctx, f.e, f.p.Run, res[i].Run, res[i].Err)
+		}
+	}
+	c.fires = nil
+}
+
+// fired records the outcome of inserting a scheduled run (want): the
+// job's schedule time moves on, and the run is held or marked claimable.
+func (c *Controller) fired(ctx context.Context, e *entry, want, r store.Run, err error) {
 	switch {
 	case errors.Is(err, store.ErrDuplicate):
 		// Another controller life (or node) created it: the key held.
-		advance(nil)
+		c.advanceJob(ctx, e, want.ScheduledTime, nil)
 		return
 	case err != nil:
-		c.log.Error("create run", "job", spec.Name, "at", d.last, "err", err)
+		c.log.Error("create run", "job", want.Job, "at", want.ScheduledTime, "err", err)
 		return
 	}
-	e.job.Status.LastScheduleTime = d.last
-	if readyAt.IsZero() {
+	e.job.Status.LastScheduleTime = maxTime(e.job.Status.LastScheduleTime, want.ScheduledTime)
+	if r.ReadyAt.IsZero() {
 		e.held = append(e.held, r)
 	} else {
 		c.claimable = true
 	}
+}
+
+// advanceJob records that the instants up to t were dealt with without a
+// new run (missed, skipped, or created elsewhere).
+func (c *Controller) advanceJob(ctx context.Context, e *entry, t time.Time, events []store.Event) {
+	err := c.st.JobAdvance(ctx, store.JobAdvanceParams{Name: e.c.spec.Name, LastScheduleTime: t, Term: c.term(), Events: events})
+	if err != nil {
+		c.log.Error("record schedule time", "job", e.c.spec.Name, "err", err)
+		return
+	}
+	e.job.Status.LastScheduleTime = maxTime(e.job.Status.LastScheduleTime, t)
 }
 
 // canStart reports whether a new run of spec may start at now without

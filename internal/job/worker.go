@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/clock"
@@ -43,39 +45,81 @@ type result struct {
 	stopped *stopRequest
 }
 
+// claimBatch is how many ready runs one claim takes.
+const claimBatch = 256
+
+// startWorkers bounds the processes started at the same time. Fork and
+// exec are partly serialised by the runtime, but the work around them
+// (pipes, environment, path lookup, waiting for the child's exec) overlaps.
+const startWorkers = 8
+
 // claim starts every run that is ready now.
 func (c *Controller) claim(ctx context.Context, now time.Time) {
 	for {
-		runs, err := c.st.RunClaim(ctx, store.RunClaimParams{Node: c.cfg.Node, Now: now, Limit: 128})
+		runs, err := c.st.RunClaim(ctx, store.RunClaimParams{Node: c.cfg.Node, Now: now, Limit: claimBatch})
 		if err != nil {
 			c.log.Error("claim runs", "err", err)
 			return
 		}
-		for _, r := range runs {
-			c.startRun(ctx, r, now)
-		}
-		if len(runs) < 128 {
+		c.startRuns(ctx, runs, now)
+		if len(runs) < claimBatch {
 			return
 		}
 	}
 }
 
-func (c *Controller) startRun(ctx context.Context, r store.Run, now time.Time) {
-	e := c.jobs[r.Job]
-	if e == nil {
-		c.endRun(ctx, r, now, store.RunFinishParams{State: store.RunKilled, Error: "job deleted before the run started"})
-		return
+// starting is a claimed run on its way to a process.
+type starting struct {
+	run  store.Run
+	spec store.JobSpec
+	proc Process
+	err  error
+}
+
+// startRuns starts the processes of claimed runs, several at a time, and
+// then supervises them.
+func (c *Controller) startRuns(ctx context.Context, runs []store.Run, now time.Time) {
+	list := make([]starting, 0, len(runs))
+	for _, r := range runs {
+		e := c.jobs[r.Job]
+		if e == nil {
+			c.endRun(ctx, r, now, store.RunFinishParams{State: store.RunKilled, Error: "job deleted before the run started"})
+			continue
+		}
+		list = append(list, starting{run: r, spec: e.c.spec})
 	}
-	spec := e.c.spec
-	proc, err := c.exec.Start(ctx, r, spec)
-	if err != nil {
-		c.endRun(ctx, r, now, store.RunFinishParams{State: store.RunFailed, Error: "start: " + err.Error()})
-		c.retry(ctx, r, spec, now)
-		return
+	startAll(ctx, c.exec, list)
+	for _, s := range list {
+		if s.err != nil {
+			c.endRun(ctx, s.run, now, store.RunFinishParams{State: store.RunFailed, Error: "start: " + s.err.Error()})
+			c.retry(ctx, s.run, s.spec, now)
+			continue
+		}
+		x := &execution{run: s.run, spec: s.spec, proc: s.proc, stopc: make(chan stopRequest, 1)}
+		c.active[s.run.ID] = x
+		go c.supervise(x)
 	}
-	x := &execution{run: r, spec: spec, proc: proc, stopc: make(chan stopRequest, 1)}
-	c.active[r.ID] = x
-	go c.supervise(x)
+}
+
+// startAll starts the processes of list, startWorkers at a time, filling
+// in each one's proc or err.
+func startAll(ctx context.Context, exec Executor, list []starting) []starting {
+	var (
+		wg   sync.WaitGroup
+		next atomic.Int64
+	)
+	for w := min(len(list), startWorkers); w > 0; w-- {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(list); i = int(next.Add(1) - 1) {
+				s := &list[i]
+				s.proc, s.err = exec.Start(ctx, s.run, s.spec)
+			}
+		}()
+	}
+	wg.Wait()
+	return list
 }
 
 // supervise waits for a run's process, enforcing its timeout and stop

@@ -12,7 +12,7 @@ type Node interface {
 // declares.
 type Expr interface {
 	Node
-	exprNode()
+	loc() Loc
 }
 
 // File is one parsed manifest.
@@ -21,13 +21,11 @@ type File struct {
 	Body []Expr
 }
 
-// At is embedded in every node to carry its position.
-type At struct{ P Pos }
+// At is embedded in every expression node to carry its location; its
+// Position method returns where the node starts.
+type At struct{ Loc }
 
-// Position returns where the node starts.
-func (a At) Position() Pos { return a.P }
-
-func (At) exprNode() {}
+func (a At) loc() Loc { return a.Loc }
 
 // StringLit is a string without interpolation.
 type StringLit struct {
@@ -163,7 +161,7 @@ type Unless struct {
 
 // CaseOption is one "v1, v2: { body }" arm of a case.
 type CaseOption struct {
-	P      Pos
+	Loc
 	Values []Expr
 	Body   []Expr
 }
@@ -177,14 +175,14 @@ type Case struct {
 
 // Attr is one attribute => value in a resource body or defaults.
 type Attr struct {
-	P     Pos
+	Loc
 	Name  string
 	Value Expr
 }
 
 // ResourceBody is one "title: attrs" body of a declaration.
 type ResourceBody struct {
-	P     Pos
+	Loc
 	Title Expr
 	Attrs []Attr
 }
@@ -207,7 +205,7 @@ type ResourceDefaults struct {
 
 // Param is a class or define parameter, with optional type and default.
 type Param struct {
-	P       Pos
+	Loc
 	Name    string
 	Type    Expr // nil when untyped; a TypeName or Access on a TypeName
 	Default Expr // nil when required
@@ -231,7 +229,7 @@ type DefineDef struct {
 
 // Lambda is |$a, $b| { body }.
 type Lambda struct {
-	P      Pos
+	Loc
 	Params []Param
 	Body   []Expr
 }

@@ -13,12 +13,12 @@ const (
 	EOF    Kind = iota
 	NAME        // bare lower-case word, possibly qualified (foo::bar); keywords are NAMEs too
 	TYPE        // capitalized word (Exec, Foo::Bar)
-	VAR         // $name; Text holds the name without '$'
-	STRING      // a string without interpolation; Text holds the decoded value
+	VAR         // $name; its text is the name without '$'
+	STRING      // a string without interpolation; its text is the decoded value
 	DQ          // a double-quoted string with interpolation; Parts holds the pieces
-	NUMBER      // Text holds the literal as written
-	REGEX       // /.../; Text holds the pattern
-	PUNCT       // operator or punctuation; Text holds it
+	NUMBER      // its text is the literal as written
+	REGEX       // /.../; its text is the pattern
+	PUNCT       // operator or punctuation; its text is the operator
 )
 
 var kindNames = [...]string{EOF: "end of file", NAME: "name", TYPE: "type name", VAR: "variable",
@@ -31,15 +31,55 @@ func (k Kind) String() string {
 	return "token"
 }
 
-// Token is one lexical token.
+// Token is one lexical token: a small struct without pointers, so that
+// lexing writes no pointers and the token buffer is never scanned by the
+// garbage collector. Its position is the byte offset Off, turned into a line
+// and column only when needed (see Source); its text is the source bytes
+// Start:End, or for strings whose escapes were decoded and for interpolated
+// strings an entry (Aux, 1-based) in the lexer's side tables (see texts).
 type Token struct {
 	Kind Kind
 	// Space reports whitespace or a comment right before the token; a '['
 	// after space starts an array rather than an access, as in Puppet.
-	Space bool
-	Text  string
-	Pos   Pos
-	Parts *[]StrPart // DQ only (a pointer keeps every other token small)
+	Space      bool
+	Off        int32 // byte offset of the token in the source
+	Start, End int32 // the token's text in the source, when Aux is 0
+	Aux        int32 // 1-based index into texts.strs (decoded) or texts.parts (DQ)
+}
+
+// texts resolves token texts: most are substrings of the source, the rest
+// live in side tables filled by the lexer.
+type texts struct {
+	src   string
+	strs  []string    // decoded strings and regular expressions
+	parts [][]StrPart // the pieces of DQ tokens
+}
+
+// text returns the text of t: the name of a NAME, TYPE or VAR (without '$'),
+// the decoded value of a STRING, the pattern of a REGEX, the literal of a
+// NUMBER, the operator of a PUNCT.
+func (x *texts) text(t *Token) string {
+	if t.Aux > 0 && t.Kind != DQ {
+		return x.strs[t.Aux-1]
+	}
+	return x.src[t.Start:t.End]
+}
+
+// span is a token whose text is the source bytes start:end.
+func span(kind Kind, off int32, start, end int) Token {
+	return Token{Kind: kind, Off: off, Start: int32(start), End: int32(end)}
+}
+
+// decoded is a token whose text s differs from the source.
+func (lx *lexer) decoded(kind Kind, off int32, s string) Token {
+	lx.tt.strs = append(lx.tt.strs, s)
+	return Token{Kind: kind, Off: off, Aux: int32(len(lx.tt.strs))}
+}
+
+// dq is an interpolated string token.
+func (lx *lexer) dq(off int32, parts []StrPart) Token {
+	lx.tt.parts = append(lx.tt.parts, parts)
+	return Token{Kind: DQ, Off: off, Aux: int32(len(lx.tt.parts))}
 }
 
 // StrPart is one piece of an interpolated string: either literal text, or the
@@ -47,25 +87,25 @@ type Token struct {
 type StrPart struct {
 	Lit    string
 	Tokens []Token // nil for a literal piece
-	Pos    Pos
+	Off    int32
 }
 
 // describe renders a token for error messages.
-func (t Token) describe() string {
+func (x *texts) describe(t *Token) string {
 	switch t.Kind {
 	case EOF:
-		if t.Text != "" {
-			return "'" + t.Text + "'"
+		if text := x.text(t); text != "" {
+			return "'" + text + "'"
 		}
 		return "end of file"
 	case VAR:
-		return "'$" + t.Text + "'"
+		return "'$" + x.text(t) + "'"
 	case STRING, DQ:
 		return "string"
 	case REGEX:
 		return "regular expression"
 	}
-	return "'" + t.Text + "'"
+	return "'" + x.text(t) + "'"
 }
 
 // puncts lists operators, longest first so that the first match wins.
@@ -93,13 +133,12 @@ var singlePuncts, punctSecond = func() ([256]string, [256]bool) {
 }()
 
 type lexer struct {
-	file      string
-	src       []byte
-	text      string // src as a string: token texts are substrings of it
-	off       int
-	line      int
-	lineStart int
-	errs      *ErrorList
+	source *Source
+	src    []byte
+	text   string // src as a string: token texts are substrings of it
+	off    int
+	errs   *ErrorList
+	tt     texts
 	// lastKind and lastText describe the previous token at this nesting
 	// level, which decides whether '/' starts a regular expression.
 	lastKind Kind
@@ -107,18 +146,24 @@ type lexer struct {
 	hasLast  bool
 }
 
-func newLexer(file string, src []byte, errs *ErrorList) *lexer {
-	return &lexer{file: file, src: src, text: string(src), line: 1, errs: errs}
+func newLexer(source *Source, src []byte, errs *ErrorList) *lexer {
+	text := string(src)
+	return &lexer{source: source, src: src, text: text, errs: errs, tt: texts{src: text}}
 }
 
 // Lex splits src into tokens, ending with an EOF token. Problems are
 // appended to errs; lexing always continues to the end of the input, so
 // every lexical error is reported. The parser lexes incrementally instead.
 func Lex(file string, src []byte, errs *ErrorList) []Token {
-	lx := newLexer(file, src, errs)
+	source := NewSource(file, src)
+	if len(src) > maxSource {
+		errs.Add(source.Pos(0), "file too large: %d bytes (the limit is %d)", len(src), maxSource)
+		return []Token{{Kind: EOF}}
+	}
+	lx := newLexer(source, src, errs)
 	toks := make([]Token, 0, len(src)/4+1)
 	lx.run(&toks, -1)
-	return append(toks, Token{Kind: EOF, Pos: lx.pos()})
+	return append(toks, Token{Kind: EOF, Off: lx.here()})
 }
 
 // next appends the next token to *out; at the end of input it appends the
@@ -128,38 +173,19 @@ func (lx *lexer) next(out *[]Token) {
 	n := len(*out)
 	for len(*out) == n {
 		if _, eof := lx.step(out, -1, &depth); eof {
-			*out = append(*out, Token{Kind: EOF, Pos: lx.pos()})
+			*out = append(*out, Token{Kind: EOF, Off: lx.here()})
 		}
 	}
 }
 
-func (lx *lexer) pos() Pos {
-	return Pos{File: lx.file, Line: lx.line, Col: lx.off - lx.lineStart + 1}
-}
+// here is the current offset, as stored in tokens.
+func (lx *lexer) here() int32 { return int32(lx.off) }
 
-func (lx *lexer) posAt(off int) Pos {
-	// off is on the current line or earlier; recompute only when needed.
-	if off >= lx.lineStart {
-		return Pos{File: lx.file, Line: lx.line, Col: off - lx.lineStart + 1}
-	}
-	line, start := 1, 0
-	for i := 0; i < off; i++ {
-		if lx.src[i] == '\n' {
-			line++
-			start = i + 1
-		}
-	}
-	return Pos{File: lx.file, Line: line, Col: off - start + 1}
-}
+// posAt is the position of byte offset off, for error messages.
+func (lx *lexer) posAt(off int32) Pos { return lx.source.Pos(int(off)) }
 
 func (lx *lexer) advance(n int) {
-	for i := 0; i < n && lx.off < len(lx.src); i++ {
-		if lx.src[lx.off] == '\n' {
-			lx.line++
-			lx.lineStart = lx.off + 1
-		}
-		lx.off++
-	}
+	lx.off = min(lx.off+n, len(lx.src))
 }
 
 // run lexes tokens into *out. With closeDepth >= 0 it lexes the inside of a
@@ -188,7 +214,7 @@ func (lx *lexer) step(out *[]Token, closeDepth int, depth *int) (closed, eof boo
 		return false, true
 	}
 	c := lx.src[lx.off]
-	p := lx.pos()
+	p := lx.here()
 	n := len(*out)
 	spaced := lx.off != before
 	switch {
@@ -210,10 +236,10 @@ func (lx *lexer) step(out *[]Token, closeDepth int, depth *int) (closed, eof boo
 		if op == "" {
 			r, size := utf8.DecodeRune(lx.src[lx.off:])
 			if r == utf8.RuneError && size <= 1 {
-				lx.errs.Add(p, "invalid byte 0x%02x", c)
+				lx.errs.Add(lx.posAt(p), "invalid byte 0x%02x", c)
 				size = 1
 			} else {
-				lx.errs.Add(p, "unexpected character %q", r)
+				lx.errs.Add(lx.posAt(p), "unexpected character %q", r)
 			}
 			lx.advance(size)
 			return false, false
@@ -230,14 +256,14 @@ func (lx *lexer) step(out *[]Token, closeDepth int, depth *int) (closed, eof boo
 				*depth--
 			}
 		}
-		*out = append(*out, Token{Kind: PUNCT, Text: op, Pos: p})
+		*out = append(*out, span(PUNCT, p, int(p), int(p)+len(op)))
 	}
 	if len(*out) > n {
 		if spaced {
 			(*out)[n].Space = true
 		}
 		last := &(*out)[len(*out)-1]
-		lx.lastKind, lx.lastText, lx.hasLast = last.Kind, last.Text, true
+		lx.lastKind, lx.lastText, lx.hasLast = last.Kind, lx.tt.text(last), true
 	}
 	return false, false
 }
@@ -269,21 +295,17 @@ func (lx *lexer) skipSpace() {
 	for lx.off < len(lx.src) {
 		c := lx.src[lx.off]
 		switch {
-		case c == '\n':
-			lx.off++
-			lx.line++
-			lx.lineStart = lx.off
-		case c == ' ' || c == '\t' || c == '\r':
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
 			lx.off++
 		case c == '#':
 			for lx.off < len(lx.src) && lx.src[lx.off] != '\n' {
 				lx.off++
 			}
 		case c == '/' && lx.peekAt(1) == '*':
-			p := lx.pos()
+			p := lx.here()
 			end := strings.Index(lx.text[lx.off+2:], "*/")
 			if end < 0 {
-				lx.errs.Add(p, "unterminated /* comment")
+				lx.errs.Add(lx.posAt(p), "unterminated /* comment")
 				lx.advance(len(lx.src) - lx.off)
 				return
 			}
@@ -300,7 +322,7 @@ func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
 func isWord(c byte) bool  { return isLower(c) || isUpper(c) || isDigit(c) || c == '_' }
 
 // lexWord lexes a NAME or TYPE, including :: qualified forms.
-func (lx *lexer) lexWord(out *[]Token, p Pos) {
+func (lx *lexer) lexWord(out *[]Token, p int32) {
 	start := lx.off
 	upper := false
 	for {
@@ -322,16 +344,15 @@ func (lx *lexer) lexWord(out *[]Token, p Pos) {
 			lx.off++
 		}
 	}
-	text := lx.text[start:lx.off]
 	kind := NAME
 	if upper {
 		kind = TYPE
 	}
-	*out = append(*out, Token{Kind: kind, Text: text, Pos: p})
+	*out = append(*out, span(kind, p, start, lx.off))
 }
 
 // lexVar lexes $name, $::name, $a::b or $0.
-func (lx *lexer) lexVar(out *[]Token, p Pos) {
+func (lx *lexer) lexVar(out *[]Token, p int32) {
 	lx.off++ // '$'
 	start := lx.off
 	if isDigit(lx.peekAt(0)) {
@@ -354,12 +375,12 @@ func (lx *lexer) lexVar(out *[]Token, p Pos) {
 	}
 	name := lx.text[start:lx.off]
 	if name == "" || strings.HasSuffix(name, "::") {
-		lx.errs.Add(p, "invalid variable name '$%s'", name)
+		lx.errs.Add(lx.posAt(p), "invalid variable name '$%s'", name)
 	}
-	*out = append(*out, Token{Kind: VAR, Text: name, Pos: p})
+	*out = append(*out, span(VAR, p, start, lx.off))
 }
 
-func (lx *lexer) lexNumber(out *[]Token, p Pos) {
+func (lx *lexer) lexNumber(out *[]Token, p int32) {
 	start := lx.off
 	if lx.peekAt(0) == '0' && (lx.peekAt(1) == 'x' || lx.peekAt(1) == 'X') {
 		lx.off += 2
@@ -375,7 +396,7 @@ func (lx *lexer) lexNumber(out *[]Token, p Pos) {
 		}
 		break
 	}
-	*out = append(*out, Token{Kind: NUMBER, Text: lx.text[start:lx.off], Pos: p})
+	*out = append(*out, span(NUMBER, p, start, lx.off))
 }
 
 // regexAcceptable reports whether a '/' after the last token starts a regular
@@ -399,8 +420,9 @@ func (lx *lexer) regexAcceptable() bool {
 
 // lexRegex lexes /pattern/ on one line; it returns false (consuming nothing)
 // when there is no closing slash, so the '/' is a division.
-func (lx *lexer) lexRegex(out *[]Token, p Pos) bool {
+func (lx *lexer) lexRegex(out *[]Token, p int32) bool {
 	var b strings.Builder
+	unescaped := false // whether the pattern differs from the source
 	for i := lx.off + 1; i < len(lx.src); i++ {
 		c := lx.src[i]
 		switch c {
@@ -408,6 +430,7 @@ func (lx *lexer) lexRegex(out *[]Token, p Pos) bool {
 			return false
 		case '\\':
 			if i+1 < len(lx.src) && lx.src[i+1] == '/' {
+				unescaped = true
 				b.WriteByte('/')
 				i++
 				continue
@@ -420,8 +443,12 @@ func (lx *lexer) lexRegex(out *[]Token, p Pos) bool {
 			}
 			b.WriteByte(c)
 		case '/':
+			if unescaped {
+				*out = append(*out, lx.decoded(REGEX, p, b.String()))
+			} else {
+				*out = append(*out, span(REGEX, p, lx.off+1, i))
+			}
 			lx.off = i + 1
-			*out = append(*out, Token{Kind: REGEX, Text: b.String(), Pos: p})
 			return true
 		default:
 			b.WriteByte(c)
@@ -431,12 +458,12 @@ func (lx *lexer) lexRegex(out *[]Token, p Pos) bool {
 }
 
 // lexSingle lexes a single-quoted string: only \\ and \' are escapes.
-func (lx *lexer) lexSingle(out *[]Token, p Pos) {
+func (lx *lexer) lexSingle(out *[]Token, p int32) {
 	// Fast path: no escapes and no newline, the text is a substring.
 	for i := lx.off + 1; i < len(lx.src); i++ {
 		c := lx.src[i]
 		if c == '\'' {
-			*out = append(*out, Token{Kind: STRING, Text: lx.text[lx.off+1 : i], Pos: p})
+			*out = append(*out, span(STRING, p, lx.off+1, i))
 			lx.off = i + 1
 			return
 		}
@@ -451,7 +478,7 @@ func (lx *lexer) lexSingle(out *[]Token, p Pos) {
 		switch {
 		case c == '\'':
 			lx.advance(1)
-			*out = append(*out, Token{Kind: STRING, Text: b.String(), Pos: p})
+			*out = append(*out, lx.decoded(STRING, p, b.String()))
 			return
 		case c == '\\' && (lx.peekAt(1) == '\\' || lx.peekAt(1) == '\''):
 			b.WriteByte(lx.peekAt(1))
@@ -461,17 +488,17 @@ func (lx *lexer) lexSingle(out *[]Token, p Pos) {
 			lx.advance(1)
 		}
 	}
-	lx.errs.Add(p, "unterminated string")
-	*out = append(*out, Token{Kind: STRING, Text: b.String(), Pos: p})
+	lx.errs.Add(lx.posAt(p), "unterminated string")
+	*out = append(*out, lx.decoded(STRING, p, b.String()))
 }
 
 // lexDouble lexes a double-quoted string with escapes and interpolation.
-func (lx *lexer) lexDouble(out *[]Token, p Pos) {
+func (lx *lexer) lexDouble(out *[]Token, p int32) {
 	// Fast path: no escapes, interpolation or newline.
 	for i := lx.off + 1; i < len(lx.src); i++ {
 		c := lx.src[i]
 		if c == '"' {
-			*out = append(*out, Token{Kind: STRING, Text: lx.text[lx.off+1 : i], Pos: p})
+			*out = append(*out, span(STRING, p, lx.off+1, i))
 			lx.off = i + 1
 			return
 		}
@@ -482,10 +509,10 @@ func (lx *lexer) lexDouble(out *[]Token, p Pos) {
 	lx.advance(1)
 	var parts []StrPart
 	var b strings.Builder
-	litPos := lx.pos()
+	litPos := lx.here()
 	flush := func() {
 		if b.Len() > 0 {
-			parts = append(parts, StrPart{Lit: b.String(), Pos: litPos})
+			parts = append(parts, StrPart{Lit: b.String(), Off: litPos})
 			b.Reset()
 		}
 	}
@@ -496,55 +523,56 @@ func (lx *lexer) lexDouble(out *[]Token, p Pos) {
 			lx.advance(1)
 			flush()
 			if len(parts) == 0 {
-				*out = append(*out, Token{Kind: STRING, Text: "", Pos: p})
+				*out = append(*out, span(STRING, p, 0, 0))
 			} else if len(parts) == 1 && parts[0].Tokens == nil {
-				*out = append(*out, Token{Kind: STRING, Text: parts[0].Lit, Pos: p})
+				*out = append(*out, lx.decoded(STRING, p, parts[0].Lit))
 			} else {
-				*out = append(*out, Token{Kind: DQ, Parts: &parts, Pos: p})
+				*out = append(*out, lx.dq(p, parts))
 			}
 			return
 		case c == '\\':
 			lx.escape(&b)
 		case c == '$' && lx.peekAt(1) == '{':
 			flush()
-			ep := lx.pos()
+			ep := lx.here()
 			lx.advance(2)
 			var toks []Token
 			lx.hasLast = false
 			if !lx.run(&toks, 0) {
-				lx.errs.Add(ep, "unterminated ${ interpolation")
+				lx.errs.Add(lx.posAt(ep), "unterminated ${ interpolation")
 				return
 			}
-			toks = append(toks, Token{Kind: EOF, Text: "}", Pos: lx.posAt(lx.off - 1)})
-			parts = append(parts, StrPart{Tokens: toks, Pos: ep})
-			litPos = lx.pos()
+			// The closing '}' ends the embedded expression.
+			toks = append(toks, span(EOF, int32(lx.off-1), lx.off-1, lx.off))
+			parts = append(parts, StrPart{Tokens: toks, Off: ep})
+			litPos = lx.here()
 		case c == '$' && (isLower(lx.peekAt(1)) || lx.peekAt(1) == '_' || isDigit(lx.peekAt(1)) ||
 			lx.peekAt(1) == ':' && lx.peekAt(2) == ':'):
 			flush()
-			ep := lx.pos()
+			ep := lx.here()
 			var toks []Token
 			lx.lexVar(&toks, ep)
 			// "$x[1]" accesses like "${x[1]}".
 			for lx.peekAt(0) == '[' {
-				bp := lx.pos()
+				bp := lx.here()
 				lx.advance(1)
-				toks = append(toks, Token{Kind: PUNCT, Text: "[", Pos: bp})
+				toks = append(toks, span(PUNCT, bp, int(bp), int(bp)+1))
 				if !lx.runUntilBracket(&toks) {
-					lx.errs.Add(bp, "unterminated [ in string interpolation")
+					lx.errs.Add(lx.posAt(bp), "unterminated [ in string interpolation")
 					return
 				}
 			}
-			toks = append(toks, Token{Kind: EOF, Pos: lx.pos()})
-			parts = append(parts, StrPart{Tokens: toks, Pos: ep})
-			litPos = lx.pos()
+			toks = append(toks, Token{Kind: EOF, Off: lx.here()})
+			parts = append(parts, StrPart{Tokens: toks, Off: ep})
+			litPos = lx.here()
 		default:
 			b.WriteByte(c)
 			lx.advance(1)
 		}
 	}
-	lx.errs.Add(p, "unterminated string")
+	lx.errs.Add(lx.posAt(p), "unterminated string")
 	flush()
-	*out = append(*out, Token{Kind: DQ, Parts: &parts, Pos: p})
+	*out = append(*out, lx.dq(p, parts))
 }
 
 // runUntilBracket lexes tokens up to and including the ']' matching an
@@ -562,7 +590,7 @@ func (lx *lexer) runUntilBracket(out *[]Token) bool {
 			return false
 		}
 		c := lx.src[lx.off]
-		p := lx.pos()
+		p := lx.here()
 		switch {
 		case c == '$':
 			lx.lexVar(out, p)
@@ -576,12 +604,12 @@ func (lx *lexer) runUntilBracket(out *[]Token) bool {
 			lx.lexWord(out, p)
 		case c == '[' || c == ']' || c == ',' || c == '-':
 			lx.advance(1)
-			*out = append(*out, Token{Kind: PUNCT, Text: string(c), Pos: p})
+			*out = append(*out, span(PUNCT, p, int(p), int(p)+1))
 		default:
 			return false
 		}
 		if len(*out) > n && (*out)[len(*out)-1].Kind == PUNCT {
-			switch (*out)[len(*out)-1].Text {
+			switch lx.tt.text(&(*out)[len(*out)-1]) {
 			case "[":
 				depth++
 			case "]":
@@ -596,7 +624,7 @@ func (lx *lexer) runUntilBracket(out *[]Token) bool {
 
 // escape decodes one backslash escape in a double-quoted string.
 func (lx *lexer) escape(b *strings.Builder) {
-	p := lx.pos()
+	p := lx.here()
 	n := lx.peekAt(1)
 	switch n {
 	case 'n':
@@ -628,19 +656,19 @@ func (lx *lexer) escape(b *strings.Builder) {
 }
 
 // unicode decodes \uXXXX or \u{X...} (the "\u" already consumed).
-func (lx *lexer) unicode(b *strings.Builder, p Pos) {
+func (lx *lexer) unicode(b *strings.Builder, p int32) {
 	var hex string
 	if lx.peekAt(0) == '{' {
 		end := strings.IndexByte(lx.text[lx.off:min(lx.off+10, len(lx.src))], '}')
 		if end < 2 {
-			lx.errs.Add(p, "invalid unicode escape: want \\u{X} with 1 to 6 hex digits")
+			lx.errs.Add(lx.posAt(p), "invalid unicode escape: want \\u{X} with 1 to 6 hex digits")
 			return
 		}
 		hex = lx.text[lx.off+1 : lx.off+end]
 		lx.advance(end + 1)
 	} else {
 		if lx.off+4 > len(lx.src) {
-			lx.errs.Add(p, "invalid unicode escape: want \\uXXXX")
+			lx.errs.Add(lx.posAt(p), "invalid unicode escape: want \\uXXXX")
 			lx.advance(len(lx.src) - lx.off)
 			return
 		}
@@ -659,13 +687,13 @@ func (lx *lexer) unicode(b *strings.Builder, p Pos) {
 		case c >= 'A' && c <= 'F':
 			d = c - 'A' + 10
 		default:
-			lx.errs.Add(p, "invalid unicode escape %q", "\\u"+hex)
+			lx.errs.Add(lx.posAt(p), "invalid unicode escape %q", "\\u"+hex)
 			return
 		}
 		r = r*16 + rune(d)
 	}
 	if !utf8.ValidRune(r) || len(hex) > 6 {
-		lx.errs.Add(p, "invalid unicode escape %q", "\\u"+hex)
+		lx.errs.Add(lx.posAt(p), "invalid unicode escape %q", "\\u"+hex)
 		return
 	}
 	b.WriteRune(r)

@@ -47,6 +47,8 @@ var parseBufs = sync.Pool{New: func() any { return new(buffers) }}
 type bailout struct{}
 
 type parser struct {
+	src     *Source
+	tt      *texts
 	lx      *lexer  // nil when toks holds every token (interpolations)
 	toks    []Token // tokens from index base on
 	base    int
@@ -61,17 +63,22 @@ type parser struct {
 // partial) file together with an ErrorList holding every error found.
 func ParseFile(name string, src []byte) (*File, error) {
 	var errs ErrorList
+	source := NewSource(name, src)
+	f := &File{Name: name}
+	if len(src) > maxSource {
+		errs.Add(source.Pos(0), "file too large: %d bytes (the limit is %d)", len(src), maxSource)
+		return f, errs
+	}
 	// Tokens are dropped after each top-level statement and the scratch
 	// stacks are empty between statements; nothing in the tree points into
 	// them, so their buffers are reused from file to file.
 	buf := parseBufs.Get().(*buffers)
-	p := &parser{lx: newLexer(name, src, &errs), errs: &errs, a: &arena{scratch: buf.scratch, attrScratch: buf.attrs}}
+	lx := newLexer(source, src, &errs)
+	p := &parser{src: source, tt: &lx.tt, lx: lx, errs: &errs, a: &arena{scratch: buf.scratch, attrScratch: buf.attrs}}
 	p.toks = buf.toks
-	f := &File{Name: name}
 	f.Body = p.statements(true)
-	clear(p.toks[:cap(p.toks)])
-	clear(p.a.scratch[:cap(p.a.scratch)])
-	clear(p.a.attrScratch[:cap(p.a.attrScratch)])
+	// Tokens hold no pointers, so the pooled token buffer keeps nothing of
+	// this file alive; the scratch stacks are cleared as they are popped.
 	*buf = buffers{toks: p.toks[:0], scratch: p.a.scratch[:0], attrs: p.a.attrScratch[:0]}
 	parseBufs.Put(buf)
 	errs.Sort()
@@ -121,13 +128,22 @@ func (p *parser) next() *Token {
 
 func (p *parser) is(text string) bool {
 	t := p.at(p.i)
-	return t.Kind == PUNCT && t.Text == text
+	return t.Kind == PUNCT && p.text(t) == text
 }
 
 func (p *parser) isWord(w string) bool {
 	t := p.at(p.i)
-	return t.Kind == NAME && t.Text == w
+	return t.Kind == NAME && p.text(t) == w
 }
+
+// text is the text of token t.
+func (p *parser) text(t *Token) string { return p.tt.text(t) }
+
+// pos is the position of token t, for error messages.
+func (p *parser) pos(t *Token) Pos { return p.src.Pos(int(t.Off)) }
+
+// loc is the location of byte offset off, as stored in nodes.
+func (p *parser) loc(off int32) Loc { return Loc{src: p.src, off: off} }
 
 // fail records an error and unwinds to the statement loop.
 func (p *parser) fail(pos Pos, format string, args ...any) {
@@ -137,7 +153,7 @@ func (p *parser) fail(pos Pos, format string, args ...any) {
 
 func (p *parser) expect(text string) *Token {
 	if !p.is(text) {
-		p.fail(p.tok().Pos, "syntax error: expected '%s', found %s", text, p.tok().describe())
+		p.fail(p.pos(p.tok()), "syntax error: expected '%s', found %s", text, p.tt.describe(p.tok()))
 	}
 	return p.next()
 }
@@ -168,7 +184,7 @@ func (p *parser) statements(top bool) []Expr {
 		}
 		if p.is("}") {
 			if top {
-				p.errs.Add(t.Pos, "syntax error: unexpected '}'")
+				p.errs.Add(p.pos(t), "syntax error: unexpected '}'")
 				p.next()
 				continue
 			}
@@ -214,21 +230,22 @@ func (p *parser) recover(start int) {
 	sawBrace := false
 	// Re-count nesting from the statement start so we stop at its level.
 	for j := start; j < p.i; j++ {
-		depth += nesting(p.at(j))
-		sawBrace = sawBrace || p.at(j).Kind == PUNCT && p.at(j).Text == "{"
+		depth += p.nesting(p.at(j))
+		sawBrace = sawBrace || p.at(j).Kind == PUNCT && p.text(p.at(j)) == "{"
 	}
 	// A failed definition is skipped whole, body included.
-	if s := p.at(start); s.Kind == NAME && (s.Text == "class" && p.at(start+1).Kind == NAME ||
-		s.Text == "define" || s.Text == "node" || s.Text == "function") && !sawBrace {
+	if s := p.at(start); s.Kind == NAME && (p.text(s) == "class" && p.at(start+1).Kind == NAME ||
+		p.text(s) == "define" || p.text(s) == "node" || p.text(s) == "function") && !sawBrace {
 		for p.tok().Kind != EOF && !p.is("{") {
 			p.next()
 		}
 	}
-	prevLine := p.at(max(p.i-1, 0)).Pos.Line
+	prevLine := p.src.line(p.at(max(p.i-1, 0)).Off)
 	for p.tok().Kind != EOF {
 		t := p.tok()
-		newLine := t.Pos.Line > prevLine
-		prevLine = t.Pos.Line
+		line := p.src.line(t.Off)
+		newLine := line > prevLine
+		prevLine = line
 		if depth <= 0 {
 			// A type name opening a line (Exec['a'] -> ..., Exec <| |>)
 			// starts a statement: continuation lines start with an
@@ -236,10 +253,10 @@ func (p *parser) recover(start int) {
 			if newLine && t.Kind == TYPE && p.i > start {
 				return
 			}
-			if t.Kind == PUNCT && t.Text == "}" {
+			if t.Kind == PUNCT && p.text(t) == "}" {
 				return
 			}
-			if t.Kind == PUNCT && t.Text == ";" {
+			if t.Kind == PUNCT && p.text(t) == ";" {
 				p.next()
 				return
 			}
@@ -247,23 +264,23 @@ func (p *parser) recover(start int) {
 				return
 			}
 		}
-		d := nesting(t)
+		d := p.nesting(t)
 		depth += d
 		if depth < 0 {
 			depth = 0
 		}
 		p.next()
-		if d < 0 && depth == 0 && t.Text == "}" {
+		if d < 0 && depth == 0 && p.text(t) == "}" {
 			return // the failed statement's block is closed
 		}
 	}
 }
 
-func nesting(t *Token) int {
+func (p *parser) nesting(t *Token) int {
 	if t.Kind != PUNCT {
 		return 0
 	}
-	switch t.Text {
+	switch p.text(t) {
 	case "{", "[", "(":
 		return 1
 	case "}", "]", ")":
@@ -276,26 +293,26 @@ func nesting(t *Token) int {
 // a new statement: a keyword, or a resource declaration `name {`.
 func startsStatement(p *parser, t *Token) bool {
 	if t.Kind == NAME {
-		switch t.Text {
+		switch p.text(t) {
 		case "class", "define", "if", "unless", "case", "node", "include", "contain", "function":
 			return true
 		case "type":
 			return p.peek(1).Kind == TYPE
 		}
 		n := p.peek(1)
-		return n.Kind == PUNCT && n.Text == "{"
+		return n.Kind == PUNCT && p.text(n) == "{"
 	}
 	if t.Kind == VAR {
 		n := p.peek(1)
-		return n.Kind == PUNCT && n.Text == "="
+		return n.Kind == PUNCT && p.text(n) == "="
 	}
-	return t.Kind == PUNCT && (t.Text == "@" || t.Text == "@@")
+	return t.Kind == PUNCT && (p.text(t) == "@" || p.text(t) == "@@")
 }
 
 func (p *parser) enter() {
 	p.depth++
 	if p.depth > maxDepth {
-		p.fail(p.tok().Pos, "expression nested too deeply")
+		p.fail(p.pos(p.tok()), "expression nested too deeply")
 	}
 }
 
@@ -305,7 +322,7 @@ func (p *parser) leave() { p.depth-- }
 func (p *parser) statement() Expr {
 	t := p.tok()
 	if t.Kind == NAME {
-		switch t.Text {
+		switch p.text(t) {
 		case "class":
 			if p.peek(1).Kind == NAME {
 				return p.classDef()
@@ -313,21 +330,21 @@ func (p *parser) statement() Expr {
 		case "define":
 			return p.defineDef()
 		case "node":
-			p.fail(t.Pos, "unsupported: node definitions")
+			p.fail(p.pos(t), "unsupported: node definitions")
 		case "function":
-			p.fail(t.Pos, "unsupported: function definitions")
+			p.fail(p.pos(t), "unsupported: function definitions")
 		case "type":
 			if p.peek(1).Kind == TYPE {
-				p.fail(t.Pos, "unsupported: type aliases")
+				p.fail(p.pos(t), "unsupported: type aliases")
 			}
 		case "application", "site", "produces", "consumes":
-			p.fail(t.Pos, "unsupported: %s (application orchestration)", t.Text)
+			p.fail(p.pos(t), "unsupported: %s (application orchestration)", p.text(t))
 		case "elsif", "else":
-			p.fail(t.Pos, "syntax error: '%s' without a preceding if", t.Text)
+			p.fail(p.pos(t), "syntax error: '%s' without a preceding if", p.text(t))
 		}
-		if statementFunctions[t.Text] {
+		if statementFunctions[p.text(t)] {
 			n := p.peek(1)
-			if !(n.Kind == PUNCT && n.Text == "(") {
+			if !(n.Kind == PUNCT && p.text(n) == "(") {
 				return p.statementCall()
 			}
 		}
@@ -338,7 +355,7 @@ func (p *parser) statement() Expr {
 // statementCall parses `include a, b` style calls without parentheses.
 func (p *parser) statementCall() Expr {
 	t := p.next()
-	c := &Call{At: At{t.Pos}, Name: t.Text}
+	c := &Call{At: At{p.loc(t.Off)}, Name: p.text(t)}
 	c.Args = append(c.Args, p.expr())
 	for p.is(",") {
 		p.next()
@@ -350,15 +367,15 @@ func (p *parser) statementCall() Expr {
 func (p *parser) classDef() Expr {
 	kw := p.next()
 	name := p.next()
-	if keywords[name.Text] {
-		p.fail(name.Pos, "syntax error: '%s' is a keyword and cannot name a class", name.Text)
+	if keywords[p.text(name)] {
+		p.fail(p.pos(name), "syntax error: '%s' is a keyword and cannot name a class", p.text(name))
 	}
-	c := &ClassDef{At: At{kw.Pos}, Name: strings.TrimPrefix(name.Text, "::")}
+	c := &ClassDef{At: At{p.loc(kw.Off)}, Name: strings.TrimPrefix(p.text(name), "::")}
 	if p.is("(") {
 		c.Params = p.params()
 	}
 	if p.isWord("inherits") {
-		p.fail(p.tok().Pos, "unsupported: class inheritance")
+		p.fail(p.pos(p.tok()), "unsupported: class inheritance")
 	}
 	c.Body = p.block()
 	return c
@@ -367,14 +384,14 @@ func (p *parser) classDef() Expr {
 func (p *parser) defineDef() Expr {
 	kw := p.next()
 	name := p.tok()
-	if name.Kind == NAME && keywords[name.Text] {
-		p.fail(name.Pos, "syntax error: '%s' is a reserved word and cannot name a defined type", name.Text)
+	if name.Kind == NAME && keywords[p.text(name)] {
+		p.fail(p.pos(name), "syntax error: '%s' is a reserved word and cannot name a defined type", p.text(name))
 	}
 	if name.Kind != NAME {
-		p.fail(name.Pos, "syntax error: expected a name after 'define', found %s", name.Describe())
+		p.fail(p.pos(name), "syntax error: expected a name after 'define', found %s", p.tt.describe(name))
 	}
 	p.next()
-	d := &DefineDef{At: At{kw.Pos}, Name: strings.TrimPrefix(name.Text, "::")}
+	d := &DefineDef{At: At{p.loc(kw.Off)}, Name: strings.TrimPrefix(p.text(name), "::")}
 	if p.is("(") {
 		d.Params = p.params()
 	}
@@ -399,19 +416,19 @@ func (p *parser) params() []Param {
 
 func (p *parser) param() Param {
 	var pr Param
-	pr.P = p.tok().Pos
+	pr.Loc = p.loc(p.tok().Off)
 	if p.tok().Kind == TYPE {
 		pr.Type = p.postfix(p.typeExpr())
 	}
 	if p.is("*") {
-		p.fail(p.tok().Pos, "unsupported: captures-rest parameters")
+		p.fail(p.pos(p.tok()), "unsupported: captures-rest parameters")
 	}
 	v := p.tok()
 	if v.Kind != VAR {
-		p.fail(v.Pos, "syntax error: expected a parameter like $name, found %s", v.Describe())
+		p.fail(p.pos(v), "syntax error: expected a parameter like $name, found %s", p.tt.describe(v))
 	}
 	p.next()
-	pr.Name = v.Text
+	pr.Name = p.text(v)
 	if p.is("=") {
 		p.next()
 		pr.Default = p.expr()
@@ -422,7 +439,7 @@ func (p *parser) param() Param {
 func (p *parser) typeExpr() Expr {
 	t := p.next()
 	n := alloc(&p.a.types)
-	*n = TypeName{At: At{t.Pos}, Name: t.Text}
+	*n = TypeName{At: At{p.loc(t.Off)}, Name: p.text(t)}
 	return n
 }
 
@@ -437,9 +454,6 @@ func (p *parser) block() []Expr {
 	return body
 }
 
-// Describe renders a token for error messages.
-func (t Token) Describe() string { return t.describe() }
-
 // expr parses a full expression: chains of relationship arrows, the loosest
 // operators, over assignments.
 func (p *parser) expr() Expr {
@@ -451,12 +465,12 @@ func (p *parser) expr() Expr {
 		if t.Kind != PUNCT {
 			return l
 		}
-		switch t.Text {
+		switch p.text(t) {
 		case "->", "~>", "<-", "<~":
 			p.next()
 			r := p.assign()
 			c := alloc(&p.a.chains)
-			*c = Chain{At: At{t.Pos}, Op: t.Text, L: l, R: r}
+			*c = Chain{At: At{p.loc(t.Off)}, Op: p.text(t), L: l, R: r}
 			l = c
 		default:
 			return l
@@ -471,30 +485,30 @@ func (p *parser) assign() Expr {
 		v, ok := l.(*Var)
 		if !ok {
 			if _, arr := l.(*ArrayLit); arr {
-				p.fail(t.Pos, "unsupported: destructuring assignment")
+				p.fail(p.pos(t), "unsupported: destructuring assignment")
 			}
-			p.fail(t.Pos, "syntax error: can only assign to a variable")
+			p.fail(p.pos(t), "syntax error: can only assign to a variable")
 		}
 		if strings.Contains(v.Name, "::") {
-			p.fail(v.P, "Cannot assign to variables in other namespaces: '$%s'", v.Name)
+			p.fail(v.Position(), "Cannot assign to variables in other namespaces: '$%s'", v.Name)
 		}
 		if v.Name != "" && isDigit(v.Name[0]) {
-			p.fail(v.P, "Illegal attempt to assign to the numeric match result variable '$%s'", v.Name)
+			p.fail(v.Position(), "Illegal attempt to assign to the numeric match result variable '$%s'", v.Name)
 		}
-		return &Assign{At: At{v.P}, Name: v.Name, Value: p.assign()}
+		return &Assign{At: At{v.Loc}, Name: v.Name, Value: p.assign()}
 	}
 	if p.is("+=") || p.is("-=") {
-		p.fail(p.tok().Pos, "unsupported: %s", p.tok().Text)
+		p.fail(p.pos(p.tok()), "unsupported: %s", p.text(p.tok()))
 	}
 	return l
 }
 
 // binaryPrec returns the precedence of a binary operator token (higher
 // binds tighter), or 0 if t is not one.
-func binaryPrec(t *Token) int {
+func (p *parser) binaryPrec(t *Token) int {
 	switch t.Kind {
 	case NAME:
-		switch t.Text {
+		switch p.text(t) {
 		case "or":
 			return 1
 		case "and":
@@ -503,7 +517,7 @@ func binaryPrec(t *Token) int {
 			return 9
 		}
 	case PUNCT:
-		switch t.Text {
+		switch p.text(t) {
 		case "<", "<=", ">", ">=":
 			return 3
 		case "==", "!=":
@@ -527,36 +541,36 @@ func (p *parser) binary(minPrec int) Expr {
 	l := p.unary()
 	for {
 		t := p.at(p.i)
-		prec := binaryPrec(t)
+		prec := p.binaryPrec(t)
 		if prec == 0 || prec < minPrec {
 			return l
 		}
 		op := p.next()
-		if op.Text == "<<" || op.Text == ">>" {
-			p.fail(op.Pos, "unsupported: operator '%s'", op.Text)
+		if p.text(op) == "<<" || p.text(op) == ">>" {
+			p.fail(p.pos(op), "unsupported: operator '%s'", p.text(op))
 		}
 		r := p.binary(prec + 1)
 		b := alloc(&p.a.binary)
-		*b = Binary{At: At{op.Pos}, Op: op.Text, L: l, R: r}
+		*b = Binary{At: At{p.loc(op.Off)}, Op: p.text(op), L: l, R: r}
 		l = b
 	}
 }
 
 func (p *parser) unary() Expr {
 	t := p.tok()
-	if t.Kind == PUNCT && (t.Text == "!" || t.Text == "-") {
+	if t.Kind == PUNCT && (p.text(t) == "!" || p.text(t) == "-") {
 		p.enter()
 		defer p.leave()
 		p.next()
 		x := p.unary()
-		if n, ok := x.(*NumberLit); ok && t.Text == "-" {
-			n.Int, n.Float, n.Raw, n.P = -n.Int, -n.Float, "-"+n.Raw, t.Pos
+		if n, ok := x.(*NumberLit); ok && p.text(t) == "-" {
+			n.Int, n.Float, n.Raw, n.Loc = -n.Int, -n.Float, "-"+n.Raw, p.loc(t.Off)
 			return n
 		}
-		return &Unary{At: At{t.Pos}, Op: t.Text, X: x}
+		return &Unary{At: At{p.loc(t.Off)}, Op: p.text(t), X: x}
 	}
-	if t.Kind == PUNCT && t.Text == "*" {
-		p.fail(t.Pos, "unsupported: splat operator")
+	if t.Kind == PUNCT && p.text(t) == "*" {
+		p.fail(p.pos(t), "unsupported: splat operator")
 	}
 	return p.postfix(p.primary())
 }
@@ -568,37 +582,37 @@ func (p *parser) postfix(x Expr) Expr {
 		if t.Kind != PUNCT {
 			return x
 		}
-		switch t.Text {
+		switch p.text(t) {
 		case "[":
 			if t.Space {
 				return x
 			}
 			p.next()
 			a := alloc(&p.a.access)
-			*a = Access{At: At{x.Position()}, Target: x}
+			*a = Access{At: At{x.loc()}, Target: x}
 			a.Keys = p.list("]")
 			if len(a.Keys) == 0 {
-				p.fail(t.Pos, "syntax error: empty []")
+				p.fail(p.pos(t), "syntax error: empty []")
 			}
 			x = a
 			if p.is("{") && !p.noBrace {
 				if _, isType := a.Target.(*TypeName); isType {
-					p.fail(p.tok().Pos, "unsupported: resource overrides (Type['title'] { ... })")
+					p.fail(p.pos(p.tok()), "unsupported: resource overrides (Type['title'] { ... })")
 				}
 			}
 		case ".":
 			p.next()
 			n := p.tok()
 			if n.Kind != NAME {
-				p.fail(n.Pos, "syntax error: expected a function name after '.', found %s", n.describe())
+				p.fail(p.pos(n), "syntax error: expected a function name after '.', found %s", p.tt.describe(n))
 			}
 			p.next()
-			c := &Call{At: At{n.Pos}, Name: n.Text, Args: []Expr{x}, Method: true}
+			c := &Call{At: At{p.loc(n.Off)}, Name: p.text(n), Args: []Expr{x}, Method: true}
 			p.callRest(c)
 			x = c
 		case "?":
 			p.next()
-			x = p.selector(x, t.Pos)
+			x = p.selector(x, t.Off)
 		default:
 			return x
 		}
@@ -608,7 +622,7 @@ func (p *parser) postfix(x Expr) Expr {
 // callRest parses optional (args) and lambda after a function name.
 func (p *parser) callRest(c *Call) {
 	if !Functions[c.Name] {
-		p.fail(c.P, "unsupported: function '%s'", c.Name)
+		p.fail(c.Position(), "unsupported: function '%s'", c.Name)
 	}
 	if p.is("(") {
 		p.next()
@@ -621,7 +635,7 @@ func (p *parser) callRest(c *Call) {
 
 func (p *parser) lambda() *Lambda {
 	t := p.expect("|")
-	l := &Lambda{P: t.Pos}
+	l := &Lambda{Loc: p.loc(t.Off)}
 	for !p.is("|") {
 		l.Params = append(l.Params, p.param())
 		if !p.is(",") {
@@ -634,11 +648,11 @@ func (p *parser) lambda() *Lambda {
 	return l
 }
 
-func (p *parser) selector(subject Expr, pos Pos) Expr {
+func (p *parser) selector(subject Expr, off int32) Expr {
 	p.expect("{")
 	saveBrace := p.noBrace
 	p.noBrace = false
-	s := &Selector{At: At{pos}, Subject: subject}
+	s := &Selector{At: At{p.loc(off)}, Subject: subject}
 	for !p.is("}") {
 		m := p.expr()
 		p.expect("=>")
@@ -652,7 +666,7 @@ func (p *parser) selector(subject Expr, pos Pos) Expr {
 	p.noBrace = saveBrace
 	p.expect("}")
 	if len(s.Cases) == 0 {
-		p.fail(pos, "syntax error: selector without cases")
+		p.fail(p.src.Pos(int(off)), "syntax error: selector without cases")
 	}
 	return s
 }
@@ -687,7 +701,7 @@ func (p *parser) primary() Expr {
 	case STRING:
 		p.next()
 		n := alloc(&p.a.strs)
-		*n = StringLit{At: At{t.Pos}, Value: t.Text}
+		*n = StringLit{At: At{p.loc(t.Off)}, Value: p.text(t)}
 		return n
 	case DQ:
 		p.next()
@@ -697,28 +711,28 @@ func (p *parser) primary() Expr {
 		return p.number(t)
 	case REGEX:
 		p.next()
-		re, err := regexp.Compile(t.Text)
+		re, err := regexp.Compile(p.text(t))
 		if err != nil {
-			p.errs.Add(t.Pos, "invalid regular expression /%s/: %v", t.Text, err)
+			p.errs.Add(p.pos(t), "invalid regular expression /%s/: %v", p.text(t), err)
 		}
-		return &RegexLit{At: At{t.Pos}, Source: t.Text, Re: re}
+		return &RegexLit{At: At{p.loc(t.Off)}, Source: p.text(t), Re: re}
 	case VAR:
 		p.next()
 		n := alloc(&p.a.vars)
-		*n = Var{At: At{t.Pos}, Name: t.Text}
+		*n = Var{At: At{p.loc(t.Off)}, Name: p.text(t)}
 		return n
 	case NAME:
 		return p.word()
 	case TYPE:
 		return p.typeWord()
 	case EOF:
-		p.fail(t.Pos, "syntax error: unexpected %s", t.describe())
+		p.fail(p.pos(t), "syntax error: unexpected %s", p.tt.describe(t))
 	}
-	switch t.Text {
+	switch p.text(t) {
 	case "[":
 		p.next()
 		n := alloc(&p.a.arrays)
-		*n = ArrayLit{At: At{t.Pos}}
+		*n = ArrayLit{At: At{p.loc(t.Off)}}
 		n.Elems = p.list("]")
 		return n
 	case "{":
@@ -730,42 +744,42 @@ func (p *parser) primary() Expr {
 		x := p.expr()
 		p.noBrace = saveBrace
 		p.expect(")")
-		return &Paren{At: At{t.Pos}, X: x}
+		return &Paren{At: At{p.loc(t.Off)}, X: x}
 	case "@":
 		p.next()
 		n := p.tok()
-		if n.Kind != NAME || !(p.peek(1).Kind == PUNCT && p.peek(1).Text == "{") {
-			p.fail(t.Pos, "syntax error: '@' must be followed by a resource declaration like @exec { 'title': }")
+		if n.Kind != NAME || !(p.peek(1).Kind == PUNCT && p.text(p.peek(1)) == "{") {
+			p.fail(p.pos(t), "syntax error: '@' must be followed by a resource declaration like @exec { 'title': }")
 		}
 		p.next()
 		d := p.resource(n, true).(*ResourceDecl)
-		d.P = t.Pos
+		d.Loc = p.loc(t.Off)
 		return d
 	case "@@":
-		p.fail(t.Pos, "unsupported: exported resources")
+		p.fail(p.pos(t), "unsupported: exported resources")
 	case "@(":
-		p.fail(t.Pos, "unsupported: heredocs")
+		p.fail(p.pos(t), "unsupported: heredocs")
 	case "<<|", "|>>":
-		p.fail(t.Pos, "unsupported: exported resource collectors")
+		p.fail(p.pos(t), "unsupported: exported resource collectors")
 	case "+>":
-		p.fail(t.Pos, "unsupported: +> (attribute append)")
+		p.fail(p.pos(t), "unsupported: +> (attribute append)")
 	}
-	p.fail(t.Pos, "syntax error: unexpected %s", t.describe())
+	p.fail(p.pos(t), "syntax error: unexpected %s", p.tt.describe(t))
 	return nil
 }
 
 // word parses an expression starting with a bare lower-case word.
 func (p *parser) word() Expr {
 	t := p.next()
-	switch t.Text {
+	switch p.text(t) {
 	case "true", "false":
 		n := alloc(&p.a.bools)
-		*n = BoolLit{At: At{t.Pos}, Value: t.Text == "true"}
+		*n = BoolLit{At: At{p.loc(t.Off)}, Value: p.text(t) == "true"}
 		return n
 	case "undef":
-		return &UndefLit{At: At{t.Pos}}
+		return &UndefLit{At: At{p.loc(t.Off)}}
 	case "default":
-		return &DefaultLit{At: At{t.Pos}}
+		return &DefaultLit{At: At{p.loc(t.Off)}}
 	case "if":
 		return p.ifExpr(t)
 	case "unless":
@@ -776,31 +790,31 @@ func (p *parser) word() Expr {
 		if p.is("{") {
 			return p.resource(t, false)
 		}
-		p.fail(t.Pos, "syntax error: class definitions are only allowed as statements")
+		p.fail(p.pos(t), "syntax error: class definitions are only allowed as statements")
 	case "node":
-		p.fail(t.Pos, "unsupported: node definitions")
+		p.fail(p.pos(t), "unsupported: node definitions")
 	case "function":
-		p.fail(t.Pos, "unsupported: function definitions")
+		p.fail(p.pos(t), "unsupported: function definitions")
 	case "define":
-		p.fail(t.Pos, "syntax error: define is only allowed as a statement")
+		p.fail(p.pos(t), "syntax error: define is only allowed as a statement")
 	case "and", "or", "in", "elsif", "else", "inherits":
-		p.fail(t.Pos, "syntax error: unexpected keyword '%s'", t.Text)
+		p.fail(p.pos(t), "syntax error: unexpected keyword '%s'", p.text(t))
 	}
 	if p.is("(") {
-		c := &Call{At: At{t.Pos}, Name: t.Text}
+		c := &Call{At: At{p.loc(t.Off)}, Name: p.text(t)}
 		p.callRest(c)
 		return c
 	}
 	if p.is("{") && !p.noBrace {
 		return p.resource(t, false)
 	}
-	if p.is("|") && Functions[t.Text] {
-		c := &Call{At: At{t.Pos}, Name: t.Text}
+	if p.is("|") && Functions[p.text(t)] {
+		c := &Call{At: At{p.loc(t.Off)}, Name: p.text(t)}
 		p.callRest(c)
 		return c
 	}
 	n := alloc(&p.a.names)
-	*n = NameLit{At: At{t.Pos}, Name: strings.TrimPrefix(t.Text, "::")}
+	*n = NameLit{At: At{p.loc(t.Off)}, Name: strings.TrimPrefix(p.text(t), "::")}
 	return n
 }
 
@@ -808,33 +822,33 @@ func (p *parser) word() Expr {
 // reference, resource defaults or a collector.
 func (p *parser) typeWord() Expr {
 	t := p.next()
-	name := strings.TrimPrefix(t.Text, "::")
+	name := strings.TrimPrefix(p.text(t), "::")
 	switch {
 	case p.is("<|"):
 		return p.collector(t, name)
 	case p.is("<<|"):
-		p.fail(p.tok().Pos, "unsupported: exported resource collectors")
+		p.fail(p.pos(p.tok()), "unsupported: exported resource collectors")
 	case p.is("{") && !p.noBrace:
 		p.next()
-		d := &ResourceDefaults{At: At{t.Pos}, Type: name}
+		d := &ResourceDefaults{At: At{p.loc(t.Off)}, Type: name}
 		d.Attrs = p.attrs()
 		p.expect("}")
 		return d
 	}
 	n := alloc(&p.a.types)
-	*n = TypeName{At: At{t.Pos}, Name: name}
+	*n = TypeName{At: At{p.loc(t.Off)}, Name: name}
 	return n
 }
 
 func (p *parser) collector(t *Token, name string) Expr {
 	p.expect("<|")
-	c := &Collector{At: At{t.Pos}, Type: name}
+	c := &Collector{At: At{p.loc(t.Off)}, Type: name}
 	if !p.is("|>") {
 		c.Query = p.queryOr()
 	}
 	p.expect("|>")
 	if p.is("{") && !p.noBrace {
-		p.fail(p.tok().Pos, "unsupported: collector attribute overrides (Type <| |> { ... })")
+		p.fail(p.pos(p.tok()), "unsupported: collector attribute overrides (Type <| |> { ... })")
 	}
 	return c
 }
@@ -845,7 +859,7 @@ func (p *parser) queryOr() Expr {
 	l := p.queryAnd()
 	for p.isWord("or") {
 		t := p.next()
-		l = &Binary{At: At{t.Pos}, Op: "or", L: l, R: p.queryAnd()}
+		l = &Binary{At: At{p.loc(t.Off)}, Op: "or", L: l, R: p.queryAnd()}
 	}
 	return l
 }
@@ -854,7 +868,7 @@ func (p *parser) queryAnd() Expr {
 	l := p.queryTerm()
 	for p.isWord("and") {
 		t := p.next()
-		l = &Binary{At: At{t.Pos}, Op: "and", L: l, R: p.queryTerm()}
+		l = &Binary{At: At{p.loc(t.Off)}, Op: "and", L: l, R: p.queryTerm()}
 	}
 	return l
 }
@@ -865,19 +879,19 @@ func (p *parser) queryTerm() Expr {
 		p.next()
 		x := p.queryOr()
 		p.expect(")")
-		return &Paren{At: At{t.Pos}, X: x}
+		return &Paren{At: At{p.loc(t.Off)}, X: x}
 	}
-	if t.Kind != NAME || keywords[t.Text] && t.Text != "default" {
-		p.fail(t.Pos, "syntax error: expected an attribute name in collector query, found %s", t.describe())
+	if t.Kind != NAME || keywords[p.text(t)] && p.text(t) != "default" {
+		p.fail(p.pos(t), "syntax error: expected an attribute name in collector query, found %s", p.tt.describe(t))
 	}
 	p.next()
 	op := p.tok()
 	if !(p.is("==") || p.is("!=")) {
-		p.fail(op.Pos, "syntax error: expected '==' or '!=' in collector query, found %s", op.describe())
+		p.fail(p.pos(op), "syntax error: expected '==' or '!=' in collector query, found %s", p.tt.describe(op))
 	}
 	p.next()
 	v := p.postfix(p.primary())
-	return &Binary{At: At{op.Pos}, Op: op.Text, L: &NameLit{At: At{t.Pos}, Name: t.Text}, R: v}
+	return &Binary{At: At{p.loc(op.Off)}, Op: p.text(op), L: &NameLit{At: At{p.loc(t.Off)}, Name: p.text(t)}, R: v}
 }
 
 // resource parses the bodies of `type { title: attrs; ... }`; the type
@@ -887,15 +901,15 @@ func (p *parser) resource(typ *Token, virtual bool) Expr {
 	saveBrace := p.noBrace
 	p.noBrace = false
 	d := alloc(&p.a.decls)
-	*d = ResourceDecl{At: At{typ.Pos}, Type: strings.TrimPrefix(strings.ToLower(typ.Text), "::"), Virtual: virtual}
+	*d = ResourceDecl{At: At{p.loc(typ.Off)}, Type: strings.TrimPrefix(strings.ToLower(p.text(typ)), "::"), Virtual: virtual}
 	for !p.is("}") {
-		bp := p.tok().Pos
+		bp := p.loc(p.tok().Off)
 		title := p.expr()
 		if !p.is(":") {
-			p.fail(p.tok().Pos, "syntax error: expected ':' after the resource title, found %s", p.tok().describe())
+			p.fail(p.pos(p.tok()), "syntax error: expected ':' after the resource title, found %s", p.tt.describe(p.tok()))
 		}
 		p.next()
-		body := ResourceBody{P: bp, Title: title}
+		body := ResourceBody{Loc: bp, Title: title}
 		body.Attrs = p.attrs()
 		d.Bodies = append(d.Bodies, body)
 		if !p.is(";") {
@@ -906,7 +920,7 @@ func (p *parser) resource(typ *Token, virtual bool) Expr {
 	p.noBrace = saveBrace
 	p.expect("}")
 	if len(d.Bodies) == 0 {
-		p.fail(open.Pos, "syntax error: resource declaration without a title")
+		p.fail(p.pos(open), "syntax error: resource declaration without a title")
 	}
 	return d
 }
@@ -921,18 +935,18 @@ func (p *parser) attrs() []Attr {
 	for !p.is("}") && !p.is(";") {
 		t := p.tok()
 		if p.is("*") {
-			p.fail(t.Pos, "unsupported: attribute splat (* => hash)")
+			p.fail(p.pos(t), "unsupported: attribute splat (* => hash)")
 		}
 		if t.Kind != NAME {
-			p.fail(t.Pos, "syntax error: expected an attribute name, found %s", t.describe())
+			p.fail(p.pos(t), "syntax error: expected an attribute name, found %s", p.tt.describe(t))
 		}
 		p.next()
 		if p.is("+>") {
-			p.fail(p.tok().Pos, "unsupported: +> (attribute append)")
+			p.fail(p.pos(p.tok()), "unsupported: +> (attribute append)")
 		}
 		p.expect("=>")
 		v := p.expr()
-		p.a.attrScratch = append(p.a.attrScratch, Attr{P: t.Pos, Name: t.Text, Value: v})
+		p.a.attrScratch = append(p.a.attrScratch, Attr{Loc: p.loc(t.Off), Name: p.text(t), Value: v})
 		if !p.is(",") {
 			break
 		}
@@ -945,7 +959,7 @@ func (p *parser) hash() Expr {
 	t := p.expect("{")
 	saveBrace := p.noBrace
 	p.noBrace = false
-	h := &HashLit{At: At{t.Pos}}
+	h := &HashLit{At: At{p.loc(t.Off)}}
 	for !p.is("}") {
 		k := p.expr()
 		p.expect("=>")
@@ -972,7 +986,7 @@ func (p *parser) condition() Expr {
 }
 
 func (p *parser) ifExpr(kw *Token) Expr {
-	n := &If{At: At{kw.Pos}, Cond: p.condition()}
+	n := &If{At: At{p.loc(kw.Off)}, Cond: p.condition()}
 	n.Then = p.block()
 	switch {
 	case p.isWord("elsif"):
@@ -986,10 +1000,10 @@ func (p *parser) ifExpr(kw *Token) Expr {
 }
 
 func (p *parser) unlessExpr(kw *Token) Expr {
-	n := &Unless{At: At{kw.Pos}, Cond: p.condition()}
+	n := &Unless{At: At{p.loc(kw.Off)}, Cond: p.condition()}
 	n.Then = p.block()
 	if p.isWord("elsif") {
-		p.fail(p.tok().Pos, "syntax error: unless does not support elsif")
+		p.fail(p.pos(p.tok()), "syntax error: unless does not support elsif")
 	}
 	if p.isWord("else") {
 		p.next()
@@ -999,10 +1013,10 @@ func (p *parser) unlessExpr(kw *Token) Expr {
 }
 
 func (p *parser) caseExpr(kw *Token) Expr {
-	c := &Case{At: At{kw.Pos}, Subject: p.condition()}
+	c := &Case{At: At{p.loc(kw.Off)}, Subject: p.condition()}
 	p.expect("{")
 	for !p.is("}") {
-		o := CaseOption{P: p.tok().Pos}
+		o := CaseOption{Loc: p.loc(p.tok().Off)}
 		for {
 			o.Values = append(o.Values, p.condition())
 			if !p.is(",") {
@@ -1020,8 +1034,8 @@ func (p *parser) caseExpr(kw *Token) Expr {
 
 func (p *parser) number(t *Token) Expr {
 	n := alloc(&p.a.nums)
-	*n = NumberLit{At: At{t.Pos}, Raw: t.Text}
-	s := t.Text
+	*n = NumberLit{At: At{p.loc(t.Off)}, Raw: p.text(t)}
+	s := p.text(t)
 	var err error
 	switch {
 	case strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X"):
@@ -1041,7 +1055,7 @@ func (p *parser) number(t *Token) Expr {
 		n.Int = int64(u)
 	}
 	if err != nil {
-		p.errs.Add(t.Pos, "invalid number '%s'", s)
+		p.errs.Add(p.pos(t), "invalid number '%s'", s)
 	}
 	n.Float = float64(n.Int)
 	if n.IsFloat {
@@ -1053,42 +1067,44 @@ func (p *parser) number(t *Token) Expr {
 // interp parses the pieces of an interpolated string.
 func (p *parser) interp(t *Token) Expr {
 	s := alloc(&p.a.interps)
-	*s = Interp{At: At{t.Pos}}
+	*s = Interp{At: At{p.loc(t.Off)}}
 	var parts []StrPart
-	if t.Parts != nil {
-		parts = *t.Parts
+	if t.Kind == DQ {
+		parts = p.tt.parts[t.Aux-1]
 	}
 	for _, part := range parts {
 		if part.Tokens == nil {
 			lit := alloc(&p.a.strs)
-			*lit = StringLit{At: At{part.Pos}, Value: part.Lit}
+			*lit = StringLit{At: At{p.loc(part.Off)}, Value: part.Lit}
 			s.Parts = append(s.Parts, lit)
 			continue
 		}
 		toks := part.Tokens
 		// In ${name...} a leading bare word names a variable, and ${1} is
 		// the match variable $1.
-		if len(toks) == 2 && toks[0].Kind == NUMBER && isAllDigits(toks[0].Text) {
-			toks = []Token{{Kind: VAR, Text: toks[0].Text, Pos: toks[0].Pos}, toks[1]}
+		if len(toks) == 2 && toks[0].Kind == NUMBER && isAllDigits(p.text(&toks[0])) {
+			v := toks[0]
+			v.Kind = VAR
+			toks = []Token{v, toks[1]}
 		}
-		if len(toks) > 1 && toks[0].Kind == NAME && !keywords[toks[0].Text] {
-			n := toks[1]
-			if n.Kind == EOF || n.Kind == PUNCT && (n.Text == "[" || n.Text == ".") {
+		if len(toks) > 1 && toks[0].Kind == NAME && !keywords[p.text(&toks[0])] {
+			n := &toks[1]
+			if n.Kind == EOF || n.Kind == PUNCT && (p.text(n) == "[" || p.text(n) == ".") {
 				toks = append([]Token(nil), toks...)
 				toks[0].Kind = VAR
 			}
 		}
 		if len(toks) == 1 {
-			p.errs.Add(part.Pos, "syntax error: empty ${} interpolation")
+			p.errs.Add(p.src.Pos(int(part.Off)), "syntax error: empty ${} interpolation")
 			continue
 		}
-		sub := &parser{toks: toks, errs: p.errs, depth: p.depth, a: p.a}
+		sub := &parser{src: p.src, tt: p.tt, toks: toks, errs: p.errs, depth: p.depth, a: p.a}
 		x, ok := sub.safeExpr()
 		if !ok {
 			continue
 		}
 		if sub.tok().Kind != EOF {
-			p.errs.Add(sub.tok().Pos, "syntax error: unexpected %s in string interpolation", sub.tok().describe())
+			p.errs.Add(p.pos(sub.tok()), "syntax error: unexpected %s in string interpolation", p.tt.describe(sub.tok()))
 			continue
 		}
 		s.Parts = append(s.Parts, x)

@@ -125,7 +125,7 @@ func TestPositions(t *testing.T) {
 	if got := d.Position(); got != (Pos{"t.pp", 2, 3}) {
 		t.Errorf("decl at %v", got)
 	}
-	if got := d.Bodies[0].Attrs[0].P; got != (Pos{"t.pp", 3, 5}) {
+	if got := d.Bodies[0].Attrs[0].Position(); got != (Pos{"t.pp", 3, 5}) {
 		t.Errorf("attr at %v", got)
 	}
 	if got := d.Bodies[0].Attrs[0].Value.Position(); got != (Pos{"t.pp", 3, 16}) {

@@ -33,6 +33,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sort"
 	"time"
 )
 
@@ -309,6 +310,32 @@ type RunInsertParams struct {
 	Events  []Event
 }
 
+// RunInsertBatchParams inserts several runs in one transaction: the
+// controller's fires that fall due together cost one commit, not one each.
+type RunInsertBatchParams struct {
+	// Items are written in (job, scheduled time, attempt) order, whatever
+	// their order here, so concurrent batches take row locks in one order
+	// and cannot deadlock. Each item's Run, Advance and Events mean what
+	// they mean for RunInsert; its Term and Now are ignored in favour of the
+	// batch's.
+	Items []RunInsertParams
+	// Term fences the whole batch: a stale term fails it with ErrStaleTerm
+	// and nothing is written.
+	Term int64
+	Now  time.Time
+}
+
+// RunInsertResult is the outcome of one item of a batch insert.
+type RunInsertResult struct {
+	// Run is the inserted run; zero if Err is set.
+	Run Run
+	// Err is ErrDuplicate (the item's (job, scheduled time, attempt) key
+	// already exists) or ErrNotFound (its job does not exist), possibly
+	// wrapped. Nothing of a failed item is written (neither its advance nor
+	// its events); the other items are.
+	Err error
+}
+
 // RunReleaseParams makes a held pending run claimable from ReadyAt on.
 type RunReleaseParams struct {
 	ID      int64
@@ -427,6 +454,11 @@ type Store interface {
 	// RunInsert inserts a run; ErrDuplicate on the (job, scheduled time,
 	// attempt) key, ErrNotFound if the job does not exist.
 	RunInsert(ctx context.Context, p RunInsertParams) (Run, error)
+	// RunInsertBatch inserts several runs in one transaction and returns
+	// one result per item, in order. Per-item duplicates and missing jobs
+	// are reported in the results; the error is for the whole batch
+	// (ErrStaleTerm, a database failure), and then nothing was written.
+	RunInsertBatch(ctx context.Context, p RunInsertBatchParams) ([]RunInsertResult, error)
 	// RunGet returns one run with its output; ErrNotFound.
 	RunGet(ctx context.Context, id int64) (Run, error)
 	// RunList returns runs newest first and the cursor of the next page (0 = no more).
@@ -476,6 +508,26 @@ const (
 	DefaultSuccessfulJobsHistoryLimit = 3
 	DefaultFailedJobsHistoryLimit     = 1
 )
+
+// BatchOrder returns the indexes of items in the order RunInsertBatch
+// writes them: by job, scheduled time, then attempt (0 counting as 1).
+func BatchOrder(items []RunInsertParams) []int {
+	idx := make([]int, len(items))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(x, y int) bool {
+		a, b := items[idx[x]].Run, items[idx[y]].Run
+		if a.Job != b.Job {
+			return a.Job < b.Job
+		}
+		if !a.ScheduledTime.Equal(b.ScheduledTime) {
+			return a.ScheduledTime.Before(b.ScheduledTime)
+		}
+		return max(a.Attempt, 1) < max(b.Attempt, 1)
+	})
+	return idx
+}
 
 // HistoryLimits returns the spec's history limits with defaults applied.
 func (s JobSpec) HistoryLimits() (succeeded, failed int) {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/almanac-sh/almanac/internal/agent"
+	"github.com/almanac-sh/almanac/internal/api/apitype"
 )
 
 // ErrNotFound is returned (possibly wrapped) by a Backend when the job, run
@@ -39,6 +42,32 @@ type Backend interface {
 	// Windows returns every named window or schedule, ordered by name, with
 	// its open/closed state at now.
 	Windows(ctx context.Context, now time.Time) ([]Window, error)
+	// Cluster returns the nodes sharing the store, who leads and in which
+	// term, as GET /api/v1/cluster answers; a Cluster without nodes when
+	// the backend knows of none.
+	Cluster(ctx context.Context) (apitype.Cluster, error)
+	// Applies returns agent apply reports newest first, as summaries
+	// (without resources and events), with the agent's status, as GET
+	// /api/v1/applies answers; Enabled is false when no agent runs.
+	Applies(ctx context.Context, q ApplyQuery) (ApplyPage, error)
+	// Apply returns one full apply report; ErrNotFound.
+	Apply(ctx context.Context, id int64) (*agent.Report, error)
+}
+
+// ApplyQuery selects apply reports.
+type ApplyQuery struct {
+	Cursor int64 // only reports with ID < Cursor; 0 starts at the newest
+	Limit  int   // 0: the backend's default page size
+}
+
+// ApplyPage is one page of apply reports.
+type ApplyPage struct {
+	// Enabled is false when the daemon runs no agent (no --manifests).
+	Enabled bool
+	Agent   agent.Status
+	Reports []*agent.Report
+	// Next is the cursor of the following (older) page; 0 when there is none.
+	Next int64
 }
 
 // Job is a job as the UI shows it.

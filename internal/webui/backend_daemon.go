@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/almanac-sh/almanac/internal/agent"
+	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/api/httpapi"
 	"github.com/almanac-sh/almanac/internal/fleet"
 	"github.com/almanac-sh/almanac/internal/store"
@@ -41,6 +43,12 @@ type DaemonConfig struct {
 	// Windows lists the named windows and schedules, open state at now.
 	// WeeklyWindow converts a weekly.Calendar.
 	Windows func(ctx context.Context, now time.Time) ([]Window, error)
+	// Cluster answers for the cluster page (the daemon's GET
+	// /api/v1/cluster source); nil shows no nodes.
+	Cluster httpapi.ClusterSource
+	// Agent is agent mode's report keeper (serve --manifests); nil when
+	// the daemon runs no agent.
+	Agent httpapi.Agent
 	// Describe gives a cron expression's plain-English reading in a zone.
 	Describe func(cron, zone string) string
 }
@@ -311,6 +319,39 @@ func (d *daemonBackend) Windows(ctx context.Context, now time.Time) ([]Window, e
 		return nil, nil
 	}
 	return d.cfg.Windows(ctx, now)
+}
+
+func (d *daemonBackend) Cluster(ctx context.Context) (apitype.Cluster, error) {
+	if d.cfg.Cluster == nil {
+		return apitype.Cluster{}, nil
+	}
+	return d.cfg.Cluster.Cluster(ctx)
+}
+
+func (d *daemonBackend) Applies(ctx context.Context, q ApplyQuery) (ApplyPage, error) {
+	if d.cfg.Agent == nil {
+		return ApplyPage{}, nil
+	}
+	reps, err := d.cfg.Agent.ListReports(ctx, agent.ReportFilter{Before: q.Cursor, Limit: q.Limit})
+	if err != nil {
+		return ApplyPage{}, err
+	}
+	p := ApplyPage{Enabled: true, Agent: d.cfg.Agent.Status(), Reports: reps}
+	if q.Limit > 0 && len(reps) == q.Limit {
+		p.Next = reps[len(reps)-1].ID
+	}
+	return p, nil
+}
+
+func (d *daemonBackend) Apply(ctx context.Context, id int64) (*agent.Report, error) {
+	if d.cfg.Agent == nil {
+		return nil, fmt.Errorf("%w: apply report %d (the daemon runs no agent)", ErrNotFound, id)
+	}
+	r, err := d.cfg.Agent.GetReport(ctx, id)
+	if errors.Is(err, agent.ErrNotFound) {
+		return nil, fmt.Errorf("%w: apply report %d", ErrNotFound, id)
+	}
+	return r, err
 }
 
 // WeeklyWindow describes a weekly calendar as a named window at now. A

@@ -105,6 +105,8 @@ func newDaemonHarness(t *testing.T) *daemonHarness {
 			return []webui.Window{webui.WeeklyWindow("wednesday", "window", cal, now)}, nil
 		},
 		Describe: func(cron, zone string) string { return "every hour (" + zone + ")" },
+		Agent:    newFakeAgent(t),
+		Cluster:  fixedCluster{},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -127,6 +129,9 @@ func TestDaemonBackendPages(t *testing.T) {
 		{"/runs/1", []string{"alpha broke", `<dd id="run-exit">4</dd>`}},
 		{"/resources", []string{`data-resource="demo-web-1"`, "hour 25 out of range"}},
 		{"/windows", []string{`id="w-wednesday"`, "Europe/Berlin"}},
+		{"/applies", []string{`data-apply="3" data-status="failed"`, `data-apply="1" data-status="changed"`, "every 30m 0s"}},
+		{"/applies/2", []string{`data-ref="Exec[vacuum]" data-status="skipped"`, "not scheduled"}},
+		{"/cluster", []string{"One node, <strong>solo</strong>"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {

@@ -216,8 +216,8 @@ func startServe(t *testing.T, extra ...string) string {
 }
 
 // startDemo serves the UI over webuitest's demo backend on a free loopback
-// port. The daemon does not serve named windows yet, so the calendar pages
-// are tested over this backend.
+// port, for pages whose demo data the daemon cannot produce at a fixed
+// instant (a week of runs, failed runs, several kinds of windows).
 func startDemo(t *testing.T, cfg webui.Config) (string, *webuitest.Backend) {
 	t.Helper()
 	back, _ := cfg.Backend.(*webuitest.Backend)
@@ -273,10 +273,10 @@ func testDaemonInBrowser(t *testing.T, b *browser) {
 
 	t.Run("every page loads", func(t *testing.T) {
 		loadPages(t, b, base, []pageCheck{
-			{"/", []string{"#count-jobs", "#next-fires tbody tr"}},
+			{"/", []string{"#count-jobs", "#next-fires tbody tr", "#windows-now li[data-window=nightly]"}},
 			{"/jobs", []string{"#jobs tbody tr[data-job=heartbeat]", "tr[data-job=nightly-backup] button.suspend", "tr[data-job=nightly-backup] .reading"}},
 			{"/jobs/nightly-backup", []string{"svg.timeline circle.fire", "#job-fires li", "#job-spec"}},
-			{"/windows", []string{"main p.muted"}},
+			{"/windows", []string{"article[data-window=weekend-maintenance] svg.week g.block", "article[data-window=nightly] svg.week g.now"}},
 			{"/resources", []string{"#resources tbody tr", "article.resource svg.week g.marker.start", "ul.findings.errors"}},
 			{"/events", []string{"#events tbody tr", "form.filters"}},
 		})

@@ -122,6 +122,9 @@ func TestPagesRender(t *testing.T) {
 		{"/resources", []string{`data-resource="demo-broken-1"`, `class="badge v-errors"`, `<ul class="findings errors">`,
 			`<ul class="findings warnings">`, `class="marker start"`, "no zone"}},
 		{"/events", []string{`<table id="events"`, "run.failed", `list="kinds"`}},
+		{"/cluster", []string{`<strong id="cluster-leader">node-b</strong> leads in term <span id="cluster-term">7</span>`,
+			`data-node="node-b" data-leader="true"`, `node-a <small class="muted">(this node)</small>`, "10.0.0.13:8080", "9s ago",
+			`aria-current="page">Cluster`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
@@ -544,7 +547,7 @@ func TestHeadersAndAssets(t *testing.T) {
 func TestBackendErrors(t *testing.T) {
 	h := newHarness(t, webui.Config{})
 	h.back.SetError(errors.New("store offline"))
-	for _, p := range []string{"/", "/jobs", "/jobs/backup", "/runs/1", "/windows", "/resources", "/events"} {
+	for _, p := range []string{"/", "/jobs", "/jobs/backup", "/runs/1", "/windows", "/resources", "/events", "/cluster"} {
 		code, body := h.get(p)
 		if code != http.StatusBadGateway || !strings.Contains(body, "store offline") {
 			t.Errorf("GET %s with a failing backend: %d", p, code)
@@ -560,6 +563,7 @@ func TestEmptyBackend(t *testing.T) {
 		"/windows":   "No named windows",
 		"/resources": "No managed resources",
 		"/events":    "No events.",
+		"/cluster":   "no cluster state",
 	} {
 		code, body := h.get(path)
 		if code != http.StatusOK || !strings.Contains(body, want) {

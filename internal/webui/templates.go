@@ -14,7 +14,7 @@ import (
 
 // pageNames are the templates under templates/ that are whole pages; each is
 // parsed together with layout.html.
-var pageNames = []string{"overview", "jobs", "job", "run", "windows", "resources", "events", "login", "error"}
+var pageNames = []string{"overview", "jobs", "job", "run", "windows", "resources", "events", "cluster", "applies", "apply", "login", "error"}
 
 func (s *server) parseTemplates() (map[string]*template.Template, error) {
 	funcs := template.FuncMap{
@@ -33,6 +33,8 @@ func (s *server) parseTemplates() (map[string]*template.Template, error) {
 		"sortedKV": sortedKV,
 		"zoneName": zoneName,
 		"hours":    hours,
+		"applyURL": func(id int64) string { return fmt.Sprintf("/applies/%d", id) },
+		"outcome":  outcomeClass,
 		"eventsURL": func(q EventQuery) string {
 			return eventsURL(q)
 		},

@@ -131,6 +131,9 @@ func (s *server) routes() {
 	s.mux.HandleFunc("GET /windows", s.windows)
 	s.mux.HandleFunc("GET /resources", s.resources)
 	s.mux.HandleFunc("GET /events", s.events)
+	s.mux.HandleFunc("GET /cluster", s.cluster)
+	s.mux.HandleFunc("GET /applies", s.applies)
+	s.mux.HandleFunc("GET /applies/{id}", s.apply)
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusNotFound, "There is no page at "+r.URL.Path+".")
 	})

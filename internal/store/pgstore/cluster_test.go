@@ -75,6 +75,16 @@ func TestFencing(t *testing.T) {
 		write func(term int64) error
 	}{
 		{"RunInsert", func(term int64) error { return insert(term, t0.Add(2*time.Minute)) }},
+		{"RunInsertBatch", func(term int64) error {
+			at := t0.Add(4 * time.Minute)
+			res, err := s.RunInsertBatch(ctx, store.RunInsertBatchParams{Term: term, Now: at, Items: []store.RunInsertParams{
+				{Run: store.Run{Job: "j", ScheduledTime: at, Reason: store.ReasonSchedule}, Advance: true},
+			}})
+			if err == nil && res[0].Err != nil {
+				err = res[0].Err
+			}
+			return err
+		}},
 		{"JobAdvance", func(term int64) error {
 			return s.JobAdvance(ctx, store.JobAdvanceParams{Name: "j", LastScheduleTime: t0.Add(time.Hour), Term: term})
 		}},

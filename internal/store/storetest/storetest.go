@@ -42,6 +42,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"JobDeleteCascades", testJobDeleteCascades},
 		{"Events", testEvents},
 	}
+	tests = append(tests, batchTests...)
 	tests = append(tests, resourceTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

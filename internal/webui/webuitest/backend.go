@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/almanac-sh/almanac/internal/agent"
+	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/webui"
 )
@@ -33,6 +35,9 @@ type Backend struct {
 	events    []webui.Event
 	resources []webui.Resource
 	windows   []webui.Window
+	cluster   apitype.Cluster
+	agent     *agent.Status   // nil: no agent
+	reports   []*agent.Report // ascending ID
 	// Err, when set, is returned by every read (to test error pages).
 	err error
 	// ManualRunTime is how long a triggered run stays running.
@@ -106,6 +111,87 @@ func (b *Backend) AddWindow(w webui.Window) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.windows = append(b.windows, w)
+}
+
+// SetCluster sets what Cluster answers.
+func (b *Backend) SetCluster(c apitype.Cluster) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.cluster = c
+}
+
+// Cluster implements webui.Backend.
+func (b *Backend) Cluster(context.Context) (apitype.Cluster, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.err != nil {
+		return apitype.Cluster{}, b.err
+	}
+	c := b.cluster
+	c.Nodes = slices.Clone(c.Nodes)
+	return c, nil
+}
+
+// SetAgent turns agent mode on with status st (Applies reports it).
+func (b *Backend) SetAgent(st agent.Status) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.agent = &st
+}
+
+// AddReport appends an apply report, assigning the next ID, and returns it.
+func (b *Backend) AddReport(r agent.Report) *agent.Report {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	r.ID = int64(len(b.reports) + 1)
+	b.reports = append(b.reports, &r)
+	return &r
+}
+
+// Applies implements webui.Backend: summaries without resources and
+// events, newest first.
+func (b *Backend) Applies(_ context.Context, q webui.ApplyQuery) (webui.ApplyPage, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.err != nil {
+		return webui.ApplyPage{}, b.err
+	}
+	if b.agent == nil {
+		return webui.ApplyPage{}, nil
+	}
+	p := webui.ApplyPage{Enabled: true, Agent: *b.agent}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	for i := len(b.reports) - 1; i >= 0; i-- {
+		r := b.reports[i]
+		if q.Cursor != 0 && r.ID >= q.Cursor {
+			continue
+		}
+		if len(p.Reports) == limit {
+			p.Next = p.Reports[limit-1].ID
+			break
+		}
+		sum := *r
+		sum.Resources, sum.Events = nil, nil
+		p.Reports = append(p.Reports, &sum)
+	}
+	return p, nil
+}
+
+// Apply implements webui.Backend.
+func (b *Backend) Apply(_ context.Context, id int64) (*agent.Report, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.err != nil {
+		return nil, b.err
+	}
+	if id < 1 || id > int64(len(b.reports)) {
+		return nil, fmt.Errorf("%w: apply report %d", webui.ErrNotFound, id)
+	}
+	r := *b.reports[id-1]
+	return &r, nil
 }
 
 // settle finishes triggered runs whose time has come. Called with mu held.

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/fleet"
 	"github.com/almanac-sh/almanac/internal/webui"
@@ -158,12 +159,27 @@ func Demo(c clock.Clock) *Backend {
 		Description: "Puppet schedule: range 09:00 - 17:00, weekday Mon-Fri, repeat 1 per day"})
 
 	addFleet(b, c)
+	b.SetCluster(demoCluster(now))
+	addApplies(b, now)
 	// The log is kept in time order, as a real one is.
 	sort.SliceStable(b.events, func(i, j int) bool { return b.events[i].Time.Before(b.events[j].Time) })
 	for i := range b.events {
 		b.events[i].ID = int64(i + 1)
 	}
 	return b
+}
+
+// demoCluster is three nodes on one PostgreSQL store: node-b leads in term
+// 7, node-c's heartbeat is late (it is being restarted).
+func demoCluster(now time.Time) apitype.Cluster {
+	exp := now.Add(4 * time.Second)
+	started := now.Add(-26 * time.Hour)
+	return apitype.Cluster{Leader: "node-b", Term: 7, LeaseExpiresAt: &exp, Self: "node-a", Now: now,
+		Nodes: []apitype.ClusterNode{
+			{ID: "node-a", Address: "10.0.0.11:8080", Version: "v0.9.0", StartedAt: started, HeartbeatAt: now.Add(-800 * time.Millisecond)},
+			{ID: "node-b", Address: "10.0.0.12:8080", Version: "v0.9.0", StartedAt: started.Add(-3 * time.Hour), HeartbeatAt: now.Add(-300 * time.Millisecond), Leader: true},
+			{ID: "node-c", Address: "10.0.0.13:8080", Version: "v0.9.0", StartedAt: now.Add(-2 * time.Minute), HeartbeatAt: now.Add(-9 * time.Second)},
+		}}
 }
 
 // addFleet runs one inventory of the fleet demo at the clock's time and adds

@@ -1,0 +1,382 @@
+// Package agentpg keeps the agent's resource state and apply reports in
+// PostgreSQL, so that every almanac node sharing one database (`serve
+// --store postgres://...`) sees the same state and reports, and a node that
+// takes over the agent's applies carries on where the previous one stopped.
+//
+// The tables (agent_state, agent_reports) have the same intent as those of
+// package agentsql; they are created by embedded SQL migrations applied at
+// New under an advisory lock, tracked in a version table of their own
+// (agent_schema_version), so they live beside the job store's tables in
+// the same schema without interfering with its migrations.
+//
+// # Fencing
+//
+// Only the cluster leader applies, and its writes carry its term (see
+// agent.WithTerm). A write with a term > 0 commits only if, at commit, the
+// term is still the current term of the lease named by WithLeaseName and
+// that lease has at least fenceMargin left by the database clock. The check
+// and COMMIT are sent as one simple-protocol message, so no client pause can
+// fall between them: a leader paused past its lease that wakes up after a
+// takeover has its writes rejected with leader.ErrStaleTerm instead of
+// overwriting the new leader's state.
+package agentpg
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/agent"
+	"github.com/almanac-sh/almanac/internal/leader"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// DefaultLeaseName is the election whose term fences writes by default: the
+// job controller's, so the agent applies on the node that leads the
+// cluster.
+const DefaultLeaseName = "controller"
+
+// fenceMargin is how much of the lease must remain for a fenced commit, so
+// a takeover (which needs the lease expired) cannot fall between the check
+// and the end of the COMMIT.
+const fenceMargin = 250 * time.Millisecond
+
+// codeStaleTerm is the SQLSTATE almanac_agent_fence raises.
+const codeStaleTerm = "AL001"
+
+// Store is an agent.StateStore on PostgreSQL. It is safe for concurrent use.
+type Store struct {
+	pool    *pgxpool.Pool
+	lease   string
+	ownPool bool
+}
+
+var _ agent.StateStore = (*Store)(nil)
+
+// Option adjusts New and Open.
+type Option func(*Store)
+
+// WithLeaseName sets the election whose term fences writes (default
+// DefaultLeaseName).
+func WithLeaseName(name string) Option { return func(s *Store) { s.lease = name } }
+
+// New applies the pending migrations in the schema pool's connections use
+// (their search_path) and returns the store. The caller owns pool; Close
+// does not close it.
+func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Store, error) {
+	s := &Store{pool: pool, lease: DefaultLeaseName}
+	for _, o := range opts {
+		o(s)
+	}
+	if err := s.migrate(ctx); err != nil {
+		return nil, fmt.Errorf("agentpg: %w", err)
+	}
+	return s, nil
+}
+
+// Open connects to the database at url (a postgres:// URL) with a pool of
+// its own and returns the store; Close closes the pool.
+func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("agentpg: connect: %w", err)
+	}
+	s, err := New(ctx, pool, opts...)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	s.ownPool = true
+	return s, nil
+}
+
+// Close closes the pool if Open created it.
+func (s *Store) Close() {
+	if s.ownPool {
+		s.pool.Close()
+	}
+}
+
+// migrate applies the embedded migrations newer than agent_schema_version,
+// in one transaction under an advisory lock, and makes sure the lease table
+// the fence reads exists.
+func (s *Store) migrate(ctx context.Context) error {
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('almanac.agent.migrate.' || current_schema()))`); err != nil {
+			return fmt.Errorf("lock migrations (check search_path): %w", err)
+		}
+		if _, err := tx.Exec(ctx, leader.Schema); err != nil {
+			return fmt.Errorf("create lease table: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS agent_schema_version (version integer NOT NULL)`); err != nil {
+			return fmt.Errorf("create agent_schema_version: %w", err)
+		}
+		var current int
+		if err := tx.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) FROM agent_schema_version`).Scan(&current); err != nil {
+			return fmt.Errorf("read agent_schema_version: %w", err)
+		}
+		latest := 0
+		for _, name := range names {
+			base := path.Base(name)
+			n, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
+			if err != nil {
+				return fmt.Errorf("migration %s: name must start with a number", base)
+			}
+			latest = max(latest, n)
+			if n <= current {
+				continue
+			}
+			body, err := migrations.ReadFile(name)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, string(body)); err != nil {
+				return fmt.Errorf("migration %s: %w", base, err)
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO agent_schema_version (version) VALUES ($1)`, n); err != nil {
+				return err
+			}
+		}
+		if current > latest {
+			return fmt.Errorf("agent schema version %d is newer than this binary's %d; upgrade almanac", current, latest)
+		}
+		return nil
+	})
+}
+
+// querier is what a write does inside its transaction.
+type querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// tx runs fn in a transaction and commits it, fenced by the term in ctx
+// (agent.TermOf) when there is one. what names the operation in errors.
+func (s *Store) tx(ctx context.Context, what string, fn func(q querier) error) error {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	// A connection left inside a transaction is destroyed, not reused.
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "BEGIN"); err != nil {
+		return fmt.Errorf("%s: begin: %w", what, err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+		}
+	}()
+	if err := fn(conn); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	commit := "COMMIT"
+	if term := agent.TermOf(ctx); term > 0 {
+		commit = fmt.Sprintf("SELECT almanac_agent_fence(%s, %d, %s); COMMIT",
+			quoteLiteral(s.lease), term, quoteLiteral(fmt.Sprintf("%d milliseconds", fenceMargin.Milliseconds())))
+	}
+	if _, err := conn.Conn().PgConn().Exec(ctx, commit).ReadAll(); err != nil {
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == codeStaleTerm {
+			return fmt.Errorf("%s: %s: %w", what, pe.Message, leader.ErrStaleTerm)
+		}
+		return fmt.Errorf("%s: commit: %w", what, err)
+	}
+	committed = true
+	return nil
+}
+
+// quoteLiteral quotes s as an SQL string literal.
+func quoteLiteral(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+// ts converts a time to a timestamptz argument; the zero time is NULL.
+func ts(t time.Time) pgtype.Timestamptz {
+	if t.IsZero() {
+		return pgtype.Timestamptz{}
+	}
+	return pgtype.Timestamptz{Time: t.UTC().Truncate(time.Microsecond), Valid: true}
+}
+
+// fromTS converts a scanned timestamptz back; NULL is the zero time.
+func fromTS(v pgtype.Timestamptz) time.Time {
+	if !v.Valid {
+		return time.Time{}
+	}
+	return v.Time.UTC()
+}
+
+// LoadState reads every resource's state.
+func (s *Store) LoadState(ctx context.Context) (agent.State, error) {
+	rows, err := s.pool.Query(ctx, `SELECT ref, checked, synced FROM agent_state`)
+	if err != nil {
+		return nil, fmt.Errorf("load agent state: %w", err)
+	}
+	defer rows.Close()
+	st := agent.State{}
+	for rows.Next() {
+		var ref string
+		var checked, synced pgtype.Timestamptz
+		if err := rows.Scan(&ref, &checked, &synced); err != nil {
+			return nil, fmt.Errorf("load agent state: %w", err)
+		}
+		st[ref] = agent.ResourceState{Checked: fromTS(checked), Synced: fromTS(synced)}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("load agent state: %w", err)
+	}
+	return st, nil
+}
+
+// SaveState replaces the state in one transaction.
+func (s *Store) SaveState(ctx context.Context, st agent.State) error {
+	refs := make([]string, 0, len(st))
+	checked := make([]pgtype.Timestamptz, 0, len(st))
+	synced := make([]pgtype.Timestamptz, 0, len(st))
+	for ref, e := range st {
+		refs = append(refs, ref)
+		checked = append(checked, ts(e.Checked))
+		synced = append(synced, ts(e.Synced))
+	}
+	return s.tx(ctx, "save agent state", func(q querier) error {
+		if _, err := q.Exec(ctx, `DELETE FROM agent_state`); err != nil {
+			return err
+		}
+		_, err := q.Exec(ctx, `INSERT INTO agent_state (ref, checked, synced)
+			SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[])`, refs, checked, synced)
+		return err
+	})
+}
+
+// body is the part of a report only GetReport reads.
+type body struct {
+	Resources []agent.ResourceStatus `json:"resources"`
+	Events    []agent.Event          `json:"events"`
+}
+
+// AddReport inserts r and sets r.ID.
+func (s *Store) AddReport(ctx context.Context, r *agent.Report) (int64, error) {
+	h := *r
+	h.Resources, h.Events, h.Gated, h.ID = nil, nil, nil, 0
+	head, err := json.Marshal(&h)
+	if err != nil {
+		return 0, fmt.Errorf("store apply report: %w", err)
+	}
+	b, err := json.Marshal(body{Resources: r.Resources, Events: r.Events})
+	if err != nil {
+		return 0, fmt.Errorf("store apply report: %w", err)
+	}
+	var id int64
+	err = s.tx(ctx, "store apply report", func(q querier) error {
+		return q.QueryRow(ctx, `INSERT INTO agent_reports (host, started, ended, status, trigger_kind, head, body)
+			VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+			r.Host, r.Start.UTC(), r.End.UTC(), r.Status, string(r.Trigger.Kind), string(head), string(b)).Scan(&id)
+	})
+	if err != nil {
+		return 0, err
+	}
+	r.ID = id
+	return id, nil
+}
+
+// ListReports returns report heads newest first.
+func (s *Store) ListReports(ctx context.Context, f agent.ReportFilter) ([]*agent.Report, error) {
+	limit := f.Limit
+	if limit <= 0 {
+		limit = agent.DefaultListLimit
+	}
+	rows, err := s.pool.Query(ctx, `SELECT id, head FROM agent_reports
+		WHERE $1::bigint = 0 OR id < $1 ORDER BY id DESC LIMIT $2`, f.Before, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list apply reports: %w", err)
+	}
+	defer rows.Close()
+	var out []*agent.Report
+	for rows.Next() {
+		var id int64
+		var head []byte
+		if err := rows.Scan(&id, &head); err != nil {
+			return nil, fmt.Errorf("list apply reports: %w", err)
+		}
+		r := &agent.Report{}
+		if err := json.Unmarshal(head, r); err != nil {
+			return nil, fmt.Errorf("apply report %d: %w", id, err)
+		}
+		r.ID = id
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list apply reports: %w", err)
+	}
+	return out, nil
+}
+
+// GetReport returns the full report id.
+func (s *Store) GetReport(ctx context.Context, id int64) (*agent.Report, error) {
+	var head, b []byte
+	err := s.pool.QueryRow(ctx, `SELECT head, body FROM agent_reports WHERE id = $1`, id).Scan(&head, &b)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("apply report %d: %w", id, agent.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("apply report %d: %w", id, err)
+	}
+	r := &agent.Report{}
+	if err := json.Unmarshal(head, r); err != nil {
+		return nil, fmt.Errorf("apply report %d: %w", id, err)
+	}
+	var bd body
+	if err := json.Unmarshal(b, &bd); err != nil {
+		return nil, fmt.Errorf("apply report %d: %w", id, err)
+	}
+	r.ID, r.Resources, r.Events = id, bd.Resources, bd.Events
+	return r, nil
+}
+
+// PruneReports deletes the reports outside the retention.
+func (s *Store) PruneReports(ctx context.Context, keep agent.Retention, now time.Time) (int, error) {
+	var n int64
+	err := s.tx(ctx, "prune apply reports", func(q querier) error {
+		if keep.Keep > 0 {
+			tag, err := q.Exec(ctx, `DELETE FROM agent_reports WHERE id IN
+				(SELECT id FROM agent_reports ORDER BY id DESC OFFSET $1)`, keep.Keep)
+			if err != nil {
+				return err
+			}
+			n += tag.RowsAffected()
+		}
+		if keep.MaxAge > 0 {
+			tag, err := q.Exec(ctx, `DELETE FROM agent_reports WHERE ended < $1`, now.Add(-keep.MaxAge).UTC())
+			if err != nil {
+				return err
+			}
+			n += tag.RowsAffected()
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return int(n), nil
+}

@@ -1,0 +1,245 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/api/apiclient"
+	"github.com/almanac-sh/almanac/internal/api/apitype"
+	"github.com/almanac-sh/almanac/internal/webui"
+	"github.com/almanac-sh/almanac/internal/weekly"
+	"github.com/almanac-sh/almanac/internal/zincati"
+)
+
+// This file is serve's named windows: `--windows [NAME=]PATH,...` loads
+// Zincati-style TOML fragments (read and merged by package zincati, exactly
+// as `almanac windows` reads them) as named weekly calendars, served on
+// GET /api/v1/windows and drawn by the web UI.
+
+// windowArg is one --windows item: a fragment file or config.d directory,
+// and the calendar's name.
+type windowArg struct{ name, path string }
+
+// windowFlag collects --windows: the flag repeats, and each value is a
+// comma-separated list of [NAME=]PATH.
+type windowFlag []windowArg
+
+// windowNameRE is what a window name may be: it appears in URLs and anchors.
+var windowNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+func (f *windowFlag) String() string {
+	if f == nil {
+		return ""
+	}
+	parts := make([]string, len(*f))
+	for i, a := range *f {
+		parts[i] = a.name + "=" + a.path
+	}
+	return strings.Join(parts, ",")
+}
+
+// Set adds one flag value's items.
+func (f *windowFlag) Set(v string) error {
+	for _, item := range strings.Split(v, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			return fmt.Errorf("empty item in %q (want [NAME=]FILE,...)", v)
+		}
+		name, path, named := strings.Cut(item, "=")
+		if !named {
+			path = item
+			name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		}
+		if path == "" {
+			return fmt.Errorf("%q names no file (want NAME=FILE)", item)
+		}
+		if !windowNameRE.MatchString(name) {
+			return fmt.Errorf("window name %q (from %q): use letters, digits, '.', '_' and '-', starting with a letter or digit; or give NAME=FILE", name, item)
+		}
+		*f = append(*f, windowArg{name: name, path: path})
+	}
+	return nil
+}
+
+// addWindowFlags registers --windows on serve's flag set.
+func addWindowFlags(fs *flag.FlagSet, f *windowFlag) {
+	fs.Var(f, "windows", "named weekly windows: Zincati TOML fragments or config.d directories, as [NAME=]PATH; repeatable or comma-separated (name: the file's base name)")
+}
+
+// namedWindow is one loaded calendar.
+type namedWindow struct {
+	name    string
+	kind    string // "zincati" or "demo"
+	sources []string
+	cfg     *zincati.Config
+}
+
+// namedWindows are the daemon's named calendars, ordered by name. They are
+// read once at start-up and immutable afterwards; a nil *namedWindows has
+// none.
+type namedWindows struct{ list []namedWindow }
+
+// demoWindowFiles are the windows `serve --demo` adds, in Zincati's format.
+var demoWindowFiles = []struct{ name, toml string }{
+	{"weekend-maintenance", `
+[updates]
+strategy = "periodic"
+
+[[updates.periodic.window]]
+days = ["Sat", "Sun"]
+start_time = "00:00"
+length_minutes = 1440
+`},
+	{"nightly", `
+[updates]
+strategy = "periodic"
+
+[updates.periodic]
+time_zone = "Europe/Berlin"
+
+[[updates.periodic.window]]
+days = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+start_time = "01:00"
+length_minutes = 180
+`},
+}
+
+// loadNamedWindows reads every --windows item and, with demo, the demo
+// windows whose names no item took. Two items of one name are an error.
+func loadNamedWindows(args []windowArg, demo bool) (*namedWindows, error) {
+	nw := &namedWindows{}
+	seen := map[string]string{}
+	for _, a := range args {
+		if prev, dup := seen[a.name]; dup {
+			return nil, usagef("serve: --windows: two windows named %q (%s and %s); give one a name with NAME=FILE", a.name, prev, a.path)
+		}
+		seen[a.name] = a.path
+		cfg, err := zincati.Load(a.path)
+		if err != nil {
+			return nil, usagef("serve: --windows %s: %v", a.name, err)
+		}
+		nw.list = append(nw.list, namedWindow{name: a.name, kind: "zincati", sources: []string{a.path}, cfg: cfg})
+	}
+	if demo {
+		for _, d := range demoWindowFiles {
+			if _, taken := seen[d.name]; taken {
+				continue
+			}
+			file := "demo:" + d.name + ".toml"
+			f, err := zincati.Parse(file, []byte(d.toml))
+			if err != nil {
+				return nil, fmt.Errorf("demo window %s: %w", d.name, err)
+			}
+			cfg, err := zincati.Merge(f)
+			if err != nil {
+				return nil, fmt.Errorf("demo window %s: %w", d.name, err)
+			}
+			nw.list = append(nw.list, namedWindow{name: d.name, kind: "demo", sources: []string{file}, cfg: cfg})
+		}
+	}
+	sort.Slice(nw.list, func(i, k int) bool { return nw.list[i].name < nw.list[k].name })
+	return nw, nil
+}
+
+// Windows implements httpapi.WindowSource.
+func (nw *namedWindows) Windows(_ context.Context, at time.Time) ([]apitype.Window, error) {
+	if nw == nil {
+		return nil, nil
+	}
+	out := make([]apitype.Window, 0, len(nw.list))
+	for _, w := range nw.list {
+		cal := w.cfg.Calendar
+		loc := cal.Location()
+		aw := apitype.Window{Name: w.name, Kind: w.kind, Sources: w.sources, Inside: cal.Contains(at),
+			WeeklyMinutes: cal.WeeklyMinutes(), TimeZone: w.cfg.TimeZone, Windows: []apitype.WindowSpan{}}
+		if aw.Inside {
+			if end, ok := cal.CurrentEnd(at); ok {
+				end = end.In(loc)
+				aw.WindowEnd = &end
+			}
+		} else if next, ok := cal.NextOpen(at); ok {
+			next = next.In(loc)
+			aw.NextStart = &next
+		}
+		for _, iv := range joinedIntervals(cal) {
+			aw.Windows = append(aw.Windows, apitype.WindowSpan{
+				Start: weekClock(iv.Start), End: weekClock(iv.End), StartMinute: iv.Start, EndMinute: iv.End})
+		}
+		out = append(out, aw)
+	}
+	return out, nil
+}
+
+// weekMinutes is the number of minutes in a week.
+const weekMinutes = 7 * 24 * 60
+
+// weekClock reads a minute of the week (taken modulo a week) as "Sat 23:30".
+func weekClock(m int) string {
+	m %= weekMinutes
+	days := [7]string{"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"}
+	return fmt.Sprintf("%s %02d:%02d", days[m/(24*60)], m/60%24, m%60)
+}
+
+// joinedIntervals returns the calendar's open periods with a period across
+// Sunday midnight, which the calendar keeps as two, joined into one whose
+// End passes weekMinutes (as `almanac windows` and the web UI show it).
+func joinedIntervals(cal *weekly.Calendar) []weekly.Interval {
+	ivs := cal.Intervals()
+	if n := len(ivs); n > 1 && ivs[0].Start == 0 && ivs[n-1].End == weekMinutes {
+		ivs[n-1].End = weekMinutes + ivs[0].End
+		ivs = ivs[1:]
+	}
+	return ivs
+}
+
+// uiWindows lists the named windows for the web UI, open state at now.
+func (nw *namedWindows) uiWindows(_ context.Context, now time.Time) ([]webui.Window, error) {
+	if nw == nil {
+		return nil, nil
+	}
+	out := make([]webui.Window, 0, len(nw.list))
+	for _, w := range nw.list {
+		v := webui.WeeklyWindow(w.name, w.kind, w.cfg.Calendar, now)
+		v.Zone = w.cfg.TimeZone
+		v.Description = "From " + strings.Join(w.sources, ", ") + "."
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// getWindows prints the daemon's named windows (`almanac get windows`).
+func getWindows(ctx context.Context, e *env, c *apiclient.Client, jsonOut bool) error {
+	l, err := c.Windows(ctx, time.Time{})
+	if err != nil {
+		return apiErr(err)
+	}
+	if jsonOut {
+		return writeJSONOut(e.stdout, l)
+	}
+	t := newTable(e.stdout, "NAME", "ZONE", "OPEN", "UNTIL", "NEXT OPEN", "MIN/WEEK", "WINDOWS")
+	for _, w := range l.Items {
+		spans := make([]string, len(w.Windows))
+		for i, s := range w.Windows {
+			spans[i] = s.Start + "-" + s.End
+		}
+		t.row(w.Name, w.TimeZone, strconv.FormatBool(w.Inside), zonedTime(w.WindowEnd), zonedTime(w.NextStart),
+			strconv.Itoa(w.WeeklyMinutes), strings.Join(spans, ", "))
+	}
+	return t.flush()
+}
+
+// zonedTime renders an optional instant with the offset it came with (the
+// window's zone), "" when absent.
+func zonedTime(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return t.Format(time.RFC3339)
+}

@@ -1,0 +1,208 @@
+package job
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/leader"
+	"github.com/almanac-sh/almanac/internal/pgtest"
+	"github.com/almanac-sh/almanac/internal/store"
+	"github.com/almanac-sh/almanac/internal/store/pgstore"
+	"github.com/almanac-sh/almanac/internal/store/sqlitestore"
+)
+
+// sharedInstant fires once, at an instant set after the jobs are created,
+// so that every job of the benchmark is due at the same moment however
+// long loading them took.
+type sharedInstant struct{ at *atomic.Int64 }
+
+func (s sharedInstant) Next(t time.Time) time.Time {
+	ns := s.at.Load()
+	if ns == 0 || !t.Before(time.Unix(0, ns)) {
+		return time.Time{}
+	}
+	return time.Unix(0, ns).UTC()
+}
+
+// stampExec wraps an executor, recording when each process was started
+// relative to its run's scheduled instant.
+type stampExec struct {
+	Executor
+	mu   sync.Mutex
+	lat  []time.Duration
+	want int
+	all  chan struct{}
+}
+
+func (s *stampExec) Start(ctx context.Context, r store.Run, spec store.JobSpec) (Process, error) {
+	p, err := s.Executor.Start(ctx, r, spec)
+	started := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lat = append(s.lat, started.Sub(r.ScheduledTime))
+	if len(s.lat) == s.want {
+		close(s.all)
+	}
+	return p, err
+}
+
+// BenchmarkFireToStart1000 loads 1,000 jobs (command `true`) due at the
+// same instant, runs the controller with the real clock, and reports the
+// fire-to-start latency of the runs (from the scheduled instant to the
+// process having been started) as percentiles, plus the time until every
+// run's end was recorded. The exec sub-benchmarks use the real executor;
+// the noop ones an executor whose processes have already exited, which
+// isolates the controller and the store from the cost of fork and exec.
+// BenchmarkSpawn1000 measures that cost alone. Run with -benchtime 1x.
+func BenchmarkFireToStart1000(b *testing.B) {
+	for _, x := range []struct {
+		name string
+		exec func() Executor
+	}{{"exec", func() Executor { return &Exec{} }}, {"noop", func() Executor { return doneExec{} }}} {
+		b.Run("sqlite/"+x.name, func(b *testing.B) { benchSQLite(b, x.exec) })
+		b.Run("postgres/"+x.name, func(b *testing.B) { benchPostgres(b, x.exec) })
+	}
+}
+
+// BenchmarkSpawn1000 starts 1,000 `true` processes with the real executor,
+// as many at a time as the controller does, without controller or store:
+// the floor under the exec rows of BenchmarkFireToStart1000.
+func BenchmarkSpawn1000(b *testing.B) {
+	var all []time.Duration
+	for i := 0; i < b.N; i++ {
+		x := &stampExec{Executor: &Exec{}, want: 1000, all: make(chan struct{})}
+		begin := time.Now()
+		runs := make([]starting, 1000)
+		for j := range runs {
+			runs[j] = starting{run: store.Run{ID: int64(j + 1), Job: "spawn", ScheduledTime: begin}, spec: store.JobSpec{Command: []string{"true"}}}
+		}
+		procs := startAll(context.Background(), x, runs)
+		for _, s := range procs {
+			if s.err != nil {
+				b.Fatal(s.err)
+			}
+			<-s.proc.Done()
+		}
+		all = append(all, x.lat...)
+	}
+	reportLatency(b, all)
+}
+
+func benchSQLite(b *testing.B, exec func() Executor) {
+	benchFireToStart(b, 1000, exec, func(b *testing.B) (store.Store, func() int64) {
+		st, err := sqlitestore.Open(context.Background(), b.TempDir())
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { st.Close() })
+		return st, nil
+	})
+}
+
+func benchPostgres(b *testing.B, exec func() Executor) {
+	benchFireToStart(b, 1000, exec, func(b *testing.B) (store.Store, func() int64) {
+		ctx, cancel := context.WithCancel(context.Background())
+		st, err := pgstore.Open(ctx, pgtest.Schema(b))
+		if err != nil {
+			b.Fatal(err)
+		}
+		// Lead for real, so every scheduling write is fenced.
+		e, err := leader.New(st.Pool(), leader.Config{Name: st.LeaseName(), Holder: "bench", Clock: clock.Real{}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		lead := make(chan struct{})
+		var once sync.Once
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			e.Run(ctx, func(s leader.Status) {
+				if s.Leader {
+					once.Do(func() { close(lead) })
+				}
+			})
+		}()
+		b.Cleanup(func() { cancel(); <-done; st.Close() })
+		select {
+		case <-lead:
+		case <-time.After(10 * time.Second):
+			b.Fatal("did not become leader")
+		}
+		return st, func() int64 { return e.Status().Term }
+	})
+}
+
+func benchFireToStart(b *testing.B, n int, exec func() Executor, open func(*testing.B) (store.Store, func() int64)) {
+	var all []time.Duration
+	var doneAfter time.Duration
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		ctx, cancel := context.WithCancel(context.Background())
+		st, term := open(b)
+		at := new(atomic.Int64)
+		parse := func(_, _ string, _ *time.Location) (Schedule, error) { return sharedInstant{at}, nil }
+		for j := 0; j < n; j++ {
+			if _, err := st.JobCreate(ctx, store.JobCreateParams{Spec: store.JobSpec{
+				Name: fmt.Sprintf("job-%04d", j), Cron: "shared", Command: []string{"true"},
+			}, Source: store.SourceAPI}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		x := &stampExec{Executor: exec(), want: n, all: make(chan struct{})}
+		c, err := NewController(Config{Store: st, Clock: clock.Real{}, Parse: parse, Executor: x, Term: term})
+		if err != nil {
+			b.Fatal(err)
+		}
+		instant := time.Now().Truncate(time.Second).Add(2 * time.Second)
+		at.Store(instant.UnixNano())
+		ran := make(chan error, 1)
+		go func() { ran <- c.Run(ctx) }()
+		b.StartTimer()
+		select {
+		case <-x.all:
+		case <-time.After(time.Until(instant) + time.Minute):
+			b.Fatalf("only %d of %d runs started a minute after their instant", len(x.lat), n)
+		}
+		// Wait (polling, with a deadline) until every run's end is recorded.
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+			runs, _, err := st.RunList(ctx, store.RunListParams{States: []store.RunState{store.RunSucceeded}, Page: store.Page{Limit: 1000}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(runs) >= n {
+				break
+			}
+			if time.Now().After(deadline) {
+				b.Fatalf("only %d of %d runs recorded as succeeded a minute later", len(runs), n)
+			}
+		}
+		doneAfter = max(doneAfter, time.Since(instant))
+		b.StopTimer()
+		cancel()
+		if err := <-ran; err != nil {
+			b.Fatal(err)
+		}
+		all = append(all, x.lat...)
+	}
+	reportLatency(b, all)
+	b.ReportMetric(doneAfter.Seconds(), "all-recorded-s")
+}
+
+// reportLatency reports percentiles of latencies in milliseconds.
+func reportLatency(b *testing.B, all []time.Duration) {
+	slices.Sort(all)
+	pct := func(p float64) float64 {
+		i := int(p * float64(len(all)-1))
+		return float64(all[i]) / float64(time.Millisecond)
+	}
+	b.ReportMetric(pct(0.50), "p50-ms")
+	b.ReportMetric(pct(0.90), "p90-ms")
+	b.ReportMetric(pct(0.99), "p99-ms")
+	b.ReportMetric(pct(1), "max-ms")
+}

@@ -1,0 +1,68 @@
+package manifest
+
+import (
+	"bytes"
+	"math"
+)
+
+// maxSource is the largest manifest accepted: offsets are stored in 32 bits.
+const maxSource = math.MaxInt32
+
+// Source is one manifest's name and line table. Tokens and syntax tree nodes
+// record only byte offsets; Source turns an offset into a file:line:col
+// position when one is needed, so parsing does not track lines per token.
+type Source struct {
+	name  string
+	lines []int32 // offset where each line starts; lines[0] == 0
+}
+
+// NewSource builds the line table of src, which is named name in positions.
+func NewSource(name string, src []byte) *Source {
+	lines := make([]int32, 1, bytes.Count(src, []byte{'\n'})+1)
+	for off := 0; ; {
+		i := bytes.IndexByte(src[off:], '\n')
+		if i < 0 || off+i+1 > maxSource {
+			break
+		}
+		off += i + 1
+		lines = append(lines, int32(off))
+	}
+	return &Source{name: name, lines: lines}
+}
+
+// Name is the file name used in positions.
+func (s *Source) Name() string { return s.name }
+
+// Pos returns the position of byte offset off: 1-based line and column, the
+// column counting bytes.
+func (s *Source) Pos(off int) Pos {
+	// Binary search for the last line starting at or before off.
+	lo, hi := 0, len(s.lines)
+	for hi-lo > 1 {
+		m := int(uint(lo+hi) >> 1)
+		if int(s.lines[m]) <= off {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return Pos{File: s.name, Line: lo + 1, Col: off - int(s.lines[lo]) + 1}
+}
+
+// line returns the 1-based line of byte offset off.
+func (s *Source) line(off int32) int { return s.Pos(int(off)).Line }
+
+// Loc is a compact source location: a byte offset in a Source. It is what
+// syntax tree nodes store; Position expands it.
+type Loc struct {
+	src *Source
+	off int32
+}
+
+// Position returns the file:line:col of l, or the zero Pos for a zero Loc.
+func (l Loc) Position() Pos {
+	if l.src == nil {
+		return Pos{}
+	}
+	return l.src.Pos(int(l.off))
+}

@@ -1,0 +1,33 @@
+package webui
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/api/apitype"
+)
+
+// clusterView is the cluster page's data.
+type clusterView struct {
+	apitype.Cluster
+	// Single is true for a daemon alone on its store (SQLite): it leads
+	// without a lease.
+	Single bool
+	// LeaseExpires is the lease's expiry, zero when there is none.
+	LeaseExpires time.Time
+}
+
+func (s *server) cluster(w http.ResponseWriter, r *http.Request) {
+	c, err := s.cfg.Backend.Cluster(r.Context())
+	if err != nil {
+		s.backendError(w, r, err)
+		return
+	}
+	v := clusterView{Cluster: c, Single: c.LeaseExpiresAt == nil && c.Term == 0 && len(c.Nodes) == 1}
+	if c.LeaseExpiresAt != nil {
+		v.LeaseExpires = *c.LeaseExpiresAt
+	}
+	p := s.newPage(r, "Cluster", "cluster", v)
+	p.Refresh = 10
+	s.render(w, r, http.StatusOK, "cluster", "", p)
+}

@@ -1,0 +1,50 @@
+package webui_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/api/apitype"
+	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/webui"
+	"github.com/almanac-sh/almanac/internal/webui/webuitest"
+)
+
+func TestClusterPage(t *testing.T) {
+	lapsed := demoNow.Add(-3 * time.Second)
+	tests := []struct {
+		name    string
+		cluster apitype.Cluster
+		wants   []string
+		unwants []string
+	}{
+		{"single node", apitype.Cluster{Leader: "box", Self: "box", Now: demoNow,
+			Nodes: []apitype.ClusterNode{{ID: "box", Address: "127.0.0.1:8080", Version: "dev", Leader: true}}},
+			[]string{"One node, <strong>box</strong>, alone on its embedded store", `data-node="box" data-leader="true"`, "<code>127.0.0.1:8080</code>"},
+			[]string{`id="cluster-term"`, "lease runs until"}},
+		{"no leader", apitype.Cluster{Term: 4, LeaseExpiresAt: &lapsed, Self: "n1", Now: demoNow,
+			Nodes: []apitype.ClusterNode{{ID: "n1", HeartbeatAt: demoNow.Add(-time.Second)}, {ID: "n2", HeartbeatAt: demoNow.Add(-2 * time.Minute)}}},
+			[]string{`<strong id="cluster-leader">No node leads</strong> (term <span id="cluster-term">4</span>)`, "1s ago", "2m 0s ago", `data-node="n2" data-leader="false"`},
+			[]string{`class="badge ok">leader`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			back := webuitest.New(clock.NewFake(demoNow))
+			back.SetCluster(tt.cluster)
+			h := newHarness(t, webui.Config{Backend: back})
+			code, body := h.get("/cluster")
+			if code != http.StatusOK {
+				t.Fatalf("GET /cluster = %d\n%s", code, body)
+			}
+			mustContain(t, body, tt.wants...)
+			main := body[strings.Index(body, "<main"):]
+			for _, u := range tt.unwants {
+				if strings.Contains(main, u) {
+					t.Errorf("page has %q", u)
+				}
+			}
+		})
+	}
+}
