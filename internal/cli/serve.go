@@ -14,6 +14,7 @@ import (
 
 	"github.com/almanac-sh/almanac/internal/api/httpapi"
 	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/loopback"
 	"github.com/almanac-sh/almanac/internal/store"
 )
 
@@ -80,7 +81,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if _, _, err := net.SplitHostPort(o.listen); err != nil {
 		return usagef("serve: --listen %q is not host:port (like 127.0.0.1:8080)", o.listen)
 	}
-	if o.token == "" && !httpapi.IsLoopbackListen(o.listen) {
+	if o.token == "" && !loopback.Listen(o.listen) {
 		return usagef("serve: --listen %s accepts connections from other machines; set --token (or ALMANAC_TOKEN) so the API is not open to them", o.listen)
 	}
 	if err := o.agent.check(); err != nil {
