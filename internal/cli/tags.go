@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/fleet"
 )
 
@@ -51,7 +50,7 @@ func runTags(_ context.Context, e *env, args []string) error {
 		}
 		tags[k] = v
 	}
-	now := clock.Real{}.Now()
+	now := e.now()
 	if *at != "" {
 		now, err = time.Parse(time.RFC3339, *at)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -335,8 +336,19 @@ func (c *Controller) setJob(j store.Job, now time.Time) {
 	c.schedule(e, now)
 }
 
-// schedKey identifies a cron schedule: its expression and time zone.
-type schedKey struct{ expr, zone string }
+// schedKey identifies a compiled cron schedule: its expression, time zone
+// and, for an expression with H (hash) fields, the job's name, which the
+// hash spreads by (see ParseFunc).
+type schedKey struct{ expr, zone, name string }
+
+// keyOf returns the key of spec's cron schedule.
+func keyOf(spec store.JobSpec) schedKey {
+	k := schedKey{expr: spec.Cron, zone: spec.TimeZone}
+	if strings.Contains(spec.Cron, "H") {
+		k.name = spec.Name
+	}
+	return k
+}
 
 // sharedSched is a compiled schedule and how many jobs use it.
 type sharedSched struct {
@@ -351,7 +363,7 @@ func (c *Controller) share(comp *compiled) {
 	if comp.spec.Cron == "" {
 		return
 	}
-	k := schedKey{comp.spec.Cron, comp.spec.TimeZone}
+	k := keyOf(comp.spec)
 	if sh := c.scheds[k]; sh != nil {
 		sh.refs++
 		comp.sched = sh.s
@@ -365,7 +377,7 @@ func (c *Controller) unshare(comp *compiled) {
 	if comp.spec.Cron == "" {
 		return
 	}
-	k := schedKey{comp.spec.Cron, comp.spec.TimeZone}
+	k := keyOf(comp.spec)
 	if sh := c.scheds[k]; sh != nil {
 		if sh.refs--; sh.refs <= 0 {
 			delete(c.scheds, k)

@@ -28,7 +28,10 @@ type Counter interface {
 
 // ParseFunc compiles the cron expression of the job named name in a zone.
 // The daemon passes an adapter for cron.Parse with the zone and the name as
-// the key that H fields hash, so every job gets its own spread.
+// the key that H fields hash, so every job gets its own spread. The name may
+// change the result only for expressions containing H: the controller
+// compiles an expression without H once per zone and shares the schedule
+// among the jobs that use it.
 type ParseFunc func(name, expr string, loc *time.Location) (Schedule, error)
 
 // Gate is a schedule gate (a weekly window, a Puppet schedule): a run due

@@ -99,7 +99,7 @@ func (c *Controller) Statuses(ctx context.Context, jobs []store.Job) (map[string
 	out := make(map[string]Status, len(jobs))
 	for _, j := range jobs {
 		var sched Schedule
-		k := schedKey{j.Spec.Cron, j.Spec.TimeZone}
+		k := keyOf(j.Spec)
 		if s, ok := scheds[k]; ok && j.Spec.Cron != "" {
 			sched = s
 		} else if comp, err := compile(j.Spec, c.cfg.Parse); err == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -215,19 +216,37 @@ func TestSharedSchedules(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	c, err := NewController(Config{Store: st, Clock: clock.NewFake(t0), Parse: parseEvery})
+	// H stands for a name-dependent expression: parsed per job.
+	parse := func(name, expr string, loc *time.Location) (Schedule, error) {
+		if e, ok := strings.CutSuffix(expr, "H"); ok {
+			s, err := parseEvery(name, e, loc)
+			if err != nil {
+				return nil, err
+			}
+			ev := s.(every)
+			return &ev, nil // a fresh value per job, as a hashed cron spec is
+		}
+		return parseEvery(name, expr, loc)
+	}
+	c, err := NewController(Config{Store: st, Clock: clock.NewFake(t0), Parse: parse})
 	if err != nil {
 		t.Fatal(err)
 	}
 	job := func(name, cron, zone string) store.Job {
 		return store.Job{Spec: store.JobSpec{Name: name, Cron: cron, TimeZone: zone, Command: []string{"true"}}}
 	}
-	for _, j := range []store.Job{job("a", "1m", ""), job("b", "1m", ""), job("c", "1m", "Europe/Berlin"), job("d", "2m", "")} {
+	for _, j := range []store.Job{job("a", "1m", ""), job("b", "1m", ""), job("c", "1m", "Europe/Berlin"), job("d", "2m", ""),
+		job("h1", "1mH", ""), job("h2", "1mH", "")} {
 		c.setJob(j, t0)
 	}
-	if len(c.scheds) != 3 {
-		t.Errorf("%d shared schedules, want 3 (1m UTC, 1m Berlin, 2m)", len(c.scheds))
+	if len(c.scheds) != 5 {
+		t.Errorf("%d shared schedules, want 5 (1m UTC, 1m Berlin, 2m, 1mH for h1 and for h2)", len(c.scheds))
 	}
+	if c.jobs["h1"].c.sched == c.jobs["h2"].c.sched {
+		t.Error("h1 and h2 share a schedule with H fields, which depends on the job's name")
+	}
+	c.removeJob("h1")
+	c.removeJob("h2")
 	if c.jobs["a"].c.sched != c.jobs["b"].c.sched {
 		t.Error("a and b do not share their schedule")
 	}
@@ -237,7 +256,7 @@ func TestSharedSchedules(t *testing.T) {
 	for k, sh := range c.scheds {
 		got[k] = sh.refs
 	}
-	want := map[schedKey]int{{"1m", ""}: 1, {"1m", "Europe/Berlin"}: 1, {"3m", ""}: 1}
+	want := map[schedKey]int{{expr: "1m"}: 1, {expr: "1m", zone: "Europe/Berlin"}: 1, {expr: "3m"}: 1}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("shared schedules = %v, want %v", got, want)
 	}

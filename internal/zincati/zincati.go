@@ -333,8 +333,14 @@ func syntaxError(file, src string, err error) error {
 		e := &Error{File: file, Line: pe.Position.Line, Err: errors.New(pe.Message)}
 		if pe.Position.Start > 0 && pe.Position.Start <= len(src) {
 			p := (&locator{src: src}).at(pe.Position.Start)
-			if p.line == e.Line {
+			switch {
+			case p.line == e.Line:
 				e.Col = p.col
+			case p.line == e.Line-1 && pe.Position.Start < len(src) && src[pe.Position.Start] == '\n':
+				// The library counts the line break that ended a
+				// line as the start of the next; the mistake is at
+				// the end of the line it broke.
+				e.Line, e.Col = p.line, p.col
 			}
 		}
 		return e

@@ -112,6 +112,8 @@ func TestParseErrors(t *testing.T) {
 	tests := []struct {
 		name, src, want string
 	}{
+		{"unclosed table header", "[updates\nstrategy = \"periodic\"\n",
+			`f.toml:1:9: expected '.' or ']' to end table name, but got '\n' instead`},
 		{"bad day", window("days = [\"Sat\", \"Someday\"]\nstart_time = \"23:30\"\nlength_minutes = 60\n"),
 			`f.toml:5:16: window 1: days[1] "Someday": unknown day (want Mon..Sun or Monday..Sunday)`},
 		{"no days", window("days = []\nstart_time = \"23:30\"\nlength_minutes = 60\n"),
