@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -100,7 +101,7 @@ func (ms *manifestSchedules) all() []*manifestSchedule {
 // validated it already; a failure here is shown on the schedule itself
 // rather than withholding the whole list.
 func buildSchedule(r *catalog.Resource, loc *time.Location) *manifestSchedule {
-	s := &manifestSchedule{title: r.Title, source: r.Pos.String(), attrs: map[string]any{}, zone: loc.String()}
+	s := &manifestSchedule{title: r.Title, source: r.Pos.String(), attrs: map[string]any{}, zone: zoneLabel(loc)}
 	for _, k := range scheduleAttrOrder {
 		if v, ok := r.Params[k]; ok && v != nil {
 			s.attrs[k] = v
@@ -121,8 +122,31 @@ func buildSchedule(r *catalog.Resource, loc *time.Location) *manifestSchedule {
 		return s
 	}
 	s.period = full.Period()
-	s.zone = full.Location().String()
+	s.zone = zoneLabel(full.Location())
 	return s
+}
+
+// zoneLabel names a zone for showing: its IANA name, also for the local
+// zone when TZ or /etc/localtime tells it (Go calls that zone "Local").
+func zoneLabel(loc *time.Location) string {
+	if loc != time.Local {
+		return loc.String()
+	}
+	name := strings.TrimPrefix(os.Getenv("TZ"), ":")
+	if name == "" {
+		if target, err := os.Readlink("/etc/localtime"); err == nil {
+			if _, after, ok := strings.Cut(target, "zoneinfo/"); ok {
+				name = after
+			}
+		}
+	}
+	if name == "" {
+		return loc.String()
+	}
+	if _, err := time.LoadLocation(name); err != nil {
+		return loc.String()
+	}
+	return name
 }
 
 // summary lists the set attributes, as "range 02:00 - 04:00; weekday Sat, Sun".

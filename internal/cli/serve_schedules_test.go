@@ -289,3 +289,25 @@ func BenchmarkScheduleWeek(b *testing.B) {
 		})
 	}
 }
+
+func TestZoneLabel(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	tests := []struct {
+		tz   string
+		loc  *time.Location
+		want string
+	}{
+		{"", berlin, "Europe/Berlin"},
+		{"Asia/Tokyo", time.Local, "Asia/Tokyo"},
+		{":America/New_York", time.Local, "America/New_York"},
+		{"Nowhere/Bogus", time.Local, "Local"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tz, func(t *testing.T) {
+			t.Setenv("TZ", tt.tz)
+			if got := zoneLabel(tt.loc); got != tt.want {
+				t.Errorf("zoneLabel = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
