@@ -34,8 +34,9 @@ type serveOptions struct {
 	grace     time.Duration
 	agent     agentOptions // agent mode, with manifests (serve_agent.go)
 	fleet     fleetOptions
-	windows   windowFlag    // --windows items (serve_windowset.go)
-	named     *namedWindows // the calendars they and --demo define
+	windows   windowFlag         // --windows items (serve_windowset.go)
+	named     *namedWindows      // the calendars they and --demo define
+	schedules *manifestSchedules // the schedule resources of --manifests
 	// errOut receives problems that need more than one line (the
 	// positioned errors of bad manifests at start-up).
 	errOut io.Writer
@@ -147,6 +148,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	o.schedules = manifests.scheduleSet()
 	fl, err := newFleetDaemon(st, o, clk, cl.fleetLeading(), log)
 	if err != nil {
 		return err
@@ -167,7 +169,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 		Logger: log, Metrics: metrics, Version: Version,
 	})
 	cl.register(api)
-	api.Handle("GET /api/v1/windows", httpapi.WindowsHandler(o.named, clk))
+	api.Handle("GET /api/v1/windows", httpapi.WindowsHandler(daemonWindows{o.named, o.schedules}, clk))
 
 	ag, stopAgent, err := startAgent(ctx, o, st, clk, log, api, cl.agentLeading(), manifests)
 	if err != nil {

@@ -395,7 +395,8 @@ func testCalendarsInBrowser(t *testing.T, b *browser) {
 // and follows its start-up apply from the list to the report.
 func testAgentInBrowser(t *testing.T, b *browser) {
 	dir, out := t.TempDir(), t.TempDir()
-	manifest := "file { '" + out + "/motd': content => \"hello\\n\" }\nnotify { 'hello': message => 'agent mode' }\n"
+	manifest := "file { '" + out + "/motd': content => \"hello\\n\" }\nnotify { 'hello': message => 'agent mode' }\n" +
+		"schedule { 'weekend-nights': range => '02:00 - 04:00', weekday => ['Sat', 'Sun'], time_zone => 'Europe/Berlin' }\n"
 	if err := os.WriteFile(filepath.Join(dir, "site.pp"), []byte(manifest), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -425,6 +426,15 @@ func testAgentInBrowser(t *testing.T, b *browser) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "motd")); err != nil {
 		t.Errorf("the apply did not write the file: %v", err)
+	}
+	// The manifests' schedule is drawn beside the demo's windows: Saturday
+	// and Sunday 02:00-04:00 are two blocks.
+	b.run(t, "windows", chromedp.Navigate(base+"/windows"), chromedp.WaitVisible(`article[data-window=weekend-nights] svg.week`))
+	if n := eval[int](t, b, `document.querySelectorAll("article[data-window=weekend-nights] svg.week g.block").length`); n != 2 {
+		t.Errorf("schedule weekend-nights: %d blocks drawn, want 2", n)
+	}
+	if meta := eval[string](t, b, `document.querySelector("article[data-window=weekend-nights] .meta").textContent`); !strings.Contains(meta, "schedule") || !strings.Contains(meta, "Europe/Berlin") {
+		t.Errorf("schedule weekend-nights: meta line %q lacks its kind or zone", meta)
 	}
 	b.checkConsole(t)
 }
