@@ -175,6 +175,68 @@ func (g *gatedStore) RunFinish(ctx context.Context, p store.RunFinishParams) (st
 	return r, err
 }
 
+// RunFinishBatch is RunFinish for many runs: the runs this node executes
+// are finished in one untermed batch; the others (runs whose node died)
+// in a second batch carrying the leader's term, or, on a follower, are
+// answered ErrStaleTerm item by item.
+func (g *gatedStore) RunFinishBatch(ctx context.Context, p store.RunFinishBatchParams) ([]store.RunFinishResult, error) {
+	out := make([]store.RunFinishResult, len(p.Items))
+	var mine, others []int
+	g.mu.Lock()
+	for i, it := range p.Items {
+		if g.own[it.ID] || p.Term == 0 {
+			mine = append(mine, i)
+		} else {
+			others = append(others, i)
+		}
+	}
+	g.mu.Unlock()
+	send := func(idx []int, term int64) error {
+		if len(idx) == 0 {
+			return nil
+		}
+		items := make([]store.RunFinishParams, len(idx))
+		for j, i := range idx {
+			items[j] = p.Items[i]
+		}
+		res, err := g.Store.RunFinishBatch(ctx, store.RunFinishBatchParams{Items: items, Term: term, Now: p.Now})
+		if err != nil {
+			return err
+		}
+		for j, i := range idx {
+			out[i] = res[j]
+		}
+		return nil
+	}
+	if err := send(mine, 0); err != nil {
+		return nil, err
+	}
+	g.mu.Lock()
+	for _, i := range mine {
+		if out[i].Err == nil {
+			delete(g.own, p.Items[i].ID)
+		}
+	}
+	g.mu.Unlock()
+	if len(others) > 0 {
+		term, err := g.term("finish another node's runs")
+		if err != nil {
+			for _, i := range others {
+				out[i].Err = err
+			}
+			return out, nil
+		}
+		if err := send(others, term); err != nil {
+			// The first batch is committed: report the second's failure
+			// on its own items.
+			for _, i := range others {
+				out[i].Err = err
+			}
+		}
+	}
+	return out, nil
+}
+
 // RunClaim remembers the claimed runs as this node's.
 func (g *gatedStore) RunClaim(ctx context.Context, p store.RunClaimParams) ([]store.Run, error) {
 	runs, err := g.Store.RunClaim(ctx, p)

@@ -29,7 +29,7 @@ func (doneProc) Kill()                   {}
 
 // benchController loads n every-minute jobs into a fresh SQLite store and
 // returns a started controller driven by hand (no Run goroutine).
-func benchController(b *testing.B, n int) (*Controller, *clock.Fake) {
+func benchController(b testing.TB, n int) (*Controller, *clock.Fake) {
 	b.Helper()
 	ctx := context.Background()
 	clk := clock.NewFake(t0)
@@ -68,7 +68,7 @@ func BenchmarkTick10000Jobs(b *testing.B) {
 		clk.Advance(time.Minute)
 		c.step(ctx)
 		for len(c.active) > 0 {
-			c.finish(ctx, <-c.results)
+			c.finish(ctx, c.drain(<-c.results))
 		}
 	}
 	b.StopTimer()

@@ -186,7 +186,7 @@ func (c *Controller) Run(ctx context.Context) error {
 		case <-timer.C():
 		case <-c.kick:
 		case r := <-c.results:
-			c.finish(ctx, r)
+			c.finish(ctx, c.drain(r))
 		}
 	}
 }

@@ -164,52 +164,109 @@ func (c *Controller) supervise(x *execution) {
 	}
 }
 
-// finish records a run whose process ended, retries it if it failed and
-// has attempts left, and prunes the job's history.
-func (c *Controller) finish(ctx context.Context, r result) {
-	now := c.clock.Now()
-	delete(c.active, r.x.run.ID)
-	p := store.RunFinishParams{ExitCode: r.res.ExitCode, Output: r.res.Output}
-	switch {
-	case r.stopped != nil:
-		p.State, p.Error = r.stopped.state, r.stopped.why
-	case r.res.Err == nil && r.res.ExitCode != nil && *r.res.ExitCode == 0:
-		p.State = store.RunSucceeded
-	default:
-		p.State = store.RunFailed
-		if r.res.Err != nil {
-			p.Error = r.res.Err.Error()
+// finishBatch caps how many ended runs one store call records.
+const finishBatch = 256
+
+// drain returns first and every other result already waiting, up to
+// finishBatch: the runs whose processes ended while the loop was busy are
+// recorded together. It never waits, so a lone run's end is recorded at
+// once; under a burst the queue fills by itself while the previous batch
+// is written.
+func (c *Controller) drain(first result) []result {
+	rs := []result{first}
+	for len(rs) < finishBatch {
+		select {
+		case r := <-c.results:
+			rs = append(rs, r)
+		default:
+			return rs
 		}
 	}
-	if c.endRun(ctx, r.x.run, now, p) && p.State == store.RunFailed {
-		c.retry(ctx, r.x.run, r.x.spec, now)
+	return rs
+}
+
+// finish records runs whose processes ended, in one store call, and
+// retries those that failed and have attempts left.
+func (c *Controller) finish(ctx context.Context, rs []result) {
+	now := c.clock.Now()
+	ends := make([]ending, len(rs))
+	for i, r := range rs {
+		delete(c.active, r.x.run.ID)
+		p := store.RunFinishParams{ExitCode: r.res.ExitCode, Output: r.res.Output}
+		switch {
+		case r.stopped != nil:
+			p.State, p.Error = r.stopped.state, r.stopped.why
+		case r.res.Err == nil && r.res.ExitCode != nil && *r.res.ExitCode == 0:
+			p.State = store.RunSucceeded
+		default:
+			p.State = store.RunFailed
+			if r.res.Err != nil {
+				p.Error = r.res.Err.Error()
+			}
+		}
+		ends[i] = ending{run: r.x.run, p: p}
 	}
+	for i, ok := range c.endRuns(ctx, ends, now) {
+		if ok && ends[i].p.State == store.RunFailed {
+			c.retry(ctx, rs[i].x.run, rs[i].x.spec, now)
+		}
+	}
+}
+
+// ending is a run to record as ended.
+type ending struct {
+	run store.Run
+	p   store.RunFinishParams
 }
 
 // endRun records a terminal state with its event and reports whether it was
 // recorded (false if the run or its job was deleted meanwhile).
 func (c *Controller) endRun(ctx context.Context, r store.Run, now time.Time, p store.RunFinishParams) bool {
-	p.ID, p.Now, p.Term = r.ID, now, c.term()
-	msg := fmt.Sprintf("run %d %s", r.ID, p.State)
-	if p.ExitCode != nil {
-		msg += fmt.Sprintf(" (exit %d)", *p.ExitCode)
-	}
-	if p.Error != "" {
-		msg += ": " + p.Error
-	}
-	p.Events = []store.Event{{Kind: store.EventRunFinished(p.State), Message: msg}}
-	if e := c.jobs[r.Job]; e != nil {
-		ok, failed := e.c.spec.HistoryLimits()
-		p.Prune = &store.HistoryLimits{KeepSucceeded: ok, KeepFailed: failed}
-	}
-	if _, err := c.st.RunFinish(ctx, p); err != nil {
-		if !errors.Is(err, store.ErrNotFound) {
-			c.log.Error("record run end", "run", r.ID, "err", err)
+	return c.endRuns(ctx, []ending{{run: r, p: p}}, now)[0]
+}
+
+// endRuns records terminal states with their events and history pruning
+// in one store call, and reports per run whether it was recorded.
+func (c *Controller) endRuns(ctx context.Context, ends []ending, now time.Time) []bool {
+	items := make([]store.RunFinishParams, len(ends))
+	for i, en := range ends {
+		p := en.p
+		p.ID = en.run.ID
+		msg := fmt.Sprintf("run %d %s", en.run.ID, p.State)
+		if p.ExitCode != nil {
+			msg += fmt.Sprintf(" (exit %d)", *p.ExitCode)
 		}
-		return false
+		if p.Error != "" {
+			msg += ": " + p.Error
+		}
+		p.Events = []store.Event{{Kind: store.EventRunFinished(p.State), Message: msg}}
+		if e := c.jobs[en.run.Job]; e != nil {
+			ok, failed := e.c.spec.HistoryLimits()
+			p.Prune = &store.HistoryLimits{KeepSucceeded: ok, KeepFailed: failed}
+		}
+		items[i] = p
 	}
-	c.afterFinish(ctx, r.Job, now)
-	return true
+	recorded := make([]bool, len(ends))
+	res, err := c.st.RunFinishBatch(ctx, store.RunFinishBatchParams{Items: items, Term: c.term(), Now: now})
+	if err != nil {
+		c.log.Error("record run ends", "runs", len(items), "err", err)
+		return recorded
+	}
+	woken := map[string]bool{}
+	for i, r := range res {
+		if r.Err != nil {
+			if !errors.Is(r.Err, store.ErrNotFound) {
+				c.log.Error("record run end", "run", items[i].ID, "err", r.Err)
+			}
+			continue
+		}
+		recorded[i] = true
+		if job := ends[i].run.Job; !woken[job] {
+			woken[job] = true
+			c.afterFinish(ctx, job, now)
+		}
+	}
+	return recorded
 }
 
 // retry schedules the next attempt of a failed run with exponential
@@ -304,7 +361,7 @@ func (c *Controller) shutdown(ctx context.Context) error {
 	for len(c.active) > 0 {
 		select {
 		case r := <-c.results:
-			c.finish(ctx, r)
+			c.finish(ctx, c.drain(r))
 		case <-grace.C():
 			for _, x := range c.active {
 				x.stop("killed: almanac shut down", store.RunKilled)

@@ -378,6 +378,30 @@ type RunFinishParams struct {
 	Prune *HistoryLimits
 }
 
+// RunFinishBatchParams finishes several runs in one transaction: the runs
+// whose processes ended together cost one commit, not one each.
+type RunFinishBatchParams struct {
+	// Items mean what they mean for RunFinish; their Term and Now are
+	// ignored in favour of the batch's. Their history pruning is done once
+	// per job, after every item, with the limits of the job's last item
+	// that has them (the outcome is the same as pruning after each).
+	Items []RunFinishParams
+	// Term fences the whole batch: a stale term fails it with ErrStaleTerm
+	// and nothing is written.
+	Term int64
+	Now  time.Time
+}
+
+// RunFinishResult is the outcome of one item of a batch finish.
+type RunFinishResult struct {
+	// Run is the finished run, without its Output; zero if Err is set.
+	Run Run
+	// Err is ErrNotFound (no such run) or ErrConflict (the run is already
+	// terminal, or an earlier item of the batch finished it), possibly
+	// wrapped. Nothing of a failed item is written; the other items are.
+	Err error
+}
+
 // HistoryLimits says how many finished runs of a job to keep.
 type HistoryLimits struct {
 	KeepSucceeded int // succeeded runs
@@ -473,6 +497,11 @@ type Store interface {
 	// RunFinish records a terminal state and updates the job status;
 	// ErrConflict if already terminal, ErrNotFound.
 	RunFinish(ctx context.Context, p RunFinishParams) (Run, error)
+	// RunFinishBatch finishes several runs in one transaction and returns
+	// one result per item, in order. Per-item conflicts and missing runs
+	// are reported in the results; the error is for the whole batch
+	// (ErrStaleTerm, a database failure), and then nothing was written.
+	RunFinishBatch(ctx context.Context, p RunFinishBatchParams) ([]RunFinishResult, error)
 	// RunCancel requests that a run be killed; ErrConflict if terminal.
 	RunCancel(ctx context.Context, p RunCancelParams) (Run, error)
 	// RunListStale returns running runs presumed dead (see RunListStaleParams).

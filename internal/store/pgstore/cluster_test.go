@@ -100,6 +100,13 @@ func TestFencing(t *testing.T) {
 			_, err := s.RunFinish(ctx, store.RunFinishParams{ID: held.ID, State: store.RunFailed, ExitCode: &code, Term: term})
 			return err
 		}},
+		{"RunFinishBatch", func(term int64) error {
+			// Only the batch's own error: with the current term the item
+			// meets the run RunFinish has just finished.
+			_, err := s.RunFinishBatch(ctx, store.RunFinishBatchParams{Term: term, Items: []store.RunFinishParams{
+				{ID: held.ID, State: store.RunFailed, ExitCode: &code}}})
+			return err
+		}},
 		{"RunPrune", func(term int64) error {
 			_, err := s.RunPrune(ctx, store.RunPruneParams{Job: "j", Term: term})
 			return err

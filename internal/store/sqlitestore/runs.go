@@ -284,32 +284,8 @@ func (s *Store) RunFinish(ctx context.Context, p store.RunFinishParams) (store.R
 	now := s.now(p.Now)
 	var out store.Run
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		r, err := getRun(ctx, tx, p.ID)
+		r, err := finish(ctx, tx, p, now)
 		if err != nil {
-			return err
-		}
-		if r.State.Terminal() {
-			return fmt.Errorf("finish run %d: already %s: %w", p.ID, r.State, store.ErrConflict)
-		}
-		var exit any
-		if p.ExitCode != nil {
-			exit = *p.ExitCode
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE runs SET state = ?, exit_code = ?, output = ?, error = ?, finished_at = ? WHERE id = ?`,
-			string(p.State), exit, p.Output, p.Error, now.UnixMicro(), p.ID); err != nil {
-			return fmt.Errorf("finish run %d: %w", p.ID, err)
-		}
-		switch p.State {
-		case store.RunSucceeded:
-			_, err = tx.ExecContext(ctx, `UPDATE jobs SET succeeded = succeeded + 1,
-				last_successful_time = MAX(COALESCE(last_successful_time, ?1), ?1) WHERE name = ?2`, now.UnixMicro(), r.Job)
-		case store.RunFailed, store.RunKilled:
-			_, err = tx.ExecContext(ctx, `UPDATE jobs SET failed = failed + 1 WHERE name = ?`, r.Job)
-		}
-		if err != nil {
-			return fmt.Errorf("finish run %d: update job status: %w", p.ID, err)
-		}
-		if err := appendEvents(ctx, tx, now, r.Job, r.ID, p.Events); err != nil {
 			return err
 		}
 		if p.Prune != nil {
@@ -321,6 +297,92 @@ func (s *Store) RunFinish(ctx context.Context, p store.RunFinishParams) (store.R
 		return err
 	})
 	return out, err
+}
+
+// RunFinishBatch implements store.Store: every item in one write
+// transaction, then one prune per job. An item that cannot be finished is
+// checked before anything of it is written, so it is simply skipped.
+func (s *Store) RunFinishBatch(ctx context.Context, p store.RunFinishBatchParams) ([]store.RunFinishResult, error) {
+	if len(p.Items) == 0 {
+		return nil, nil
+	}
+	for _, it := range p.Items {
+		if !it.State.Terminal() {
+			return nil, fmt.Errorf("finish run %d: %q is not a final state", it.ID, it.State)
+		}
+	}
+	now := s.now(p.Now)
+	out := make([]store.RunFinishResult, len(p.Items))
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		prunes := map[string]store.HistoryLimits{}
+		var jobs []string
+		for i, it := range p.Items {
+			r, err := finish(ctx, tx, it, now)
+			if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrConflict) {
+				out[i].Err = err
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if it.Prune != nil {
+				if _, ok := prunes[r.Job]; !ok {
+					jobs = append(jobs, r.Job)
+				}
+				prunes[r.Job] = *it.Prune
+			}
+			r.State, r.ExitCode, r.Error, r.FinishedAt = it.State, it.ExitCode, it.Error, now
+			r.Output = nil
+			out[i].Run = r
+		}
+		for _, job := range jobs {
+			if _, err := prune(ctx, tx, job, prunes[job]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// finish moves one run to a terminal state in tx, counts it in its job's
+// status and appends its events. It returns the run as it was before.
+func finish(ctx context.Context, tx *sql.Tx, p store.RunFinishParams, now time.Time) (store.Run, error) {
+	r, err := scanRun(tx.QueryRowContext(ctx, `SELECT `+runColumnsNoOutput+` FROM runs WHERE id = ?`, p.ID), false)
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Run{}, fmt.Errorf("run %d: %w", p.ID, store.ErrNotFound)
+	}
+	if err != nil {
+		return store.Run{}, fmt.Errorf("run %d: %w", p.ID, err)
+	}
+	if r.State.Terminal() {
+		return store.Run{}, fmt.Errorf("finish run %d: already %s: %w", p.ID, r.State, store.ErrConflict)
+	}
+	var exit any
+	if p.ExitCode != nil {
+		exit = *p.ExitCode
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE runs SET state = ?, exit_code = ?, output = ?, error = ?, finished_at = ? WHERE id = ?`,
+		string(p.State), exit, p.Output, p.Error, now.UnixMicro(), p.ID); err != nil {
+		return store.Run{}, fmt.Errorf("finish run %d: %w", p.ID, err)
+	}
+	switch p.State {
+	case store.RunSucceeded:
+		_, err = tx.ExecContext(ctx, `UPDATE jobs SET succeeded = succeeded + 1,
+			last_successful_time = MAX(COALESCE(last_successful_time, ?1), ?1) WHERE name = ?2`, now.UnixMicro(), r.Job)
+	case store.RunFailed, store.RunKilled:
+		_, err = tx.ExecContext(ctx, `UPDATE jobs SET failed = failed + 1 WHERE name = ?`, r.Job)
+	}
+	if err != nil {
+		return store.Run{}, fmt.Errorf("finish run %d: update job status: %w", p.ID, err)
+	}
+	if err := appendEvents(ctx, tx, now, r.Job, r.ID, p.Events); err != nil {
+		return store.Run{}, err
+	}
+	return r, nil
 }
 
 // RunCancel implements store.Store.
