@@ -7,12 +7,14 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/manifest"
 	"github.com/almanac-sh/almanac/internal/manifestdir"
 	"github.com/almanac-sh/almanac/internal/manifestjob"
+	"github.com/almanac-sh/almanac/internal/puppetsched"
 	"github.com/almanac-sh/almanac/internal/store"
 )
 
@@ -39,6 +41,9 @@ type manifestJobs struct {
 	schedules *manifestSchedules
 	ctrl      manifestController
 	watcher   *manifestdir.Watcher
+	// loc is where schedules without time_zone read wall-clock time:
+	// --agent-tz, else the local zone, for job gates as for agent mode.
+	loc *time.Location
 
 	mu       sync.Mutex
 	onChange func(what string) // the agent's Notify, once it runs
@@ -51,7 +56,7 @@ func newManifestJobs(o serveOptions, st jobWriter, clk clock.Clock, log *slog.Lo
 		return nil, nil
 	}
 	m := &manifestJobs{dir: o.manifests, st: st, clk: clk, log: log.With("component", "manifests"),
-		schedules: newManifestSchedules(o.agent.location())}
+		schedules: newManifestSchedules(o.agent.location()), loc: o.agent.location()}
 	w, err := manifestdir.NewWatcher(o.manifests, manifestdir.WatchConfig{
 		Clock: clk, Interval: manifestdir.DefaultInterval, Logger: m.log, Accept: m.accept, Changed: m.changed})
 	if err != nil {
@@ -137,7 +142,7 @@ func (m *manifestJobs) watch(ctx context.Context) {
 // swapped and the store reconciled. Anything wrong leaves the previous
 // jobs and gates as they were.
 func (m *manifestJobs) accept(ctx context.Context, s *manifestdir.Snapshot) error {
-	set, err := manifestjob.FromCatalog(s.Catalog, parseCron)
+	set, err := manifestjob.FromCatalog(s.Catalog, parseCron, puppetsched.WithDefaultLocation(m.loc))
 	if err != nil {
 		return err
 	}
