@@ -79,15 +79,9 @@ func runApply(ctx context.Context, e *env, args []string) error {
 		seed = binary.LittleEndian.Uint64(b[:]) >> 1
 	}
 
-	cat, errs, err := compileFiles(files)
+	cat, err := compileOrReport(e, "apply", files)
 	if err != nil {
 		return err
-	}
-	for _, pe := range errs {
-		fmt.Fprintln(e.stderr, pe.Error())
-	}
-	if len(errs) > 0 {
-		return &exitError{code: exitFailure, err: fmt.Errorf("apply: %d %s", len(errs), plural(len(errs), "error", "errors"))}
 	}
 	scheds, err := manifestapply.CatalogSchedules(cat, loc)
 	if err != nil {
