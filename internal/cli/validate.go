@@ -30,15 +30,9 @@ func runValidate(_ context.Context, e *env, args []string) error {
 	if len(files) == 0 {
 		return usagef("validate: no manifest given (usage: almanac validate [--json] FILE...)")
 	}
-	cat, errs, err := compileFiles(files)
+	cat, err := compileOrReport(e, "validate", files)
 	if err != nil {
 		return err
-	}
-	for _, pe := range errs {
-		fmt.Fprintln(e.stderr, pe.Error())
-	}
-	if len(errs) > 0 {
-		return &exitError{code: exitFailure, err: fmt.Errorf("validate: %d %s", len(errs), plural(len(errs), "error", "errors"))}
 	}
 	if cycles := cat.CycleDetails(); len(cycles) > 0 {
 		printCycles(e.stderr, cycles)
@@ -50,6 +44,23 @@ func runValidate(_ context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "%d %s, %d %s\n", len(cat.Applied()), plural(len(cat.Applied()), "resource", "resources"),
 		len(cat.Relationships()), plural(len(cat.Relationships()), "relationship", "relationships"))
 	return nil
+}
+
+// compileOrReport compiles the files for the command cmd; problems in the
+// manifests are printed on stderr, one a line, and fail the command with
+// their count.
+func compileOrReport(e *env, cmd string, files []string) (*catalog.Catalog, error) {
+	cat, errs, err := compileFiles(files)
+	if err != nil {
+		return nil, err
+	}
+	for _, pe := range errs {
+		fmt.Fprintln(e.stderr, pe.Error())
+	}
+	if len(errs) > 0 {
+		return nil, &exitError{code: exitFailure, err: fmt.Errorf("%s: %d %s", cmd, len(errs), plural(len(errs), "error", "errors"))}
+	}
+	return cat, nil
 }
 
 // compileFiles reads, parses and compiles the files. Problems in the
