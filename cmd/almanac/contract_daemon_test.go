@@ -349,12 +349,12 @@ func TestContractServeManifests(t *testing.T) {
 	t.Parallel()
 	d := startDaemon(t, "--manifests", "examples/manifests", "--noop", "--run-interval", "0")
 	out := d.ok(t, "get", "jobs")
-	for _, name := range []string{"ship-backup", "dump", "backup", "heartbeat"} {
+	for _, name := range []string{"ship-backup", "dump", "backup", "manifest-heartbeat"} {
 		if !regexp.MustCompile(`(?m)^` + name + ` `).MatchString(out) {
 			t.Errorf("job %s not loaded from examples/manifests:\n%s", name, out)
 		}
 	}
-	if r := d.client(t, "delete", "heartbeat"); r.code == 0 {
+	if r := d.client(t, "delete", "manifest-heartbeat"); r.code == 0 {
 		t.Errorf("deleting a manifest job over the API succeeded; it belongs to the manifest\n%s", r)
 	}
 }

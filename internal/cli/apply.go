@@ -11,16 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/almanac-sh/almanac/internal/agent/manifestapply"
 	"github.com/almanac-sh/almanac/internal/apply"
 	"github.com/almanac-sh/almanac/internal/calendar"
-	"github.com/almanac-sh/almanac/internal/catalog"
 	"github.com/almanac-sh/almanac/internal/clock"
-	"github.com/almanac-sh/almanac/internal/provider/exec"
-	"github.com/almanac-sh/almanac/internal/provider/file"
-	"github.com/almanac-sh/almanac/internal/provider/notify"
-	"github.com/almanac-sh/almanac/internal/provider/service"
-	"github.com/almanac-sh/almanac/internal/puppetsched"
-	"github.com/almanac-sh/almanac/internal/weekly"
 )
 
 func init() {
@@ -28,14 +22,6 @@ func init() {
 }
 
 const applyUsage = "usage: almanac apply [--noop] [--now RFC3339] [--state FILE] [--statettl DUR] [--graph DIR] [--ordering manifest|title-hash|random] [--seed N] [--detailed-exitcodes] [--tz ZONE] [--verbose] [--debug] FILE..."
-
-// applyProviders are the resource types an apply can change.
-var applyProviders = map[string]apply.Provider{
-	"exec":    exec.Provider{},
-	"file":    file.Provider{},
-	"service": service.Provider{},
-	"notify":  notify.Provider{},
-}
 
 func runApply(ctx context.Context, e *env, args []string) error {
 	if usesServer(args) {
@@ -103,7 +89,7 @@ func runApply(ctx context.Context, e *env, args []string) error {
 	if len(errs) > 0 {
 		return &exitError{code: exitFailure, err: fmt.Errorf("apply: %d %s", len(errs), plural(len(errs), "error", "errors"))}
 	}
-	gates, err := scheduleGates(cat, loc)
+	scheds, err := manifestapply.CatalogSchedules(cat, loc)
 	if err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("apply: %w", err)}
 	}
@@ -122,7 +108,7 @@ func runApply(ctx context.Context, e *env, args []string) error {
 		log.Log(apply.Notice, "", fmt.Sprintf("Ordering unrelated resources randomly with seed %d (repeat with --seed %d)", seed, seed))
 	}
 	report, runErr := apply.Run(ctx, plan, apply.Options{
-		Noop: *noop, Clock: clk, Providers: applyProviders, Gates: gates,
+		Noop: *noop, Clock: clk, Providers: manifestapply.Providers(), Gates: scheds.Gate,
 		State: state, Log: log, GraphDir: *graphDir,
 	})
 	var abort *apply.AbortError
@@ -196,65 +182,6 @@ func parseTTL(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("invalid duration %q (e.g. 32d, 12h, 0)", s)
 	}
 	return d, nil
-}
-
-// scheduleGates builds the schedules a run may gate on: the catalog's
-// schedule resources, then Puppet's built-in ones unless a resource of the
-// same name replaces them.
-func scheduleGates(cat *catalog.Catalog, loc *time.Location) (func(string) (apply.Gate, bool), error) {
-	defined := map[string]apply.Gate{}
-	for _, r := range cat.Applied() {
-		if r.Type != "schedule" {
-			continue
-		}
-		p, err := puppetsched.FromAttrs(r.Params)
-		if err == nil {
-			var s *puppetsched.Schedule
-			s, err = puppetsched.New(r.Title, p, puppetsched.WithDefaultLocation(loc), puppetsched.WithWindows(weeklyWindows))
-			if err == nil {
-				defined[r.Title] = scheduleGate{s}
-				continue
-			}
-		}
-		return nil, fmt.Errorf("%s: %w", r.Pos, err)
-	}
-	return func(name string) (apply.Gate, bool) {
-		if g, ok := defined[name]; ok {
-			return g, true
-		}
-		if s, ok := puppetsched.Builtin(name); ok {
-			return scheduleGate{s}, true
-		}
-		return nil, false
-	}, nil
-}
-
-// weeklyWindows builds the calendar for a schedule's windows attribute.
-func weeklyWindows(specs []puppetsched.WindowSpec, loc *time.Location) (puppetsched.Window, error) {
-	var ws []weekly.Window
-	for _, s := range specs {
-		w, err := weekly.ParseWindow(s.Days, s.StartTime, s.LengthMinutes)
-		if err != nil {
-			return nil, err
-		}
-		ws = append(ws, w)
-	}
-	return weekly.NewCalendar(loc, ws...), nil
-}
-
-// scheduleGate lets a run see a schedule's matching failures in Puppet's
-// words ("Failed to apply catalog: <message>").
-type scheduleGate struct{ s *puppetsched.Schedule }
-
-func (g scheduleGate) Match(last, now time.Time) bool { return g.s.Match(last, now) }
-
-func (g scheduleGate) Eval(last, now time.Time) (bool, error) {
-	ok, err := g.s.Eval(last, now)
-	var me *puppetsched.MatchError
-	if errors.As(err, &me) {
-		return false, errors.New(me.Msg)
-	}
-	return ok, err
 }
 
 // consoleLog prints log lines as Puppet's console does: Notice and Info on

@@ -44,6 +44,35 @@ func (f clientFlags) client() (*apiclient.Client, error) {
 	return c, nil
 }
 
+// outputFlags are the flags of a daemon command that prints the daemon's
+// answer: --server and --token, and -o for a table or JSON.
+type outputFlags struct {
+	clientFlags
+	fs     *flag.FlagSet
+	output *string
+}
+
+// addOutputFlags registers -o, --server and --token on fs.
+func addOutputFlags(fs *flag.FlagSet) outputFlags {
+	return outputFlags{
+		clientFlags: addClientFlags(fs),
+		fs:          fs,
+		output:      fs.String("o", "", "output format: table or json"),
+	}
+}
+
+// parse parses args and checks -o: it returns the positional arguments and
+// whether the answer is to be printed as JSON.
+func (f outputFlags) parse(args []string) (pos []string, jsonOut bool, err error) {
+	if pos, err = parseFlags(f.fs, args); err != nil {
+		return nil, false, err
+	}
+	if jsonOut, err = outputFormat(*f.output); err != nil {
+		return nil, false, err
+	}
+	return pos, jsonOut, nil
+}
+
 // apiErr maps a client error to the CLI's exit codes: input the daemon
 // rejected as malformed or invalid is a usage error (exit 2); everything
 // else (not found, conflicts, an unreachable daemon) exits 1.

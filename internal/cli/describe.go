@@ -28,14 +28,9 @@ const describeFires = 5
 
 func runDescribe(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("describe")
-	output := fs.String("o", "", "output format: table or json")
 	nRuns := fs.Int("runs", 10, "how many recent runs (of a job) or events (of a resource) to show")
-	cf := addClientFlags(fs)
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	jsonOut, err := outputFormat(*output)
+	cf := addOutputFlags(fs)
+	pos, jsonOut, err := cf.parse(args)
 	if err != nil {
 		return err
 	}

@@ -17,19 +17,14 @@ func init() {
 
 func runGet(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("get")
-	output := fs.String("o", "", "output format: table or json")
 	job := fs.String("job", "", "runs, events: only this job's")
 	state := fs.String("state", "", "runs: only these states (comma-separated: pending,running,succeeded,failed,killed,missed)")
 	kind := fs.String("kind", "", "events: only these kinds (comma-separated, e.g. run.failed or run)")
 	resource := fs.String("resource", "", "events: only this managed resource's")
 	limit := fs.Int("limit", 0, "runs, events: at most this many (default 100)")
 	page := fs.String("page", "", "continue from a previous JSON answer's next_page")
-	cf := addClientFlags(fs)
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	jsonOut, err := outputFormat(*output)
+	cf := addOutputFlags(fs)
+	pos, jsonOut, err := cf.parse(args)
 	if err != nil {
 		return err
 	}

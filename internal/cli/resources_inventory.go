@@ -12,13 +12,8 @@ func init() {
 
 func runInventory(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("inventory")
-	output := fs.String("o", "", "output format: table or json")
-	cf := addClientFlags(fs)
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	jsonOut, err := outputFormat(*output)
+	cf := addOutputFlags(fs)
+	pos, jsonOut, err := cf.parse(args)
 	if err != nil {
 		return err
 	}

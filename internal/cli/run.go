@@ -28,13 +28,8 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	schedule := fs.String("schedule", "", "cron expression of a repeating job")
 	at := fs.String("at", "", "instant of a one-shot job (RFC 3339, or YYYY-MM-DDTHH:MM in --tz)")
 	tz := fs.String("tz", "", "time zone of the schedule (IANA name or tag form; default UTC)")
-	output := fs.String("o", "", "output format: table or json")
-	cf := addClientFlags(fs)
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	jsonOut, err := outputFormat(*output)
+	cf := addOutputFlags(fs)
+	pos, jsonOut, err := cf.parse(args)
 	if err != nil {
 		return err
 	}

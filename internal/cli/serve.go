@@ -14,6 +14,7 @@ import (
 
 	"github.com/almanac-sh/almanac/internal/api/httpapi"
 	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/loopback"
 	"github.com/almanac-sh/almanac/internal/store"
 )
 
@@ -33,8 +34,9 @@ type serveOptions struct {
 	grace     time.Duration
 	agent     agentOptions // agent mode, with manifests (serve_agent.go)
 	fleet     fleetOptions
-	windows   windowFlag    // --windows items (serve_windowset.go)
-	named     *namedWindows // the calendars they and --demo define
+	windows   windowFlag         // --windows items (serve_windowset.go)
+	named     *namedWindows      // the calendars they and --demo define
+	schedules *manifestSchedules // the schedule resources of --manifests
 	// errOut receives problems that need more than one line (the
 	// positioned errors of bad manifests at start-up).
 	errOut io.Writer
@@ -80,7 +82,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if _, _, err := net.SplitHostPort(o.listen); err != nil {
 		return usagef("serve: --listen %q is not host:port (like 127.0.0.1:8080)", o.listen)
 	}
-	if o.token == "" && !httpapi.IsLoopbackListen(o.listen) {
+	if o.token == "" && !loopback.Listen(o.listen) {
 		return usagef("serve: --listen %s accepts connections from other machines; set --token (or ALMANAC_TOKEN) so the API is not open to them", o.listen)
 	}
 	if err := o.agent.check(); err != nil {
@@ -146,6 +148,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	o.schedules = manifests.scheduleSet()
 	fl, err := newFleetDaemon(st, o, clk, cl.fleetLeading(), log)
 	if err != nil {
 		return err
@@ -166,7 +169,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 		Logger: log, Metrics: metrics, Version: Version,
 	})
 	cl.register(api)
-	api.Handle("GET /api/v1/windows", httpapi.WindowsHandler(o.named, clk))
+	api.Handle("GET /api/v1/windows", httpapi.WindowsHandler(daemonWindows{o.named, o.schedules}, clk))
 
 	ag, stopAgent, err := startAgent(ctx, o, st, clk, log, api, cl.agentLeading(), manifests)
 	if err != nil {

@@ -55,6 +55,17 @@ func (o *agentOptions) check() error {
 	return nil
 }
 
+// location is the zone of schedules without time_zone: --agent-tz
+// (checked by check), else the local zone.
+func (o *agentOptions) location() *time.Location {
+	if o.tz != "" {
+		if loc, err := calendar.LoadZone(o.tz); err == nil {
+			return loc
+		}
+	}
+	return time.Local
+}
+
 // pather is a store that lives in one SQLite file the agent can share.
 type pather interface{ Path() string }
 
@@ -75,12 +86,7 @@ func startAgent(ctx context.Context, o serveOptions, st store.Store, clk clock.C
 	if _, err := manifestapply.Compile(o.manifests); err != nil {
 		return nil, nil, fmt.Errorf("serve: --manifests: %w", err)
 	}
-	loc := time.Local
-	if o.agent.tz != "" {
-		if loc, err = calendar.LoadZone(o.agent.tz); err != nil {
-			return nil, nil, usagef("serve: --agent-tz: %v", err)
-		}
-	}
+	loc := o.agent.location()
 	ss, closeDB, err := agentStateStore(ctx, st, log)
 	if err != nil {
 		return nil, nil, err

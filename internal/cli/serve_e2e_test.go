@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -13,24 +11,18 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/api/apiclient"
 	"github.com/almanac-sh/almanac/internal/api/apitype"
+	"github.com/almanac-sh/almanac/internal/servetest"
 )
 
 // The end-to-end tests build the real binary and drive real daemon
 // processes through the CLI and the API client. They never sleep for a
 // fixed time: they poll the API for a condition, with a deadline.
-
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
 
 // almanacBinary builds cmd/almanac once per test process.
 func almanacBinary(t *testing.T) string {
@@ -38,48 +30,15 @@ func almanacBinary(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("end-to-end test builds the binary; skipped with -short")
 	}
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "almanac-e2e-bin")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "almanac")
-		out, err := exec.Command("go", "build", "-o", binPath, "github.com/almanac-sh/almanac/cmd/almanac").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
+	return servetest.Binary(t)
 }
 
 // daemonProc is a running `almanac serve`.
 type daemonProc struct {
 	cmd  *exec.Cmd
 	url  string
-	logs *lineBuffer
+	logs *servetest.Log
 	done chan struct{}
-}
-
-// lineBuffer collects a process's output for failure reports.
-type lineBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *lineBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *lineBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
 }
 
 // startDaemon starts `almanac serve` on a free loopback port with dataDir
@@ -90,7 +49,7 @@ func startDaemon(t *testing.T, bin, dataDir string, extra ...string) *daemonProc
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "ALMANAC_TOKEN=")
 	pr, pw := io.Pipe()
-	logs := &lineBuffer{}
+	logs := &servetest.Log{}
 	cmd.Stderr = io.MultiWriter(logs, pw)
 	cmd.Stdout = logs
 	cmd.WaitDelay = 5 * time.Second // a run's process may hold the pipes
@@ -112,23 +71,14 @@ func startDaemon(t *testing.T, bin, dataDir string, extra ...string) *daemonProc
 			t.Logf("daemon log:\n%s", logs.String())
 		}
 	})
-	urlc := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			var rec struct {
-				Msg string `json:"msg"`
-				URL string `json:"url"`
-			}
-			if json.Unmarshal(sc.Bytes(), &rec) == nil && rec.Msg == "serving" {
-				urlc <- rec.URL
-				break
-			}
-		}
-		io.Copy(io.Discard, pr)
-	}()
+	urlc := servetest.ServingURL(pr)
 	select {
-	case d.url = <-urlc:
+	case u, ok := <-urlc:
+		if !ok {
+			<-d.done
+			t.Fatalf("daemon exited before serving: %v\n%s", cmd.ProcessState, logs.String())
+		}
+		d.url = u
 	case <-d.done:
 		t.Fatalf("daemon exited before serving: %v\n%s", cmd.ProcessState, logs.String())
 	case <-time.After(60 * time.Second):

@@ -7,12 +7,14 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/manifest"
 	"github.com/almanac-sh/almanac/internal/manifestdir"
 	"github.com/almanac-sh/almanac/internal/manifestjob"
+	"github.com/almanac-sh/almanac/internal/puppetsched"
 	"github.com/almanac-sh/almanac/internal/store"
 )
 
@@ -29,13 +31,19 @@ type manifestController interface {
 // manifestJobs keeps the daemon's jobs and gates in step with the `job`
 // and `schedule` resources under --manifests.
 type manifestJobs struct {
-	dir     string
-	st      jobWriter
-	clk     clock.Clock
-	log     *slog.Logger
-	gates   manifestjob.Gates
-	ctrl    manifestController
-	watcher *manifestdir.Watcher
+	dir   string
+	st    jobWriter
+	clk   clock.Clock
+	log   *slog.Logger
+	gates manifestjob.Gates
+	// schedules are the catalog's schedule resources, for the windows
+	// list; swapped with the gates.
+	schedules *manifestSchedules
+	ctrl      manifestController
+	watcher   *manifestdir.Watcher
+	// loc is where schedules without time_zone read wall-clock time:
+	// --agent-tz, else the local zone, for job gates as for agent mode.
+	loc *time.Location
 
 	mu       sync.Mutex
 	onChange func(what string) // the agent's Notify, once it runs
@@ -47,7 +55,8 @@ func newManifestJobs(o serveOptions, st jobWriter, clk clock.Clock, log *slog.Lo
 	if o.manifests == "" {
 		return nil, nil
 	}
-	m := &manifestJobs{dir: o.manifests, st: st, clk: clk, log: log.With("component", "manifests")}
+	m := &manifestJobs{dir: o.manifests, st: st, clk: clk, log: log.With("component", "manifests"),
+		schedules: newManifestSchedules(o.agent.location()), loc: o.agent.location()}
 	w, err := manifestdir.NewWatcher(o.manifests, manifestdir.WatchConfig{
 		Clock: clk, Interval: manifestdir.DefaultInterval, Logger: m.log, Accept: m.accept, Changed: m.changed})
 	if err != nil {
@@ -63,6 +72,15 @@ func (m *manifestJobs) gateFunc() job.GateFunc {
 		return nil
 	}
 	return m.gates.Lookup
+}
+
+// scheduleSet is the schedule resources of the manifests in force; nil
+// without --manifests.
+func (m *manifestJobs) scheduleSet() *manifestSchedules {
+	if m == nil {
+		return nil
+	}
+	return m.schedules
 }
 
 // start loads the manifests once, through ctrl. Problems in them end the
@@ -124,7 +142,7 @@ func (m *manifestJobs) watch(ctx context.Context) {
 // swapped and the store reconciled. Anything wrong leaves the previous
 // jobs and gates as they were.
 func (m *manifestJobs) accept(ctx context.Context, s *manifestdir.Snapshot) error {
-	set, err := manifestjob.FromCatalog(s.Catalog, parseCron)
+	set, err := manifestjob.FromCatalog(s.Catalog, parseCron, puppetsched.WithDefaultLocation(m.loc))
 	if err != nil {
 		return err
 	}
@@ -147,6 +165,7 @@ func (m *manifestJobs) accept(ctx context.Context, s *manifestdir.Snapshot) erro
 		}
 	}
 	m.gates.Store(set.Gates)
+	m.schedules.load(s.Catalog)
 	res, err := syncManifestJobs(ctx, controllerJobs{m.st, m.ctrl}, set.Jobs, m.clk.Now())
 	// Held runs may wait on a gate that just changed: look at all jobs.
 	m.ctrl.Notify("")

@@ -155,11 +155,28 @@ func TestEndToEndManifestJobs(t *testing.T) {
 	eventually(t, "daemon reports the bad cron", 30*time.Second, func() (bool, error) {
 		return strings.Contains(d.logs.String(), site+":15:7: Job[broken]: cron: at column 1"), nil
 	})
-	replaceManifest(t, site, siteV2+"job { 'added': cron => '@hourly', command => 'echo added' }\n")
+	replaceManifest(t, site, siteV2+"job { 'added': cron => '@hourly', command => 'echo added' }\n"+
+		"schedule { 'nights': range => '22:00 - 06:00', time_zone => 'UTC' }\n")
 	eventually(t, "daemon loads the fixed manifest", 30*time.Second, func() (bool, error) {
 		_, err := c.JobGet(ctx, "added")
 		return err == nil, err
 	})
+
+	// The windows list follows the reload: the new schedule is there, next
+	// to the one loaded at start-up.
+	wl, err := c.Windows(ctx, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var scheds []string
+	for _, w := range wl.Items {
+		if w.Kind == "schedule" {
+			scheds = append(scheds, w.Name)
+		}
+	}
+	if strings.Join(scheds, ",") != "nights,weekend" {
+		t.Errorf("schedules on the windows list after reload: %v", scheds)
+	}
 }
 
 func TestServeRefusesBadManifests(t *testing.T) {

@@ -17,7 +17,7 @@ import (
 // does its own authentication (a login form when the daemon has a token).
 func withWebUI(api http.Handler, st store.Store, ctrl webui.JobController, res webui.ResourceLister, cl httpapi.ClusterSource, ag httpapi.Agent, o serveOptions, clk clock.Clock, log *slog.Logger) (http.Handler, error) {
 	back, err := webui.NewDaemonBackend(webui.DaemonConfig{Store: st, Jobs: ctrl, Resources: res, Describe: describeCron,
-		Windows: o.named.uiWindows, Cluster: cl, Agent: ag})
+		Windows: daemonWindows{o.named, o.schedules}.uiWindows, Cluster: cl, Agent: ag})
 	if err != nil {
 		return nil, err
 	}

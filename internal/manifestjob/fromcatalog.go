@@ -31,8 +31,10 @@ type Set struct {
 // FromCatalog converts the catalog's (non-virtual) job resources. parse is
 // the controller's cron parser, so an expression the controller would
 // refuse is refused here, at its position. The error is a
-// manifest.ErrorList with every problem, sorted by position.
-func FromCatalog(cat *catalog.Catalog, parse job.ParseFunc) (*Set, error) {
+// manifest.ErrorList with every problem, sorted by position. opts apply to
+// every schedule a job names; the daemon passes the zone that schedules
+// without time_zone read wall-clock time in, the same zone agent mode uses.
+func FromCatalog(cat *catalog.Catalog, parse job.ParseFunc, opts ...puppetsched.Option) (*Set, error) {
 	set := &Set{Gates: map[string]job.Gate{}, SuspendSet: map[string]bool{}}
 	var errs manifest.ErrorList
 	byRef := map[string]int{} // job ref -> index in set.Jobs
@@ -55,7 +57,7 @@ func FromCatalog(cat *catalog.Catalog, parse job.ParseFunc) (*Set, error) {
 		}
 		if spec.Schedule != "" {
 			if _, done := set.Gates[spec.Schedule]; !done {
-				g, err := gate(cat, spec.Schedule)
+				g, err := gate(cat, spec.Schedule, opts)
 				if err != nil {
 					errs.Add(r.Pos, "%s: %v", r.Ref(), err)
 				} else {
@@ -253,12 +255,12 @@ func kindOf(v any) string {
 
 // gate builds the gate for a schedule name: the catalog's schedule
 // resource of that title, else a built-in schedule.
-func gate(cat *catalog.Catalog, name string) (job.Gate, error) {
+func gate(cat *catalog.Catalog, name string, opts []puppetsched.Option) (job.Gate, error) {
 	var s *puppetsched.Schedule
 	if r := cat.Lookup("Schedule[" + name + "]"); r != nil && !r.Virtual {
 		p, err := puppetsched.FromAttrs(r.Params)
 		if err == nil {
-			s, err = puppetsched.New(r.Title, p)
+			s, err = puppetsched.New(r.Title, p, opts...)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("schedule %q (%s): %w", name, r.Pos, err)

@@ -11,6 +11,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/cron"
 	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/manifest"
+	"github.com/almanac-sh/almanac/internal/puppetsched"
 )
 
 func parseCron(_, expr string, loc *time.Location) (job.Schedule, error) {
@@ -194,6 +195,37 @@ job { 'c': cron => '* * * * *', command => 'x', schedule => 'never' }`)
 			next, ok := g.NextOpen(tt.at)
 			if ok != !tt.nextOpen.IsZero() || ok && !next.Equal(tt.nextOpen) {
 				t.Errorf("NextOpen = %v %v, want %v", next, ok, tt.nextOpen)
+			}
+		})
+	}
+}
+
+// TestGateDefaultLocation checks that the zone FromCatalog is given is the
+// one a schedule without time_zone reads its range in, so a job gate and
+// agent mode agree on what '02:00 - 03:00' means.
+func TestGateDefaultLocation(t *testing.T) {
+	cat := compile(t, `schedule { 'early': range => '02:00 - 03:00' }
+job { 'a': cron => '* * * * *', command => 'x', schedule => 'early' }`)
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := FromCatalog(cat, parseCron, puppetsched.WithDefaultLocation(ny))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := set.Gates["early"]
+	tests := []struct {
+		at   time.Time
+		open bool
+	}{
+		{time.Date(2025, 1, 15, 7, 30, 0, 0, time.UTC), true},  // 02:30 in New York
+		{time.Date(2025, 1, 15, 2, 30, 0, 0, time.UTC), false}, // 21:30 the day before
+	}
+	for _, tt := range tests {
+		t.Run(tt.at.Format(time.RFC3339), func(t *testing.T) {
+			if got := g.Contains(tt.at); got != tt.open {
+				t.Fatalf("Contains(%s) = %v, want %v", tt.at, got, tt.open)
 			}
 		})
 	}

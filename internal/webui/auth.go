@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -152,18 +151,3 @@ func safeNext(next string) string {
 }
 
 func urlQueryEscape(s string) string { return url.QueryEscape(s) }
-
-// loopbackHost reports whether a Host header names this machine by a
-// loopback name or address (the same rule as the API's).
-func loopbackHost(hostport string) bool {
-	host := hostport
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		host = h
-	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}

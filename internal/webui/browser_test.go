@@ -1,9 +1,7 @@
 package webui_test
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http/httptest"
@@ -19,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/servetest"
 	"github.com/almanac-sh/almanac/internal/webui"
 	"github.com/almanac-sh/almanac/internal/webui/webuitest"
 )
@@ -125,45 +124,18 @@ func (b *browser) checkConsole(t *testing.T) {
 	b.errors = nil
 }
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
-
-// almanacBinary builds cmd/almanac once per test process.
-func almanacBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "almanac-webui-bin")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "almanac")
-		out, err := exec.Command("go", "build", "-o", binPath, "github.com/almanac-sh/almanac/cmd/almanac").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
-}
-
 // startServe runs `almanac serve --demo` with a fresh data directory on a
 // free loopback port and returns its URL; the daemon is stopped at cleanup.
 func startServe(t *testing.T, extra ...string) string {
 	t.Helper()
-	bin := almanacBinary(t)
+	bin := servetest.Binary(t)
 	args := append([]string{"serve", "--demo", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--log-format", "json", "--grace", "1s"}, extra...)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "ALMANAC_TOKEN=")
-	var logs strings.Builder
-	var logMu sync.Mutex
+	logs := &servetest.Log{}
 	pr, pw := io.Pipe()
-	cmd.Stderr, cmd.Stdout = pw, pw
+	out := io.MultiWriter(logs, pw)
+	cmd.Stderr, cmd.Stdout = out, out
 	cmd.WaitDelay = 5 * time.Second // a run's process may hold the pipes
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -174,22 +146,7 @@ func startServe(t *testing.T, extra ...string) string {
 		pw.Close()
 		close(done)
 	}()
-	urlc := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			logMu.Lock()
-			logs.WriteString(sc.Text() + "\n")
-			logMu.Unlock()
-			var rec struct {
-				Msg string `json:"msg"`
-				URL string `json:"url"`
-			}
-			if json.Unmarshal(sc.Bytes(), &rec) == nil && rec.Msg == "serving" {
-				urlc <- rec.URL
-			}
-		}
-	}()
+	urlc := servetest.ServingURL(pr)
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
@@ -199,14 +156,16 @@ func startServe(t *testing.T, extra ...string) string {
 			<-done
 		}
 		if t.Failed() {
-			logMu.Lock()
 			t.Logf("daemon log:\n%s", logs.String())
-			logMu.Unlock()
 		}
 	})
 	select {
-	case u := <-urlc:
-		return u
+	case u, ok := <-urlc:
+		if ok {
+			return u
+		}
+		<-done
+		t.Fatalf("almanac serve exited before serving:\n%s", logs.String())
 	case <-done:
 		t.Fatalf("almanac serve exited before serving:\n%s", logs.String())
 	case <-time.After(60 * time.Second):
@@ -436,7 +395,8 @@ func testCalendarsInBrowser(t *testing.T, b *browser) {
 // and follows its start-up apply from the list to the report.
 func testAgentInBrowser(t *testing.T, b *browser) {
 	dir, out := t.TempDir(), t.TempDir()
-	manifest := "file { '" + out + "/motd': content => \"hello\\n\" }\nnotify { 'hello': message => 'agent mode' }\n"
+	manifest := "file { '" + out + "/motd': content => \"hello\\n\" }\nnotify { 'hello': message => 'agent mode' }\n" +
+		"schedule { 'weekend-nights': range => '02:00 - 04:00', weekday => ['Sat', 'Sun'], time_zone => 'Europe/Berlin' }\n"
 	if err := os.WriteFile(filepath.Join(dir, "site.pp"), []byte(manifest), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -466,6 +426,15 @@ func testAgentInBrowser(t *testing.T, b *browser) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "motd")); err != nil {
 		t.Errorf("the apply did not write the file: %v", err)
+	}
+	// The manifests' schedule is drawn beside the demo's windows: Saturday
+	// and Sunday 02:00-04:00 are two blocks.
+	b.run(t, "windows", chromedp.Navigate(base+"/windows"), chromedp.WaitVisible(`article[data-window=weekend-nights] svg.week`))
+	if n := eval[int](t, b, `document.querySelectorAll("article[data-window=weekend-nights] svg.week g.block").length`); n != 2 {
+		t.Errorf("schedule weekend-nights: %d blocks drawn, want 2", n)
+	}
+	if meta := eval[string](t, b, `document.querySelector("article[data-window=weekend-nights] .meta").textContent`); !strings.Contains(meta, "schedule") || !strings.Contains(meta, "Europe/Berlin") {
+		t.Errorf("schedule weekend-nights: meta line %q lacks its kind or zone", meta)
 	}
 	b.checkConsole(t)
 }

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/loopback"
 )
 
 //go:embed templates/*.html
@@ -148,7 +149,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "same-origin")
-	if s.cfg.Token == "" && !loopbackHost(r.Host) {
+	if s.cfg.Token == "" && !loopback.Host(r.Host) {
 		// Without a token the daemon listens on loopback only; a request
 		// naming another host is a DNS-rebinding page acting as this site.
 		http.Error(w, "Host "+r.Host+" is not a loopback name; without a token the UI only answers requests addressed to localhost", http.StatusForbidden)

@@ -37,7 +37,7 @@ job { 'backup':
 }
 
 # A heartbeat every minute, so a new daemon shows a run straight away.
-job { 'heartbeat':
+job { 'manifest-heartbeat':
   cron      => '* * * * *',
   time_zone => 'UTC',
   command   => 'echo "alive at $ALMANAC_SCHEDULED_TIME"',

@@ -24,7 +24,6 @@ import (
 	"github.com/almanac-sh/almanac/internal/provider/notify"
 	"github.com/almanac-sh/almanac/internal/provider/service"
 	"github.com/almanac-sh/almanac/internal/puppetsched"
-	"github.com/almanac-sh/almanac/internal/weekly"
 )
 
 // Providers are the resource types an agent apply changes by default.
@@ -146,7 +145,7 @@ func (a *Applier) Apply(ctx context.Context, req agent.Request) (*agent.Report, 
 	if err != nil {
 		return fail(err)
 	}
-	scheds, err := a.schedules(cat)
+	scheds, err := CatalogSchedules(cat, a.cfg.Location)
 	if err != nil {
 		return fail(err)
 	}
@@ -157,7 +156,7 @@ func (a *Applier) Apply(ctx context.Context, req agent.Request) (*agent.Report, 
 		if !ok || name == nil || r.IsContainer {
 			continue
 		}
-		s, ok := lookup(scheds, fmt.Sprint(name))
+		s, ok := scheds.Lookup(fmt.Sprint(name))
 		if !ok {
 			continue // the run aborts with "Could not find schedule"
 		}
@@ -174,14 +173,7 @@ func (a *Applier) Apply(ctx context.Context, req agent.Request) (*agent.Report, 
 	log := &recorder{clock: a.cfg.Clock, max: a.cfg.MaxEvents, debug: a.cfg.Debug, byRef: map[string]*notes{}}
 	res, runErr := apply.Run(ctx, plan, apply.Options{
 		Noop: a.cfg.Noop, Clock: a.cfg.Clock, Providers: a.cfg.Providers,
-		Gates: func(name string) (apply.Gate, bool) {
-			s, ok := lookup(scheds, name)
-			if !ok {
-				return nil, false
-			}
-			return gate{s}, true
-		},
-		State: state, Log: log,
+		Gates: scheds.Gate, State: state, Log: log,
 	})
 	var abort *apply.AbortError
 	cycle := errors.As(runErr, &abort) && abort.Msg == apply.ErrCycles
@@ -233,9 +225,16 @@ func gatedBy(gated []agent.GatedResource, ref string) string {
 	return ""
 }
 
-// schedules builds the catalog's schedule resources.
-func (a *Applier) schedules(cat *catalog.Catalog) (map[string]*puppetsched.Schedule, error) {
-	out := map[string]*puppetsched.Schedule{}
+// Schedules are the schedules a catalog's resources may gate on, by name:
+// the catalog's schedule resources, then Puppet's built-in ones unless a
+// resource of the same name replaces them.
+type Schedules map[string]*puppetsched.Schedule
+
+// CatalogSchedules builds the catalog's schedule resources; a schedule
+// without time_zone reads wall-clock times in loc. An invalid one is an
+// error at its position in the manifest.
+func CatalogSchedules(cat *catalog.Catalog, loc *time.Location) (Schedules, error) {
+	out := Schedules{}
 	for _, r := range cat.Applied() {
 		if r.Type != "schedule" {
 			continue
@@ -243,7 +242,7 @@ func (a *Applier) schedules(cat *catalog.Catalog) (map[string]*puppetsched.Sched
 		p, err := puppetsched.FromAttrs(r.Params)
 		if err == nil {
 			var s *puppetsched.Schedule
-			s, err = puppetsched.New(r.Title, p, puppetsched.WithDefaultLocation(a.cfg.Location), puppetsched.WithWindows(weeklyWindows))
+			s, err = puppetsched.New(r.Title, p, puppetsched.WithDefaultLocation(loc))
 			if err == nil {
 				out[r.Title] = s
 				continue
@@ -254,12 +253,22 @@ func (a *Applier) schedules(cat *catalog.Catalog) (map[string]*puppetsched.Sched
 	return out, nil
 }
 
-// lookup finds a schedule: a declared one, else one of Puppet's built-ins.
-func lookup(scheds map[string]*puppetsched.Schedule, name string) (*puppetsched.Schedule, bool) {
-	if s, ok := scheds[name]; ok {
+// Lookup finds a schedule: a declared one, else one of Puppet's built-ins.
+func (ss Schedules) Lookup(name string) (*puppetsched.Schedule, bool) {
+	if s, ok := ss[name]; ok {
 		return s, true
 	}
 	return puppetsched.Builtin(name)
+}
+
+// Gate is [Schedules.Lookup] as the apply engine's gate (for
+// apply.Options.Gates), matching failures reading as Puppet's.
+func (ss Schedules) Gate(name string) (apply.Gate, bool) {
+	s, ok := ss.Lookup(name)
+	if !ok {
+		return nil, false
+	}
+	return s.Gate(), true
 }
 
 // period is the length of a schedule's period (Puppet's monthly is 30 days).
@@ -275,34 +284,6 @@ func period(s *puppetsched.Schedule) time.Duration {
 		return 30 * 24 * time.Hour
 	}
 	return 0
-}
-
-// weeklyWindows builds the calendar of a schedule's windows attribute.
-func weeklyWindows(specs []puppetsched.WindowSpec, loc *time.Location) (puppetsched.Window, error) {
-	var ws []weekly.Window
-	for _, s := range specs {
-		w, err := weekly.ParseWindow(s.Days, s.StartTime, s.LengthMinutes)
-		if err != nil {
-			return nil, err
-		}
-		ws = append(ws, w)
-	}
-	return weekly.NewCalendar(loc, ws...), nil
-}
-
-// gate hands the engine a schedule whose matching failures read in
-// Puppet's words ("Failed to apply catalog: <message>").
-type gate struct{ s *puppetsched.Schedule }
-
-func (g gate) Match(last, now time.Time) bool { return g.s.Match(last, now) }
-
-func (g gate) Eval(last, now time.Time) (bool, error) {
-	ok, err := g.s.Eval(last, now)
-	var me *puppetsched.MatchError
-	if errors.As(err, &me) {
-		return false, errors.New(me.Msg)
-	}
-	return ok, err
 }
 
 // notes are what the log lines say about one resource.

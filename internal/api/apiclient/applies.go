@@ -12,9 +12,7 @@ import (
 
 // ApplyTrigger asks the daemon's agent for an apply (POST /api/v1/applies).
 func (c *Client) ApplyTrigger(ctx context.Context, reason string) (httpapi.ApplyQueued, error) {
-	var out httpapi.ApplyQueued
-	_, err := c.do(ctx, http.MethodPost, "/api/v1/applies", nil, httpapi.ApplyRequest{Reason: reason}, &out)
-	return out, err
+	return call[httpapi.ApplyQueued](ctx, c, http.MethodPost, "/api/v1/applies", nil, httpapi.ApplyRequest{Reason: reason})
 }
 
 // ApplyList lists apply reports newest first (GET /api/v1/applies); page is
@@ -22,14 +20,10 @@ func (c *Client) ApplyTrigger(ctx context.Context, reason string) (httpapi.Apply
 func (c *Client) ApplyList(ctx context.Context, page string, limit int) (httpapi.ApplyList, error) {
 	q := url.Values{}
 	setPage(q, page, limit)
-	var out httpapi.ApplyList
-	_, err := c.do(ctx, http.MethodGet, "/api/v1/applies", q, nil, &out)
-	return out, err
+	return call[httpapi.ApplyList](ctx, c, http.MethodGet, "/api/v1/applies", q, nil)
 }
 
 // ApplyGet returns one full apply report (GET /api/v1/applies/{id}).
 func (c *Client) ApplyGet(ctx context.Context, id int64) (agent.Report, error) {
-	var out agent.Report
-	_, err := c.do(ctx, http.MethodGet, "/api/v1/applies/"+strconv.FormatInt(id, 10), nil, nil, &out)
-	return out, err
+	return call[agent.Report](ctx, c, http.MethodGet, "/api/v1/applies/"+strconv.FormatInt(id, 10), nil, nil)
 }

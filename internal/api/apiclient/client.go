@@ -113,6 +113,13 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, body
 	return resp.StatusCode, nil
 }
 
+// call sends a request and decodes its JSON answer as a T.
+func call[T any](ctx context.Context, c *Client, method, path string, q url.Values, body any) (T, error) {
+	var out T
+	_, err := c.do(ctx, method, path, q, body, &out)
+	return out, err
+}
+
 // send performs the request and turns non-2xx answers into *Error.
 func (c *Client) send(ctx context.Context, method, path string, q url.Values, body any) (*http.Response, error) {
 	u := *c.base
@@ -177,21 +184,15 @@ func jobPath(name string, suffix ...string) string {
 
 // Health calls GET /healthz.
 func (c *Client) Health(ctx context.Context) (apitype.Health, error) {
-	var h apitype.Health
-	_, err := c.do(ctx, "GET", "/healthz", nil, nil, &h)
-	return h, err
+	return call[apitype.Health](ctx, c, "GET", "/healthz", nil, nil)
 }
 
 // JobList returns one page of jobs, by name; page is "" or a previous
 // page's NextPage.
 func (c *Client) JobList(ctx context.Context, page string) (apitype.Page[apitype.Job], error) {
-	var p apitype.Page[apitype.Job]
 	q := url.Values{}
-	if page != "" {
-		q.Set("page", page)
-	}
-	_, err := c.do(ctx, "GET", "/api/v1/jobs", q, nil, &p)
-	return p, err
+	setPage(q, page, 0)
+	return call[apitype.Page[apitype.Job]](ctx, c, "GET", "/api/v1/jobs", q, nil)
 }
 
 // JobListAll returns every job, following pages.
@@ -213,9 +214,7 @@ func (c *Client) JobListAll(ctx context.Context) ([]apitype.Job, error) {
 
 // JobGet returns one job.
 func (c *Client) JobGet(ctx context.Context, name string) (apitype.Job, error) {
-	var j apitype.Job
-	_, err := c.do(ctx, "GET", jobPath(name), nil, nil, &j)
-	return j, err
+	return call[apitype.Job](ctx, c, "GET", jobPath(name), nil, nil)
 }
 
 // JobPut creates or replaces a job; created reports which.
@@ -232,30 +231,23 @@ func (c *Client) JobDelete(ctx context.Context, name string) error {
 
 // JobTrigger starts a manual run of a job now.
 func (c *Client) JobTrigger(ctx context.Context, name string) (apitype.Run, error) {
-	var tr apitype.TriggerResult
-	_, err := c.do(ctx, "POST", jobPath(name, "trigger"), nil, nil, &tr)
+	tr, err := call[apitype.TriggerResult](ctx, c, "POST", jobPath(name, "trigger"), nil, nil)
 	return tr.Run, err
 }
 
 // JobSuspend stops a job's future runs.
 func (c *Client) JobSuspend(ctx context.Context, name string) (apitype.Job, error) {
-	var j apitype.Job
-	_, err := c.do(ctx, "POST", jobPath(name, "suspend"), nil, nil, &j)
-	return j, err
+	return call[apitype.Job](ctx, c, "POST", jobPath(name, "suspend"), nil, nil)
 }
 
 // JobResume lets a suspended job run again.
 func (c *Client) JobResume(ctx context.Context, name string) (apitype.Job, error) {
-	var j apitype.Job
-	_, err := c.do(ctx, "POST", jobPath(name, "resume"), nil, nil, &j)
-	return j, err
+	return call[apitype.Job](ctx, c, "POST", jobPath(name, "resume"), nil, nil)
 }
 
 // JobNext returns up to n instants after now at which a job is scheduled.
 func (c *Client) JobNext(ctx context.Context, name string, n int) (apitype.NextFires, error) {
-	var nf apitype.NextFires
-	_, err := c.do(ctx, "GET", jobPath(name, "next"), url.Values{"n": {strconv.Itoa(n)}}, nil, &nf)
-	return nf, err
+	return call[apitype.NextFires](ctx, c, "GET", jobPath(name, "next"), url.Values{"n": {strconv.Itoa(n)}}, nil)
 }
 
 // RunFilter selects runs for RunList. Zero fields do not filter.
@@ -268,19 +260,24 @@ type RunFilter struct {
 
 // RunList returns one page of runs, newest first.
 func (c *Client) RunList(ctx context.Context, f RunFilter) (apitype.Page[apitype.Run], error) {
-	q := url.Values{}
-	if f.Job != "" {
-		q.Set("job", f.Job)
-	}
-	if len(f.States) > 0 {
-		q.Set("state", strings.Join(f.States, ","))
-	}
+	q := query("job", f.Job, "state", strings.Join(f.States, ","))
 	setPage(q, f.Page, f.Limit)
-	var p apitype.Page[apitype.Run]
-	_, err := c.do(ctx, "GET", "/api/v1/runs", q, nil, &p)
-	return p, err
+	return call[apitype.Page[apitype.Run]](ctx, c, "GET", "/api/v1/runs", q, nil)
 }
 
+// query builds a query string from key, value pairs, leaving out the
+// empty values.
+func query(kv ...string) url.Values {
+	q := url.Values{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] != "" {
+			q.Set(kv[i], kv[i+1])
+		}
+	}
+	return q
+}
+
+// setPage adds the paging parameters that are set.
 func setPage(q url.Values, page string, limit int) {
 	if page != "" {
 		q.Set("page", page)
@@ -292,9 +289,7 @@ func setPage(q url.Values, page string, limit int) {
 
 // RunGet returns one run.
 func (c *Client) RunGet(ctx context.Context, id int64) (apitype.Run, error) {
-	var r apitype.Run
-	_, err := c.do(ctx, "GET", "/api/v1/runs/"+strconv.FormatInt(id, 10), nil, nil, &r)
-	return r, err
+	return call[apitype.Run](ctx, c, "GET", "/api/v1/runs/"+strconv.FormatInt(id, 10), nil, nil)
 }
 
 // RunLog returns a run's captured output and its state at the time of the
@@ -324,18 +319,7 @@ type EventFilter struct {
 
 // EventList returns one page of events, newest first.
 func (c *Client) EventList(ctx context.Context, f EventFilter) (apitype.Page[apitype.Event], error) {
-	q := url.Values{}
-	if f.Job != "" {
-		q.Set("job", f.Job)
-	}
-	if f.Resource != "" {
-		q.Set("resource", f.Resource)
-	}
-	if len(f.Kinds) > 0 {
-		q.Set("kind", strings.Join(f.Kinds, ","))
-	}
+	q := query("job", f.Job, "resource", f.Resource, "kind", strings.Join(f.Kinds, ","))
 	setPage(q, f.Page, f.Limit)
-	var p apitype.Page[apitype.Event]
-	_, err := c.do(ctx, "GET", "/api/v1/events", q, nil, &p)
-	return p, err
+	return call[apitype.Page[apitype.Event]](ctx, c, "GET", "/api/v1/events", q, nil)
 }

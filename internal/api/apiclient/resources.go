@@ -9,21 +9,15 @@ import (
 
 // ResourceList returns every managed resource and when the last inventory ran.
 func (c *Client) ResourceList(ctx context.Context) (apitype.ResourceList, error) {
-	var l apitype.ResourceList
-	_, err := c.do(ctx, "GET", "/api/v1/resources", nil, nil, &l)
-	return l, err
+	return call[apitype.ResourceList](ctx, c, "GET", "/api/v1/resources", nil, nil)
 }
 
 // ResourceGet returns one managed resource.
 func (c *Client) ResourceGet(ctx context.Context, id string) (apitype.Resource, error) {
-	var r apitype.Resource
-	_, err := c.do(ctx, "GET", "/api/v1/resources/"+url.PathEscape(id), nil, nil, &r)
-	return r, err
+	return call[apitype.Resource](ctx, c, "GET", "/api/v1/resources/"+url.PathEscape(id), nil, nil)
 }
 
 // Inventory makes the daemon take an inventory now and waits for it.
 func (c *Client) Inventory(ctx context.Context) (apitype.InventoryResult, error) {
-	var res apitype.InventoryResult
-	_, err := c.do(ctx, "POST", "/api/v1/resources/inventory", nil, nil, &res)
-	return res, err
+	return call[apitype.InventoryResult](ctx, c, "POST", "/api/v1/resources/inventory", nil, nil)
 }

@@ -16,7 +16,5 @@ func (c *Client) Windows(ctx context.Context, at time.Time) (apitype.WindowList,
 	if !at.IsZero() {
 		q = url.Values{"at": {at.Format(time.RFC3339)}}
 	}
-	var out apitype.WindowList
-	_, err := c.do(ctx, http.MethodGet, "/api/v1/windows", q, nil, &out)
-	return out, err
+	return call[apitype.WindowList](ctx, c, http.MethodGet, "/api/v1/windows", q, nil)
 }

@@ -3,7 +3,8 @@ package apitype
 import "time"
 
 // WindowList is GET /api/v1/windows: the daemon's named weekly windows
-// (`serve --windows`), each read at the instant At.
+// (`serve --windows`) and the Puppet schedules of its manifests
+// (`serve --manifests`), each read at the instant At.
 type WindowList struct {
 	// At is the instant the open/closed state was computed for (now, or
 	// the request's ?at=).
@@ -19,9 +20,11 @@ type Window struct {
 	// NAME=PATH argument.
 	Name string `json:"name"`
 	// Kind says where the calendar comes from: "zincati" for TOML
-	// fragments, "demo" for the windows `serve --demo` adds.
+	// fragments, "demo" for the windows `serve --demo` adds, "schedule"
+	// for a `schedule` resource of the manifests in force.
 	Kind string `json:"kind"`
-	// Sources are the fragment files merged into the calendar.
+	// Sources are the fragment files merged into the calendar; for a
+	// schedule, the file:line:col of its declaration.
 	Sources []string `json:"sources"`
 	// Inside tells whether At is inside a window.
 	Inside bool `json:"inside"`
@@ -36,6 +39,13 @@ type Window struct {
 	// period across Sunday midnight is one entry whose EndMinute passes
 	// 10080.
 	Windows []WindowSpan `json:"windows"`
+	// Summary and Attributes are set for a schedule only: its attributes
+	// in words ("range 02:00 - 04:00; weekday Sat, Sun") and as declared.
+	// For a schedule, Inside and the spans ignore period, periodmatch and
+	// repeat (they depend on when each resource was last checked); a
+	// schedule with period never is never inside and has no spans.
+	Summary    string         `json:"summary,omitempty"`
+	Attributes map[string]any `json:"attributes,omitempty"`
 }
 
 // WindowSpan is one open period of a weekly calendar, half-open

@@ -21,13 +21,13 @@ import (
 	"crypto/subtle"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/loopback"
 	"github.com/almanac-sh/almanac/internal/store"
 )
 
@@ -239,7 +239,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			return
 		}
 		if s.cfg.Token == "" {
-			if !loopbackHost(r.Host) {
+			if !loopback.Host(r.Host) {
 				writeError(w, &apitype.Error{Code: apitype.CodeForbidden,
 					Message: "Host " + r.Host + " is not a loopback name; the daemon has no token, so it only answers requests addressed to localhost"})
 				return
@@ -271,35 +271,6 @@ func (s *Server) authorized(r *http.Request) bool {
 
 // TokenCookie is the cookie a browser may carry the bearer token in.
 const TokenCookie = "almanac_token"
-
-// loopbackHost reports whether a Host header names this machine by a
-// loopback name or address.
-func loopbackHost(hostport string) bool {
-	host := hostport
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		host = h
-	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-// IsLoopbackListen reports whether a listen address (host:port) accepts
-// connections only from this machine. An empty host listens everywhere.
-func IsLoopbackListen(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil || host == "" {
-		return false
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
 
 func (s *Server) health(w http.ResponseWriter, _ *http.Request) error {
 	writeJSON(w, http.StatusOK, apitype.Health{Status: "ok", Version: s.cfg.Version})

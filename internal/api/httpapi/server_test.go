@@ -382,14 +382,3 @@ func TestSecurity(t *testing.T) {
 		})
 	}
 }
-
-func TestIsLoopbackListen(t *testing.T) {
-	for addr, want := range map[string]bool{
-		"127.0.0.1:8080": true, "localhost:80": true, "[::1]:9": true, "127.1.2.3:1": true,
-		":8080": false, "0.0.0.0:8080": false, "10.0.0.1:80": false, "[::]:80": false, "nonsense": false,
-	} {
-		if got := httpapi.IsLoopbackListen(addr); got != want {
-			t.Errorf("httpapi.IsLoopbackListen(%q) = %v, want %v", addr, got, want)
-		}
-	}
-}
