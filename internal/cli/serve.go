@@ -131,7 +131,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 		return err
 	}
 	defer st.Close()
-	cl, ctrlStore, err := joinCluster(st, o, clk, log)
+	cl, ctrlStore, err := joinCluster(ctx, st, o, clk, log)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -84,7 +85,9 @@ type clusterNode struct {
 
 // joinCluster prepares cluster membership for st and returns the store the
 // job controller must use: on PostgreSQL it lets only the leader schedule.
-func joinCluster(st store.Store, o serveOptions, clk clock.Clock, log *slog.Logger) (*clusterNode, store.Store, error) {
+// On PostgreSQL it registers the node first and refuses to go on if
+// another live process already acts as --node.
+func joinCluster(ctx context.Context, st store.Store, o serveOptions, clk clock.Clock, log *slog.Logger) (*clusterNode, store.Store, error) {
 	c := &clusterNode{self: o.node, addr: o.listen, clk: clk}
 	pb, ok := st.(*pgBackend)
 	if !ok {
@@ -96,6 +99,13 @@ func joinCluster(st store.Store, o serveOptions, clk clock.Clock, log *slog.Logg
 	})
 	if err != nil {
 		return nil, nil, err
+	}
+	if err := n.Register(ctx); err != nil {
+		var inUse *pgstore.NodeInUseError
+		if errors.As(err, &inUse) {
+			return nil, nil, fmt.Errorf("serve: %w; give this daemon another --node or stop the other one", inUse)
+		}
+		return nil, nil, fmt.Errorf("serve: %w", err)
 	}
 	c.node, c.pg = n, pb.Store
 	return c, cluster.ControllerStore(st, o.node, n.Leading), nil
