@@ -50,7 +50,7 @@ func runValidate(_ context.Context, e *env, args []string) error {
 // manifests are printed on stderr, one a line, and fail the command with
 // their count.
 func compileOrReport(e *env, cmd string, files []string) (*catalog.Catalog, error) {
-	cat, errs, err := compileFiles(files)
+	cat, errs, err := compileFiles(cmd, files)
 	if err != nil {
 		return nil, err
 	}
@@ -63,15 +63,16 @@ func compileOrReport(e *env, cmd string, files []string) (*catalog.Catalog, erro
 	return cat, nil
 }
 
-// compileFiles reads, parses and compiles the files. Problems in the
-// manifests come back as errs; an unreadable file is a usage error.
-func compileFiles(paths []string) (*catalog.Catalog, manifest.ErrorList, error) {
+// compileFiles reads, parses and compiles the files for the command cmd.
+// Problems in the manifests come back as errs; an unreadable file is a
+// usage error that names cmd.
+func compileFiles(cmd string, paths []string) (*catalog.Catalog, manifest.ErrorList, error) {
 	var parsed []*manifest.File
 	var errs manifest.ErrorList
 	for _, p := range paths {
 		src, err := os.ReadFile(p)
 		if err != nil {
-			return nil, nil, usagef("validate: %v", unwrapPath(err))
+			return nil, nil, usagef("%s: %v", cmd, unwrapPath(err))
 		}
 		f, err := manifest.ParseFile(p, src)
 		var el manifest.ErrorList
