@@ -276,16 +276,12 @@ func (c *Controller) step(ctx context.Context) {
 		e := c.wakes[0]
 		c.reconcile(ctx, e, now)
 		if len(c.fires) >= maxFireBatch {
-			// Start one batch of the first thousand while the rest are
-			// reconciled, but no more: draining every ready run here
-			// would hold the remaining runs back until this node had
-			// started all the processes, while other nodes could start
-			// them. The fires left claimable set, so the claim at the
-			// end of the step takes the rest.
+			// Insert a thousand at a time, but start nothing before the
+			// whole instant has its runs: starting processes here would
+			// hold the remaining runs back until this node had started
+			// them, while other nodes could. The fires left claimable
+			// set, so the claim at the end of the step starts them.
 			c.flushFires(ctx, now)
-			if !c.stopping {
-				c.claimOnce(ctx, now)
-			}
 		}
 	}
 	c.flushFires(ctx, now)
