@@ -64,7 +64,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&o.manifests, "manifests", "", "directory of *.pp manifests to apply as an agent (and their jobs)")
 	addAgentFlags(fs, &o.agent)
 	fs.StringVar(&o.storeURL, "store", "", "store URL; empty for SQLite under --data")
-	fs.BoolVar(&o.demo, "demo", false, "start with example jobs")
+	fs.BoolVar(&o.demo, "demo", false, "start with example jobs, windows and fleet, and without --manifests an agent on a demo manifest under --data")
 	fs.StringVar(&o.token, "token", os.Getenv("ALMANAC_TOKEN"), "bearer token clients must send (env ALMANAC_TOKEN); required off loopback")
 	fs.StringVar(&o.node, "node", host, "this daemon's node name, recorded on the runs it executes")
 	fs.DurationVar(&o.grace, "grace", 30*time.Second, "at shutdown, how long active runs may finish before they are killed")
