@@ -153,7 +153,7 @@ func newLexer(source *Source, src []byte, errs *ErrorList) *lexer {
 
 // Lex splits src into tokens, ending with an EOF token. Problems are
 // appended to errs; lexing always continues to the end of the input, so
-// every lexical error is reported. The parser lexes incrementally instead.
+// every lexical error is reported.
 func Lex(file string, src []byte, errs *ErrorList) []Token {
 	source := NewSource(file, src)
 	if len(src) > maxSource {
@@ -164,18 +164,6 @@ func Lex(file string, src []byte, errs *ErrorList) []Token {
 	toks := make([]Token, 0, len(src)/4+1)
 	lx.run(&toks, -1)
 	return append(toks, Token{Kind: EOF, Off: lx.here()})
-}
-
-// next appends the next token to *out; at the end of input it appends the
-// EOF token.
-func (lx *lexer) next(out *[]Token) {
-	depth := 0
-	n := len(*out)
-	for len(*out) == n {
-		if _, eof := lx.step(out, -1, &depth); eof {
-			*out = append(*out, Token{Kind: EOF, Off: lx.here()})
-		}
-	}
 }
 
 // here is the current offset, as stored in tokens.
