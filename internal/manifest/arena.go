@@ -188,3 +188,10 @@ func endsValue(tt *texts, t *Token) bool {
 	}
 	return false
 }
+
+// pop clears stack above height n, so that it keeps nothing alive, and
+// cuts it there.
+func pop[T any](stack []T, n int) []T {
+	clear(stack[n:])
+	return stack[:n]
+}

@@ -39,6 +39,7 @@ type buffers struct {
 	toks    []Token
 	scratch []Expr
 	attrs   []Attr
+	lexer   lexStacks
 }
 
 var parseBufs = sync.Pool{New: func() any { return new(buffers) }}
@@ -77,6 +78,7 @@ func ParseFile(name string, src []byte) (*File, error) {
 	// reused from file to file.
 	buf := parseBufs.Get().(*buffers)
 	lx := newLexer(source, src, &errs)
+	lx.lexStacks = buf.lexer
 	toks := buf.toks
 	lx.run(&toks, -1)
 	toks = append(toks, Token{Kind: EOF, Off: lx.here()})
@@ -86,7 +88,7 @@ func ParseFile(name string, src []byte) (*File, error) {
 	// Tokens hold no pointers, so the pooled token buffer keeps nothing of
 	// this file alive; the scratch stacks are cleared as they are popped.
 	if cap(p.toks) <= maxPooledTokens {
-		*buf = buffers{toks: p.toks[:0], scratch: p.a.scratch[:0], attrs: p.a.attrScratch[:0]}
+		*buf = buffers{toks: p.toks[:0], scratch: p.a.scratch[:0], attrs: p.a.attrScratch[:0], lexer: lx.lexStacks}
 		parseBufs.Put(buf)
 	}
 	errs.Sort()
