@@ -60,6 +60,12 @@ func carve[T any](buf *[]T, src []T) []T {
 	return (*buf)[start : start+n : start+n]
 }
 
+// reset returns an arena with a's (empty) scratch stacks and no chunks, for
+// the next parse.
+func (a *arena) reset() arena {
+	return arena{scratch: a.scratch[:0], attrScratch: a.attrScratch[:0]}
+}
+
 // truncate drops what failed statements left on the scratch stacks.
 func (a *arena) truncate(scratch, attrs int) {
 	clear(a.scratch[scratch:])

@@ -33,13 +33,14 @@ var keywords = map[string]bool{
 	"application": true, "site": true, "produces": true, "consumes": true, "attr": true, "private": true,
 }
 
-// buffers are a parse's transient buffers, kept in parseBufs for reuse by
-// later parses.
+// buffers are a parse's transient memory, kept in parseBufs for reuse by
+// later parses: the token buffer, the lexer's stacks and the arena, whose
+// chunks are handed to the tree and dropped from it after each parse while
+// its scratch stacks are kept.
 type buffers struct {
-	toks    []Token
-	scratch []Expr
-	attrs   []Attr
-	lexer   lexStacks
+	toks  []Token
+	lexer lexStacks
+	a     arena
 }
 
 var parseBufs = sync.Pool{New: func() any { return new(buffers) }}
@@ -82,13 +83,14 @@ func ParseFile(name string, src []byte) (*File, error) {
 	toks := buf.toks
 	lx.run(&toks, -1)
 	toks = append(toks, Token{Kind: EOF, Off: lx.here()})
-	p := &parser{src: source, tt: &lx.tt, toks: toks, errs: &errs, a: &arena{scratch: buf.scratch, attrScratch: buf.attrs}}
+	p := &parser{src: source, tt: &lx.tt, toks: toks, errs: &errs, a: &buf.a}
 	p.a.size(p.tt, toks)
 	f.Body = p.statements(true)
 	// Tokens hold no pointers, so the pooled token buffer keeps nothing of
-	// this file alive; the scratch stacks are cleared as they are popped.
+	// this file alive; the scratch stacks are cleared as they are popped,
+	// and the arena forgets its chunks.
 	if cap(p.toks) <= maxPooledTokens {
-		*buf = buffers{toks: p.toks[:0], scratch: p.a.scratch[:0], attrs: p.a.attrScratch[:0], lexer: lx.lexStacks}
+		*buf = buffers{toks: p.toks[:0], lexer: lx.lexStacks, a: p.a.reset()}
 		parseBufs.Put(buf)
 	}
 	errs.Sort()
