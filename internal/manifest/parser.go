@@ -45,9 +45,10 @@ type buffers struct {
 
 var parseBufs = sync.Pool{New: func() any { return new(buffers) }}
 
-// maxPooledTokens bounds the token buffer kept for reuse (1.3 MB), so that
-// one huge file does not keep its tokens' memory alive after its parse.
-const maxPooledTokens = 1 << 16
+// maxPooledTokens bounds the token buffer kept for reuse (10 MB, enough
+// for a 2 MB manifest), so that a huge file does not keep its tokens'
+// memory alive after its parse.
+const maxPooledTokens = 1 << 19
 
 // bailout unwinds the parser to the enclosing statement after an error.
 type bailout struct{}
@@ -81,6 +82,11 @@ func ParseFile(name string, src []byte) (*File, error) {
 	lx := newLexer(source, src, &errs)
 	lx.lexStacks = buf.lexer
 	toks := buf.toks
+	if want := len(src)/4 + 1; cap(toks) < want {
+		// Manifests run at 4 to 7 bytes a token: one allocation instead
+		// of a series of ever larger copies.
+		toks = make([]Token, 0, want)
+	}
 	lx.run(&toks, -1)
 	toks = append(toks, Token{Kind: EOF, Off: lx.here()})
 	p := &parser{src: source, tt: &lx.tt, toks: toks, errs: &errs, a: &buf.a}
