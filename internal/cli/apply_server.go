@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"strings"
 )
@@ -29,6 +31,9 @@ func runApplyServer(ctx context.Context, e *env, args []string) error {
 	output := fs.String("o", "", "output format: table or json")
 	cf := addClientFlags(fs)
 	pos, err := parseFlags(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return err
+	}
 	if err != nil {
 		return usagef("apply --server: %v (usage: almanac apply --server URL [--token T] [--reason R] [-o json])", err)
 	}
