@@ -42,7 +42,7 @@ func runApplyServer(ctx context.Context, e *env, args []string) error {
 	}
 	jsonOut, err := outputFormat(*output)
 	if err != nil {
-		return err
+		return usagef("apply --server: %w", err)
 	}
 	c, err := cf.client()
 	if err != nil {
