@@ -52,11 +52,7 @@ func runValidate(_ context.Context, e *env, args []string) error {
 // their count. At most maxReported are printed, so a binary or runaway file
 // does not flood the terminal.
 func compileOrReport(e *env, cmd string, files []string) (*catalog.Catalog, error) {
-	cat, errs, err := compileFiles(files)
-	var u *usageError
-	if errors.As(err, &u) {
-		return nil, usagef("%s: %w", cmd, u.err)
-	}
+	cat, errs, err := compileFiles(cmd, files)
 	if err != nil {
 		return nil, err
 	}
@@ -76,18 +72,19 @@ func compileOrReport(e *env, cmd string, files []string) (*catalog.Catalog, erro
 // maxReported bounds how many manifest errors one command prints.
 const maxReported = 100
 
-// compileFiles reads, parses and compiles the files. Problems in the
-// manifests come back as errs; an unreadable or binary file is a usage error.
-func compileFiles(paths []string) (*catalog.Catalog, manifest.ErrorList, error) {
+// compileFiles reads, parses and compiles the files for the command cmd.
+// Problems in the manifests come back as errs; an unreadable or binary file
+// is a usage error that names cmd.
+func compileFiles(cmd string, paths []string) (*catalog.Catalog, manifest.ErrorList, error) {
 	var parsed []*manifest.File
 	var errs manifest.ErrorList
 	for _, p := range paths {
 		src, err := os.ReadFile(p)
 		if err != nil {
-			return nil, nil, usagef("%v", unwrapPath(err))
+			return nil, nil, usagef("%s: %v", cmd, unwrapPath(err))
 		}
 		if i := bytes.IndexByte(src, 0); i >= 0 {
-			return nil, nil, usagef("%s:%d: NUL byte: a binary file, not a manifest", p, bytes.Count(src[:i], []byte("\n"))+1)
+			return nil, nil, usagef("%s: %s:%d: NUL byte: a binary file, not a manifest", cmd, p, bytes.Count(src[:i], []byte("\n"))+1)
 		}
 		f, err := manifest.ParseFile(p, src)
 		var el manifest.ErrorList
