@@ -50,7 +50,7 @@ func runApplyServer(ctx context.Context, e *env, args []string) error {
 	}
 	q, err := c.ApplyTrigger(ctx, *reason)
 	if err != nil {
-		return apiErr(err)
+		return agentErr(err)
 	}
 	if jsonOut {
 		return writeJSONOut(e.stdout, q)

@@ -89,9 +89,17 @@ func checkJobName(cmd, name string) error {
 // apiErr maps a client error to the CLI's exit codes: input the daemon
 // rejected as malformed or invalid is a usage error (exit 2); everything
 // else (not found, conflicts, an unreachable daemon) exits 1.
+//
+// The daemon names a bad query parameter "?state"; on the command line that
+// is the flag --state, so the message says so.
 func apiErr(err error) error {
 	var ae *apiclient.Error
 	if errors.As(err, &ae) {
+		if f, ok := strings.CutPrefix(ae.API.Field, "?"); ok {
+			c := *ae
+			c.API.Field = "--" + f
+			ae, err = &c, &c
+		}
 		switch ae.Status {
 		case http.StatusBadRequest, http.StatusRequestEntityTooLarge,
 			http.StatusUnsupportedMediaType, http.StatusUnprocessableEntity:
