@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -40,6 +41,9 @@ func runApply(ctx context.Context, e *env, args []string) error {
 	verbose := fs.Bool("verbose", false, "also print Info lines")
 	debug := fs.Bool("debug", false, "also print Info and Debug lines")
 	files, err := parseFlags(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return err
+	}
 	if err != nil {
 		return usagef("apply: %v (%s)", err, applyUsage)
 	}
@@ -79,15 +83,9 @@ func runApply(ctx context.Context, e *env, args []string) error {
 		seed = binary.LittleEndian.Uint64(b[:]) >> 1
 	}
 
-	cat, errs, err := compileFiles(files)
+	cat, err := compileOrReport(e, "apply", files)
 	if err != nil {
 		return err
-	}
-	for _, pe := range errs {
-		fmt.Fprintln(e.stderr, pe.Error())
-	}
-	if len(errs) > 0 {
-		return &exitError{code: exitFailure, err: fmt.Errorf("apply: %d %s", len(errs), plural(len(errs), "error", "errors"))}
 	}
 	scheds, err := manifestapply.CatalogSchedules(cat, loc)
 	if err != nil {
@@ -100,7 +98,11 @@ func runApply(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	log := &consoleLog{out: e.stdout, err: e.stderr, verbose: *verbose || *debug, debug: *debug}
-	plan, err := apply.NewPlan(withoutJobs(apply.FromCatalog(cat), log), ordering, seed)
+	// Jobs run under the daemon's job controller, as in agent mode.
+	ac := manifestapply.WithoutControllerTypes(apply.FromCatalog(cat), func(r *apply.Resource) {
+		log.Log(apply.Info, r.Ref(), "Left to the daemon's job controller (almanac serve --manifests)")
+	})
+	plan, err := apply.NewPlan(ac, ordering, seed)
 	if err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("apply: %w", err)}
 	}
@@ -137,30 +139,6 @@ func runApply(ctx context.Context, e *env, args []string) error {
 		return &exitError{code: code}
 	}
 	return nil
-}
-
-// withoutJobs leaves the catalog's job resources, and the edges that touch
-// them, out of a local apply: a job runs on its own schedule under the
-// daemon's job controller (almanac serve --manifests), as in agent mode, so
-// an apply neither runs it nor reports it as unmanageable. Each job left out
-// is logged at Info.
-func withoutJobs(c *apply.Catalog, log apply.Logger) *apply.Catalog {
-	out := &apply.Catalog{}
-	drop := map[string]bool{}
-	for _, r := range c.Resources {
-		if r.Type == "job" {
-			drop[r.Ref()] = true
-			log.Log(apply.Info, r.Ref(), "Left to the daemon's job controller (almanac serve --manifests)")
-			continue
-		}
-		out.Resources = append(out.Resources, r)
-	}
-	for _, e := range c.Edges {
-		if !drop[e.From] && !drop[e.To] {
-			out.Edges = append(out.Edges, e)
-		}
-	}
-	return out
 }
 
 // parseTTL reads --statettl: a Go duration, a number of days ("32d"), or 0

@@ -254,6 +254,7 @@ func TestApplyErrors(t *testing.T) {
 		{[]string{"apply", "--tz", "Mars/Base", "x.pp"}, 2, "--tz"},
 		{[]string{"apply", "--statettl", "soon", "x.pp"}, 2, "--statettl"},
 		{[]string{"apply", bad}, 1, "site.pp:1:"},
+		{[]string{"apply", filepath.Join(t.TempDir(), "gone.pp")}, 2, "apply: "},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

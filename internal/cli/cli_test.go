@@ -74,3 +74,44 @@ func TestParseFlagsInterleaved(t *testing.T) {
 		})
 	}
 }
+
+// TestCommandHelp checks that every command answers -h, --help and
+// 'almanac help CMD' with its synopsis and flags on stdout and exit 0.
+func TestCommandHelp(t *testing.T) {
+	for name := range commands {
+		if synopses[name] == "" {
+			t.Errorf("command %q has no synopsis in help.go", name)
+		}
+		for _, args := range [][]string{{name, "--help"}, {name, "-h"}, {"help", name}} {
+			t.Run(strings.Join(args, " "), func(t *testing.T) {
+				out, errOut, code := runCLI(t, args...)
+				if code != exitOK || errOut != "" {
+					t.Fatalf("code = %d, stderr %q; want 0 and nothing", code, errOut)
+				}
+				if !strings.Contains(out, "Usage: almanac "+name) {
+					t.Errorf("stdout %q lacks the synopsis", out)
+				}
+				if name != "version" && !strings.Contains(out, "Flags:") {
+					t.Errorf("stdout %q lacks the flags", out)
+				}
+			})
+		}
+	}
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"unknown command", []string{"help", "nope"}, exitUsage, `unknown command "nope"`},
+		{"help after args", []string{"next", "* * * * *", "--help"}, exitOK, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errOut, code := runCLI(t, tt.args...)
+			if code != tt.code || !strings.Contains(errOut, tt.stderr) {
+				t.Fatalf("code = %d stderr %q; want %d and %q", code, errOut, tt.code, tt.stderr)
+			}
+		})
+	}
+}

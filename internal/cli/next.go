@@ -83,8 +83,9 @@ func runNext(_ context.Context, e *env, args []string) error {
 	out := nextJSON{Expression: expr, TimeZone: loc.String(), Next: make([]string, 0, *n)}
 	for i := 0; i < *n; i++ {
 		t := sched.Next(at)
-		if t.IsZero() || !t.After(at) {
-			return fmt.Errorf("next: schedule %q has no fire time after %s", expr, at.Format(time.RFC3339))
+		// RFC 3339 has four-digit years: a fire time after 9999 cannot be printed.
+		if t.IsZero() || !t.After(at) || t.Year() > 9999 {
+			return fmt.Errorf("next: schedule %q has no fire time after %s before the year 10000", expr, at.Format(time.RFC3339))
 		}
 		out.Next = append(out.Next, t.In(loc).Format(time.RFC3339))
 		at = t

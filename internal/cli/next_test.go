@@ -105,3 +105,23 @@ func TestNextErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestNextRunsOut checks that a schedule whose next fire times cannot be
+// printed fails (exit 1) without printing a partial list.
+func TestNextRunsOut(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"past year 9999", []string{"next", "--from", "9999-12-31T00:00:00Z", "0 9 * * *"}},
+		{"last fire in 9999", []string{"next", "--from", "9999-12-30T00:00:00Z", "-n", "2", "0 9 31 12 *"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := runCLI(t, tt.args...)
+			if code != exitFailure || out != "" || !strings.Contains(errOut, "no fire time after") || strings.Count(errOut, "\n") != 1 {
+				t.Fatalf("code %d stdout %q stderr %q", code, out, errOut)
+			}
+		})
+	}
+}

@@ -37,6 +37,9 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		return usagef("run: missing job NAME (usage: almanac run NAME --schedule CRON | --at TIME [--tz ZONE] -- COMMAND...)")
 	}
 	name, command := pos[0], pos[1:]
+	if err := checkJobName("run", name); err != nil {
+		return err
+	}
 	if len(command) == 0 {
 		return usagef("run: missing COMMAND after -- (usage: almanac run NAME --schedule CRON -- COMMAND...)")
 	}

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
+	"os"
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/api/apitype"
@@ -84,7 +86,9 @@ type clusterNode struct {
 
 // joinCluster prepares cluster membership for st and returns the store the
 // job controller must use: on PostgreSQL it lets only the leader schedule.
-func joinCluster(st store.Store, o serveOptions, clk clock.Clock, log *slog.Logger) (*clusterNode, store.Store, error) {
+// On PostgreSQL it registers the node first and refuses to go on if
+// another live process already acts as --node.
+func joinCluster(ctx context.Context, st store.Store, o serveOptions, clk clock.Clock, log *slog.Logger) (*clusterNode, store.Store, error) {
 	c := &clusterNode{self: o.node, addr: o.listen, clk: clk}
 	pb, ok := st.(*pgBackend)
 	if !ok {
@@ -96,6 +100,13 @@ func joinCluster(st store.Store, o serveOptions, clk clock.Clock, log *slog.Logg
 	})
 	if err != nil {
 		return nil, nil, err
+	}
+	if err := n.Register(ctx); err != nil {
+		var inUse *pgstore.NodeInUseError
+		if errors.As(err, &inUse) {
+			return nil, nil, fmt.Errorf("serve: %w; give this daemon another --node or stop the other one", inUse)
+		}
+		return nil, nil, fmt.Errorf("serve: %w", err)
 	}
 	c.node, c.pg = n, pb.Store
 	return c, cluster.ControllerStore(st, o.node, n.Leading), nil
@@ -135,7 +146,7 @@ func (c *clusterNode) Cluster(ctx context.Context) (apitype.Cluster, error) {
 	if c.node == nil {
 		now := c.clk.Now().UTC()
 		return apitype.Cluster{Leader: c.self, Self: c.self, Now: now,
-			Nodes: []apitype.ClusterNode{{ID: c.self, Address: c.addr, Version: Version, Leader: true}}}, nil
+			Nodes: []apitype.ClusterNode{{ID: c.self, Address: c.addr, Version: Version, Host: hostname(), PID: os.Getpid(), Leader: true}}}, nil
 	}
 	cl, err := c.node.Cluster(ctx)
 	if err != nil {
@@ -151,8 +162,14 @@ func (c *clusterNode) Cluster(ctx context.Context) (apitype.Cluster, error) {
 		out.LeaseExpiresAt = &exp
 	}
 	for _, n := range cl.Nodes {
-		out.Nodes = append(out.Nodes, apitype.ClusterNode{ID: n.ID, Address: n.Address, Version: n.Version,
+		out.Nodes = append(out.Nodes, apitype.ClusterNode{ID: n.ID, Address: n.Address, Version: n.Version, Host: n.Host, PID: n.PID,
 			StartedAt: n.StartedAt, HeartbeatAt: n.HeartbeatAt, Leader: held && n.ID == cl.Lease.Holder})
 	}
 	return out, nil
+}
+
+// hostname is the machine's name, or "" if it cannot be read.
+func hostname() string {
+	h, _ := os.Hostname()
+	return h
 }

@@ -29,9 +29,14 @@ package cluster
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/clock"
@@ -58,6 +63,13 @@ type Config struct {
 	Version string
 	// TTL and RenewInterval configure the lease (defaults 5 s and 1 s).
 	TTL, RenewInterval time.Duration
+	// Instance identifies this process among those that ever acted as
+	// node ID (default: random); Host and PID say where it runs (default:
+	// this machine's host name and this process's pid). They are how a
+	// second process started with the same ID is told apart and refused.
+	Instance string
+	Host     string
+	PID      int
 	// PollInterval is a fallback for lost notifications: the controller is
 	// nudged to look for claimable runs this often (default 5 s).
 	PollInterval time.Duration
@@ -93,6 +105,19 @@ func New(cfg Config) (*Node, error) {
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = 5 * time.Second
 	}
+	if cfg.Instance == "" {
+		var b [8]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return nil, fmt.Errorf("cluster: instance id: %w", err)
+		}
+		cfg.Instance = hex.EncodeToString(b[:])
+	}
+	if cfg.Host == "" {
+		cfg.Host, _ = os.Hostname()
+	}
+	if cfg.PID == 0 {
+		cfg.PID = os.Getpid()
+	}
 	e, err := leader.New(cfg.Store.Pool(), leader.Config{
 		Name: cfg.Store.LeaseName(), Holder: cfg.ID, TTL: cfg.TTL, RenewInterval: cfg.RenewInterval,
 		Clock: cfg.Clock, Logger: cfg.Logger,
@@ -107,6 +132,39 @@ func New(cfg Config) (*Node, error) {
 		cfg.RenewInterval = leader.DefaultRenewInterval
 	}
 	return &Node{cfg: cfg, elector: e, started: cfg.Clock.Now()}, nil
+}
+
+// Register claims the node's ID in the nodes table before the node does
+// anything else. It fails (with a *pgstore.NodeInUseError) if another
+// process holds the ID and heart-beat within the lease TTL: two processes
+// acting as one node would each take the other's runs for their own.
+func (n *Node) Register(ctx context.Context) error {
+	err := n.cfg.Store.NodeRegister(ctx, n.self(), n.cfg.TTL, n.holderDead)
+	if err != nil {
+		return fmt.Errorf("cluster: %w", err)
+	}
+	return nil
+}
+
+// holderDead reports whether the process holding the node's row is known
+// to be gone: it ran on this host (same host name) and its pid no longer
+// exists, or is this process's own pid (a restart in a container where
+// almanac always gets the same pid). A crashed node restarted at once is
+// then not refused until its old heartbeat ages past the TTL.
+func (n *Node) holderDead(holder pgstore.Node) bool {
+	if holder.Host != n.cfg.Host || holder.PID <= 0 {
+		return false
+	}
+	if holder.PID == os.Getpid() {
+		return true
+	}
+	return errors.Is(syscall.Kill(holder.PID, 0), syscall.ESRCH)
+}
+
+// self is the node's row.
+func (n *Node) self() pgstore.Node {
+	return pgstore.Node{ID: n.cfg.ID, Address: n.cfg.Address, Version: n.cfg.Version, StartedAt: n.started,
+		Instance: n.cfg.Instance, Host: n.cfg.Host, PID: n.cfg.PID}
 }
 
 // Leading reports whether this node leads now, and its term. It is what
@@ -164,7 +222,7 @@ func (n *Node) Run(ctx context.Context, ctrl Notifier) error {
 	wg.Wait()
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), n.cfg.RenewInterval)
 	defer cancel()
-	if err := n.cfg.Store.NodeRemove(rctx, n.cfg.ID); err != nil {
+	if err := n.cfg.Store.NodeRemove(rctx, n.cfg.ID, n.cfg.Instance); err != nil {
 		log.Warn("could not deregister the node", "err", err)
 	}
 	return nil
@@ -181,9 +239,12 @@ func (n *Node) heartbeat(ctx context.Context) {
 		case <-t.C():
 		}
 		hctx, cancel := context.WithTimeout(ctx, n.cfg.RenewInterval)
-		err := n.cfg.Store.NodeHeartbeat(hctx, pgstore.Node{ID: n.cfg.ID, Address: n.cfg.Address, Version: n.cfg.Version, StartedAt: n.started})
+		err := n.cfg.Store.NodeHeartbeat(hctx, n.self())
 		cancel()
-		if err != nil && ctx.Err() == nil {
+		switch {
+		case errors.Is(err, pgstore.ErrNodeInUse):
+			n.cfg.Logger.Error("another process acts as this node; stop one of them", "node", n.cfg.ID, "err", err)
+		case err != nil && ctx.Err() == nil:
 			n.cfg.Logger.Warn("node heartbeat", "err", err)
 		}
 		t.Reset(n.cfg.RenewInterval)

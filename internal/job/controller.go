@@ -234,8 +234,14 @@ func (c *Controller) start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("job controller: find interrupted runs: %w", err)
 	}
+	notes := c.reapOrphans(stale)
+	now = c.clock.Now()
 	for _, r := range stale {
-		c.recover(ctx, r, fmt.Sprintf("interrupted: almanac stopped on node %s while the run was active", r.Node), now)
+		why := fmt.Sprintf("interrupted: almanac stopped on node %s while the run was active", r.Node)
+		if n := notes[r.ID]; n != "" {
+			why += "; " + n
+		}
+		c.recover(ctx, r, why, now)
 	}
 	c.nextBeat = now.Add(c.cfg.HeartbeatInterval)
 	c.claimable = true

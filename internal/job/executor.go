@@ -110,6 +110,10 @@ func (e *Exec) Start(_ context.Context, run store.Run, spec store.JobSpec) (Proc
 		max = DefaultMaxOutput
 	}
 	p := &proc{cmd: cmd, pgid: cmd.Process.Pid, out: &tail{max: max}, done: make(chan struct{})}
+	// Not reaped before Wait below, so its /proc entry is there to read.
+	if st, err := readStat(p.pgid); err == nil {
+		p.start = st.start
+	}
 	copied := make(chan struct{})
 	go func() {
 		io.Copy(p.out, r)
@@ -140,17 +144,27 @@ func (e *Exec) Start(_ context.Context, run store.Run, spec store.JobSpec) (Proc
 }
 
 type proc struct {
-	cmd  *exec.Cmd
-	pgid int
-	out  *tail
-	done chan struct{}
-	res  Result
+	cmd   *exec.Cmd
+	pgid  int
+	start int64 // start time of the group's first process, clock ticks since boot
+	out   *tail
+	done  chan struct{}
+	res   Result
 }
 
 func (p *proc) Done() <-chan struct{} { return p.done }
 func (p *proc) Result() Result        { return p.res }
 func (p *proc) Terminate()            { p.signal(syscall.SIGTERM) }
 func (p *proc) Kill()                 { p.signal(syscall.SIGKILL) }
+
+// Group implements grouped.
+func (p *proc) Group() store.RunProcess { return store.RunProcess{PGID: p.pgid, Start: p.start} }
+
+// grouped is a Process that runs in a process group of its own, which the
+// controller records so that a later life can stop it after a crash.
+type grouped interface {
+	Group() store.RunProcess
+}
 
 func (p *proc) signal(sig syscall.Signal) {
 	select {

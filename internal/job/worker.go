@@ -89,6 +89,7 @@ func (c *Controller) startRuns(ctx context.Context, runs []store.Run, now time.T
 		list = append(list, starting{run: r, spec: e.c.spec})
 	}
 	startAll(ctx, c.exec, list)
+	c.recordGroups(ctx, list)
 	for _, s := range list {
 		if s.err != nil {
 			c.endRun(ctx, s.run, now, store.RunFinishParams{State: store.RunFailed, Error: "start: " + s.err.Error()})
@@ -98,6 +99,25 @@ func (c *Controller) startRuns(ctx context.Context, runs []store.Run, now time.T
 		x := &execution{run: s.run, spec: s.spec, proc: s.proc, stopc: make(chan stopRequest, 1)}
 		c.active[s.run.ID] = x
 		go c.supervise(x)
+	}
+}
+
+// recordGroups stores the process groups of the started runs in one
+// write, so that the next life of this node can stop them if this one dies.
+func (c *Controller) recordGroups(ctx context.Context, list []starting) {
+	var groups []store.RunProcess
+	for _, s := range list {
+		if g, ok := s.proc.(grouped); ok && s.err == nil {
+			pg := g.Group()
+			pg.ID = s.run.ID
+			groups = append(groups, pg)
+		}
+	}
+	if len(groups) == 0 {
+		return
+	}
+	if err := c.st.RunSetProcess(ctx, store.RunSetProcessParams{Node: c.cfg.Node, Items: groups}); err != nil {
+		c.log.Error("record process groups of runs", "runs", len(groups), "err", err)
 	}
 }
 

@@ -205,6 +205,27 @@ type Run struct {
 	// Error explains a failure that is not just an exit status
 	// ("timed out after 30s", "node lost", "replaced by run 42").
 	Error string
+	// Process is the process group the run's command was started in, as
+	// recorded by RunSetProcess; zero if not recorded.
+	Process RunProcess
+}
+
+// RunProcess identifies a run's process group on its node's machine.
+type RunProcess struct {
+	// ID is the run (in RunSetProcessParams).
+	ID int64 `json:"-"`
+	// PGID is the process group id (the pid of its first process).
+	PGID int
+	// Start is when that first process started, in clock ticks since boot
+	// (field 22 of /proc/PID/stat); 0 if unknown. It tells the process
+	// apart from a later one that reuses the pid.
+	Start int64
+}
+
+// RunSetProcessParams records the process groups of runs Node executes.
+type RunSetProcessParams struct {
+	Node  string
+	Items []RunProcess
 }
 
 // EventKind classifies events.
@@ -502,6 +523,10 @@ type Store interface {
 	// are reported in the results; the error is for the whole batch
 	// (ErrStaleTerm, a database failure), and then nothing was written.
 	RunFinishBatch(ctx context.Context, p RunFinishBatchParams) ([]RunFinishResult, error)
+	// RunSetProcess records the process groups of running runs of a node
+	// in one transaction; items of runs that are not running on that node
+	// are ignored.
+	RunSetProcess(ctx context.Context, p RunSetProcessParams) error
 	// RunCancel requests that a run be killed; ErrConflict if terminal.
 	RunCancel(ctx context.Context, p RunCancelParams) (Run, error)
 	// RunListStale returns running runs presumed dead (see RunListStaleParams).

@@ -150,7 +150,7 @@ func (a *Applier) Apply(ctx context.Context, req agent.Request) (*agent.Report, 
 		return fail(err)
 	}
 	ac := apply.FromCatalog(cat)
-	ac = withoutControllerTypes(ac)
+	ac = WithoutControllerTypes(ac, nil)
 	for _, r := range ac.Resources {
 		name, ok := r.Params["schedule"]
 		if !ok || name == nil || r.IsContainer {
@@ -196,14 +196,19 @@ func (a *Applier) Apply(ctx context.Context, req agent.Request) (*agent.Report, 
 	return rep, nil
 }
 
-// withoutControllerTypes drops the resources the job controller handles
-// and the edges that touch them.
-func withoutControllerTypes(c *apply.Catalog) *apply.Catalog {
+// WithoutControllerTypes leaves out of an apply the resources the daemon's
+// job controller handles (job), and the edges that touch them: a job runs on
+// its own schedule, so an apply neither runs it nor reports it as
+// unmanageable. left, if not nil, is called with each resource left out.
+func WithoutControllerTypes(c *apply.Catalog, left func(r *apply.Resource)) *apply.Catalog {
 	out := &apply.Catalog{}
 	drop := map[string]bool{}
 	for _, r := range c.Resources {
 		if controllerTypes[r.Type] {
 			drop[r.Ref()] = true
+			if left != nil {
+				left(r)
+			}
 			continue
 		}
 		out.Resources = append(out.Resources, r)

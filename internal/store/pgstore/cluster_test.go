@@ -260,7 +260,7 @@ func TestCluster(t *testing.T) {
 	if n, err := s.NodePrune(ctx, t0.Add(30*time.Second)); err != nil || n != 1 {
 		t.Errorf("pruned %d, %v", n, err)
 	}
-	if err := s.NodeRemove(ctx, "a"); err != nil {
+	if err := s.NodeRemove(ctx, "a", ""); err != nil {
 		t.Fatal(err)
 	}
 	if c, _ := s.Cluster(ctx); len(c.Nodes) != 0 {

@@ -21,6 +21,80 @@ type Node struct {
 	Version     string
 	StartedAt   time.Time
 	HeartbeatAt time.Time
+	// Instance identifies the process acting as the node (random per
+	// start); Host and PID say where it runs.
+	Instance string
+	Host     string
+	PID      int
+}
+
+// ErrNodeInUse: the node's row is held by another live instance.
+var ErrNodeInUse = errors.New("node name in use")
+
+// NodeInUseError says which live instance holds a node name.
+type NodeInUseError struct {
+	// Other is the instance holding the name.
+	Other Node
+	// Age is how long ago its last heartbeat was.
+	Age time.Duration
+}
+
+func (e *NodeInUseError) Error() string {
+	return fmt.Sprintf("node %q is already running on host %s as pid %d (instance %s, heartbeat %s ago)",
+		e.Other.ID, e.Other.Host, e.Other.PID, e.Other.Instance, e.Age.Round(time.Millisecond))
+}
+
+// Unwrap makes errors.Is(err, ErrNodeInUse) hold.
+func (e *NodeInUseError) Unwrap() error { return ErrNodeInUse }
+
+// NodeRegister claims n.ID for the instance n.Instance: it inserts the
+// node's row, or takes it over if its holder is this instance or looks
+// dead: no heartbeat within ttl (by the store clock), or dead(holder)
+// reports true (the caller may know better, e.g. the holder's pid on this
+// host no longer exists; dead may be nil). Otherwise it fails with a
+// *NodeInUseError. The row is locked while it is judged, so of two
+// processes registering the same name at once exactly one wins.
+func (s *Store) NodeRegister(ctx context.Context, n Node, ttl time.Duration, dead func(holder Node) bool) error {
+	if n.Instance == "" {
+		return errors.New("pgstore: register node: empty instance")
+	}
+	now := s.now(n.HeartbeatAt)
+	started := n.StartedAt
+	if started.IsZero() {
+		started = now
+	}
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `
+			INSERT INTO nodes (id, address, version, started_at, heartbeat_at, instance, host, pid)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
+			n.ID, n.Address, n.Version, started.UTC().Truncate(time.Microsecond), now, n.Instance, n.Host, n.PID)
+		if err != nil || tag.RowsAffected() == 1 {
+			return err
+		}
+		var other Node
+		var hb pgtype.Timestamptz
+		if err := tx.QueryRow(ctx, `SELECT instance, host, pid, heartbeat_at FROM nodes WHERE id = $1 FOR UPDATE`, n.ID).
+			Scan(&other.Instance, &other.Host, &other.PID, &hb); err != nil {
+			return err
+		}
+		other.ID, other.HeartbeatAt = n.ID, fromTS(hb)
+		if age := now.Sub(other.HeartbeatAt); other.Instance != n.Instance && age < ttl && (dead == nil || !dead(other)) {
+			return &NodeInUseError{Other: other, Age: max(age, 0)}
+		}
+		_, err = tx.Exec(ctx, `
+			UPDATE nodes SET address = $2, version = $3, started_at = $4, heartbeat_at = $5, instance = $6, host = $7, pid = $8
+			 WHERE id = $1`,
+			n.ID, n.Address, n.Version, started.UTC().Truncate(time.Microsecond), now, n.Instance, n.Host, n.PID)
+		return err
+	})
+	var inUse *NodeInUseError
+	if errors.As(err, &inUse) {
+		return err
+	}
+	if err != nil {
+		return fmt.Errorf("pgstore: register node %q: %w", n.ID, err)
+	}
+	return nil
 }
 
 // Cluster is the state of all nodes and the controller lease, as served by
@@ -36,27 +110,35 @@ type Cluster struct {
 }
 
 // NodeHeartbeat registers n (inserting it the first time) and sets its
-// heartbeat to the store clock's reading when n.HeartbeatAt is zero.
+// heartbeat to the store clock's reading when n.HeartbeatAt is zero. It
+// fails with ErrNodeInUse if another instance has taken the node's row
+// over (this one looked dead to it), and then changes nothing.
 func (s *Store) NodeHeartbeat(ctx context.Context, n Node) error {
 	hb := s.now(n.HeartbeatAt)
 	started := n.StartedAt
 	if started.IsZero() {
 		started = hb
 	}
-	_, err := s.pool.Exec(ctx, `
-		INSERT INTO nodes (id, address, version, started_at, heartbeat_at) VALUES ($1, $2, $3, $4, $5)
+	tag, err := s.pool.Exec(ctx, `
+		INSERT INTO nodes (id, address, version, started_at, heartbeat_at, instance, host, pid) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 		ON CONFLICT (id) DO UPDATE SET address = EXCLUDED.address, version = EXCLUDED.version,
-		       started_at = EXCLUDED.started_at, heartbeat_at = EXCLUDED.heartbeat_at`,
-		n.ID, n.Address, n.Version, started.UTC().Truncate(time.Microsecond), hb)
+		       started_at = EXCLUDED.started_at, heartbeat_at = EXCLUDED.heartbeat_at,
+		       instance = EXCLUDED.instance, host = EXCLUDED.host, pid = EXCLUDED.pid
+		 WHERE nodes.instance = EXCLUDED.instance OR nodes.instance = ''`,
+		n.ID, n.Address, n.Version, started.UTC().Truncate(time.Microsecond), hb, n.Instance, n.Host, n.PID)
 	if err != nil {
 		return fmt.Errorf("pgstore: node heartbeat: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("pgstore: node heartbeat: node %q was taken over by another instance: %w", n.ID, ErrNodeInUse)
 	}
 	return nil
 }
 
-// NodeRemove deletes a node's row (on clean shutdown).
-func (s *Store) NodeRemove(ctx context.Context, id string) error {
-	if _, err := s.pool.Exec(ctx, `DELETE FROM nodes WHERE id = $1`, id); err != nil {
+// NodeRemove deletes a node's row (on clean shutdown) if instance still
+// holds it.
+func (s *Store) NodeRemove(ctx context.Context, id, instance string) error {
+	if _, err := s.pool.Exec(ctx, `DELETE FROM nodes WHERE id = $1 AND instance = $2`, id, instance); err != nil {
 		return fmt.Errorf("pgstore: remove node: %w", err)
 	}
 	return nil
@@ -82,14 +164,14 @@ func (s *Store) Cluster(ctx context.Context) (Cluster, error) {
 			return err
 		}
 		c.Now = fromTS(now)
-		rows, err := tx.Query(ctx, `SELECT id, address, version, started_at, heartbeat_at FROM nodes ORDER BY id`)
+		rows, err := tx.Query(ctx, `SELECT id, address, version, started_at, heartbeat_at, host, pid FROM nodes ORDER BY id`)
 		if err != nil {
 			return err
 		}
 		c.Nodes, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Node, error) {
 			var n Node
 			var started, hb pgtype.Timestamptz
-			err := r.Scan(&n.ID, &n.Address, &n.Version, &started, &hb)
+			err := r.Scan(&n.ID, &n.Address, &n.Version, &started, &hb, &n.Host, &n.PID)
 			n.StartedAt, n.HeartbeatAt = fromTS(started), fromTS(hb)
 			return n, err
 		})

@@ -15,7 +15,7 @@ import (
 // runCols lists a run's columns without its output; runColsOutput with it.
 const (
 	runCols = `id, job, scheduled_time, attempt, reason, state, node, ready_at, created_at,
-	started_at, finished_at, heartbeat_at, cancel_requested, exit_code, error`
+	started_at, finished_at, heartbeat_at, cancel_requested, exit_code, error, pgid, proc_start`
 	runColsOutput = runCols + `, output`
 )
 
@@ -24,8 +24,9 @@ func scanRun(r pgx.Row, withOutput bool) (store.Run, error) {
 	var sched, ready, created, started, finished, hb pgtype.Timestamptz
 	var reason, state string
 	var exit *int32
+	var pgid int32
 	dest := []any{&run.ID, &run.Job, &sched, &run.Attempt, &reason, &state, &run.Node, &ready, &created,
-		&started, &finished, &hb, &run.CancelRequested, &exit, &run.Error}
+		&started, &finished, &hb, &run.CancelRequested, &exit, &run.Error, &pgid, &run.Process.Start}
 	if withOutput {
 		dest = append(dest, &run.Output)
 	}
@@ -35,6 +36,7 @@ func scanRun(r pgx.Row, withOutput bool) (store.Run, error) {
 	run.ScheduledTime, run.ReadyAt, run.CreatedAt = fromTS(sched), fromTS(ready), fromTS(created)
 	run.StartedAt, run.FinishedAt, run.HeartbeatAt = fromTS(started), fromTS(finished), fromTS(hb)
 	run.Reason, run.State = store.Reason(reason), store.RunState(state)
+	run.Process.PGID = int(pgid)
 	if exit != nil {
 		c := int(*exit)
 		run.ExitCode = &c
@@ -289,6 +291,26 @@ func (s *Store) RunFinish(ctx context.Context, p store.RunFinishParams) (store.R
 		return appendEvents(ctx, tx, now, run.Job, run.ID, p.Events)
 	})
 	return run, err
+}
+
+// RunSetProcess records the process groups of a node's running runs in one
+// statement.
+func (s *Store) RunSetProcess(ctx context.Context, p store.RunSetProcessParams) error {
+	if len(p.Items) == 0 {
+		return nil
+	}
+	ids, pgids, starts := make([]int64, len(p.Items)), make([]int32, len(p.Items)), make([]int64, len(p.Items))
+	for i, it := range p.Items {
+		ids[i], pgids[i], starts[i] = it.ID, int32(it.PGID), it.Start
+	}
+	_, err := s.pool.Exec(ctx, `
+		UPDATE runs SET pgid = v.vpgid, proc_start = v.vstart
+		  FROM unnest($1::bigint[], $2::integer[], $3::bigint[]) AS v(vid, vpgid, vstart)
+		 WHERE runs.id = v.vid AND runs.node = $4 AND runs.state = 'running'`, ids, pgids, starts, p.Node)
+	if err != nil {
+		return fmt.Errorf("pgstore: record run processes: %w", err)
+	}
+	return nil
 }
 
 // RunCancel requests that a non-terminal run be killed.

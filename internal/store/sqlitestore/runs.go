@@ -12,7 +12,7 @@ import (
 )
 
 const runColumnsNoOutput = `id, job, scheduled_time, attempt, reason, state, node, ready_at, created_at,
-	started_at, finished_at, heartbeat_at, cancel_requested, exit_code, error`
+	started_at, finished_at, heartbeat_at, cancel_requested, exit_code, error, pgid, proc_start`
 
 const runColumns = runColumnsNoOutput + `, output`
 
@@ -25,7 +25,7 @@ func scanRun(r rowScanner, withOutput bool) (store.Run, error) {
 		cancel                                    int
 	)
 	dest := []any{&run.ID, &run.Job, &scheduled, &run.Attempt, &reason, &state, &run.Node, &ready, &created,
-		&started, &finished, &heartbeat, &cancel, &exit, &run.Error}
+		&started, &finished, &heartbeat, &cancel, &exit, &run.Error, &run.Process.PGID, &run.Process.Start}
 	if withOutput {
 		dest = append(dest, &run.Output)
 	}
@@ -383,6 +383,26 @@ func finish(ctx context.Context, tx *sql.Tx, p store.RunFinishParams, now time.T
 		return store.Run{}, err
 	}
 	return r, nil
+}
+
+// RunSetProcess implements store.Store.
+func (s *Store) RunSetProcess(ctx context.Context, p store.RunSetProcessParams) error {
+	if len(p.Items) == 0 {
+		return nil
+	}
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		up, err := tx.PrepareContext(ctx, `UPDATE runs SET pgid = ?, proc_start = ? WHERE id = ? AND node = ? AND state = 'running'`)
+		if err != nil {
+			return fmt.Errorf("record run processes: %w", err)
+		}
+		defer up.Close()
+		for _, it := range p.Items {
+			if _, err := up.ExecContext(ctx, it.PGID, it.Start, it.ID, p.Node); err != nil {
+				return fmt.Errorf("record process of run %d: %w", it.ID, err)
+			}
+		}
+		return nil
+	})
 }
 
 // RunCancel implements store.Store.

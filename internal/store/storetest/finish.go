@@ -22,6 +22,10 @@ func init() {
 			name string
 			fn   func(t *testing.T, s store.Store)
 		}{"RunFinishBatchConcurrent", testRunFinishBatchConcurrent},
+		struct {
+			name string
+			fn   func(t *testing.T, s store.Store)
+		}{"RunSetProcess", testRunSetProcess},
 	)
 }
 
@@ -172,5 +176,44 @@ func testRunFinishBatchConcurrent(t *testing.T, s store.Store) {
 		if err != nil || j.Status.Succeeded != perJob {
 			t.Errorf("job %d status = %+v, %v; want %d succeeded", i, j.Status, err, perJob)
 		}
+	}
+}
+
+// testRunSetProcess: the process group of a running run is recorded for
+// its node only, and read back by RunGet and RunListStale.
+func testRunSetProcess(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	createJob(t, s, "j")
+	r1 := insertRun(t, s, "j", base, 1)
+	r2 := insertRun(t, s, "j", base.Add(time.Minute), 1)
+	pending := insertRun(t, s, "j", base.Add(2*time.Minute), 1)
+	for _, r := range []store.Run{r1, r2} {
+		if _, err := s.RunRelease(ctx, store.RunReleaseParams{ID: r.ID, ReadyAt: base}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.RunClaim(ctx, store.RunClaimParams{Node: "n1", Now: base, Limit: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.RunClaim(ctx, store.RunClaimParams{Node: "n2", Now: base, Limit: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RunSetProcess(ctx, store.RunSetProcessParams{Node: "n1", Items: []store.RunProcess{
+		{ID: r1.ID, PGID: 4242, Start: 1 << 40}, {ID: r2.ID, PGID: 7, Start: 7}, {ID: pending.ID, PGID: 8, Start: 8}}}); err != nil {
+		t.Fatalf("RunSetProcess: %v", err)
+	}
+	want := map[int64]store.RunProcess{r1.ID: {PGID: 4242, Start: 1 << 40}, r2.ID: {}, pending.ID: {}}
+	for id, w := range want {
+		got, err := s.RunGet(ctx, id)
+		if err != nil || got.Process != w {
+			t.Errorf("run %d process = %+v (%v), want %+v", id, got.Process, err, w)
+		}
+	}
+	stale, err := s.RunListStale(ctx, store.RunListStaleParams{Node: "n1"})
+	if err != nil || len(stale) != 1 || stale[0].Process != want[r1.ID] {
+		t.Errorf("RunListStale(n1) = %+v, %v; want run %d with its process", stale, err, r1.ID)
+	}
+	if err := s.RunSetProcess(ctx, store.RunSetProcessParams{Node: "n1"}); err != nil {
+		t.Errorf("empty RunSetProcess: %v", err)
 	}
 }
