@@ -5,7 +5,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net"
+	"net/http"
+	"net/url"
 	"strings"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/api/apiclient"
 )
 
 // usesServer reports whether apply's arguments ask for an apply on the
@@ -52,11 +58,30 @@ func runApplyServer(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return agentErr(err)
 	}
+	if q.Agent.Standby {
+		// A follower applies nothing: hand the request to the leader,
+		// as a user who asked "apply now" means the cluster.
+		leaderURL, lerr := leaderServer(ctx, c)
+		if lerr != nil {
+			return fmt.Errorf("apply --server: %s does not lead its cluster and applies nothing, and the leader could not be reached: %w", q.Agent.Host, lerr)
+		}
+		lc, err := apiclient.New(leaderURL, apiclient.WithToken(*cf.token),
+			apiclient.WithHTTPClient(&http.Client{Timeout: 30 * time.Second}))
+		if err != nil {
+			return fmt.Errorf("apply --server: leader address %s: %w", leaderURL, err)
+		}
+		if q, err = lc.ApplyTrigger(ctx, *reason); err != nil {
+			return fmt.Errorf("apply --server: forwarding to the leader at %s: %w", leaderURL, agentErr(err))
+		}
+		if q.Agent.Standby {
+			return fmt.Errorf("apply --server: neither %s nor %s leads its cluster now (a leader change is under way?); try again", c.Server(), leaderURL)
+		}
+		if !jsonOut {
+			fmt.Fprintf(e.stdout, "%s does not lead its cluster; forwarded to the leader at %s\n", c.Server(), leaderURL)
+		}
+	}
 	if jsonOut {
 		return writeJSONOut(e.stdout, q)
-	}
-	if q.Agent.Standby {
-		return fmt.Errorf("apply --server: %s does not lead its cluster and applies nothing; send the request to the leader (GET /api/v1/cluster names it)", q.Agent.Host)
 	}
 	if q.Queued {
 		fmt.Fprintf(e.stdout, "apply queued on %s (see 'almanac get applies')\n", q.Agent.Host)
@@ -64,4 +89,35 @@ func runApplyServer(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "an apply was already queued on %s; this request joined it\n", q.Agent.Host)
 	}
 	return nil
+}
+
+// leaderServer asks the daemon behind c which node leads its cluster and
+// returns that node's API URL. A node listening on every interface
+// (0.0.0.0:8080, :8080) is reached at the host the user named for c.
+func leaderServer(ctx context.Context, c *apiclient.Client) (string, error) {
+	cl, err := c.Cluster(ctx)
+	if err != nil {
+		return "", apiErr(err)
+	}
+	if cl.Leader == "" {
+		return "", errors.New("no node leads the cluster now")
+	}
+	for _, n := range cl.Nodes {
+		if n.ID != cl.Leader {
+			continue
+		}
+		host, port, err := net.SplitHostPort(n.Address)
+		if err != nil {
+			return "", fmt.Errorf("leader %s registered the address %q: %w", n.ID, n.Address, err)
+		}
+		base, err := url.Parse(c.Server())
+		if err != nil {
+			return "", err
+		}
+		if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+			host = base.Hostname()
+		}
+		return base.Scheme + "://" + net.JoinHostPort(host, port), nil
+	}
+	return "", fmt.Errorf("leader %s is not among the registered nodes", cl.Leader)
 }

@@ -138,6 +138,15 @@ func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 // serve runs the daemon until ctx is cancelled (SIGINT or SIGTERM).
 func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 	clk := clock.Real{}
+	// Listen first: a busy port fails before anything else starts, and
+	// the node registers the address it really got (a port of 0 picks
+	// one), so other nodes and clients can reach it.
+	ln, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", o.listen, err)
+	}
+	defer ln.Close()
+	o.listen = ln.Addr().String()
 	st, err := openStore(ctx, o, clk)
 	if err != nil {
 		return err
@@ -192,10 +201,6 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 	handler, err := withWebUI(api, st, ctrl, fl, cl, ag, o, clk, log)
 	if err != nil {
 		return err
-	}
-	ln, err := net.Listen("tcp", o.listen)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", o.listen, err)
 	}
 	srv := &http.Server{
 		Handler:           handler,

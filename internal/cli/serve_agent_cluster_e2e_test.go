@@ -51,15 +51,24 @@ func TestEndToEndAgentAppliesOnTheLeaderOnly(t *testing.T) {
 		return err == nil && l.Agent.Standby, err
 	})
 
-	// A manual apply sent to the follower is refused, with a reason.
-	cmd := exec.Command(bin, "apply", "--server", n2.url)
+	// A manual apply sent to the follower is forwarded to the leader,
+	// which applies it; the follower still applies nothing.
+	before := marks("n1")
+	cmd := exec.Command(bin, "apply", "--server", n2.url, "--reason", "forwarded")
 	cmd.Env = append(os.Environ(), "ALMANAC_TOKEN=")
 	msg, err := cmd.CombinedOutput()
-	if err == nil || !strings.Contains(string(msg), "does not lead its cluster") {
+	if err != nil || !strings.Contains(string(msg), "forwarded to the leader at "+n1.url) {
 		t.Errorf("apply --server on the follower: %v\n%s", err, msg)
 	}
-	// The leader's does run.
-	before := marks("n1")
+	eventually(t, "the forwarded apply's report on the leader", 30*time.Second, func() (bool, error) {
+		l, err := c1.ApplyList(ctx, "", 1)
+		return err == nil && len(l.Items) == 1 && l.Items[0].Trigger.Reason == "forwarded" && l.Items[0].Status != "", err
+	})
+	if marks("n1") <= before {
+		t.Error("the forwarded apply did not run the exec on the leader")
+	}
+	// A trigger on the leader itself runs too.
+	before = marks("n1")
 	if q, err := c1.ApplyTrigger(ctx, "e2e"); err != nil || !q.Queued {
 		t.Fatalf("trigger on the leader: %+v, %v", q, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"os"
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/api/apitype"
@@ -145,7 +146,7 @@ func (c *clusterNode) Cluster(ctx context.Context) (apitype.Cluster, error) {
 	if c.node == nil {
 		now := c.clk.Now().UTC()
 		return apitype.Cluster{Leader: c.self, Self: c.self, Now: now,
-			Nodes: []apitype.ClusterNode{{ID: c.self, Address: c.addr, Version: Version, Leader: true}}}, nil
+			Nodes: []apitype.ClusterNode{{ID: c.self, Address: c.addr, Version: Version, Host: hostname(), PID: os.Getpid(), Leader: true}}}, nil
 	}
 	cl, err := c.node.Cluster(ctx)
 	if err != nil {
@@ -161,8 +162,14 @@ func (c *clusterNode) Cluster(ctx context.Context) (apitype.Cluster, error) {
 		out.LeaseExpiresAt = &exp
 	}
 	for _, n := range cl.Nodes {
-		out.Nodes = append(out.Nodes, apitype.ClusterNode{ID: n.ID, Address: n.Address, Version: n.Version,
+		out.Nodes = append(out.Nodes, apitype.ClusterNode{ID: n.ID, Address: n.Address, Version: n.Version, Host: n.Host, PID: n.PID,
 			StartedAt: n.StartedAt, HeartbeatAt: n.HeartbeatAt, Leader: held && n.ID == cl.Lease.Holder})
 	}
 	return out, nil
+}
+
+// hostname is the machine's name, or "" if it cannot be read.
+func hostname() string {
+	h, _ := os.Hostname()
+	return h
 }

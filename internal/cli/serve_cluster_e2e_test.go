@@ -131,6 +131,11 @@ func TestClusterFailover(t *testing.T) {
 		if err != nil || cl.Self != n || cl.Term < l.term || len(cl.Nodes) != 3 || cl.Leader == "" {
 			t.Fatalf("GET /api/v1/cluster on %s = %+v, %v", n, cl, err)
 		}
+		for _, node := range cl.Nodes {
+			if node.Host == "" || node.PID == 0 {
+				t.Fatalf("GET /api/v1/cluster on %s: node %s has no host or pid: %+v", n, node.ID, node)
+			}
+		}
 	}
 
 	// scheduled waits until node has inserted the first attempts of every

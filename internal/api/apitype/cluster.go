@@ -22,9 +22,12 @@ type Cluster struct {
 
 // ClusterNode is one almanac process in the cluster.
 type ClusterNode struct {
-	ID          string    `json:"id"`
-	Address     string    `json:"address"`
-	Version     string    `json:"version"`
+	ID      string `json:"id"`
+	Address string `json:"address"`
+	Version string `json:"version"`
+	// Host and PID say where the process runs (empty and 0 if unknown).
+	Host        string    `json:"host,omitempty"`
+	PID         int       `json:"pid,omitempty"`
 	StartedAt   time.Time `json:"started_at"`
 	HeartbeatAt time.Time `json:"heartbeat_at"`
 	// Leader is true for the node holding an unexpired lease.

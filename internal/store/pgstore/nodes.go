@@ -164,14 +164,14 @@ func (s *Store) Cluster(ctx context.Context) (Cluster, error) {
 			return err
 		}
 		c.Now = fromTS(now)
-		rows, err := tx.Query(ctx, `SELECT id, address, version, started_at, heartbeat_at FROM nodes ORDER BY id`)
+		rows, err := tx.Query(ctx, `SELECT id, address, version, started_at, heartbeat_at, host, pid FROM nodes ORDER BY id`)
 		if err != nil {
 			return err
 		}
 		c.Nodes, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Node, error) {
 			var n Node
 			var started, hb pgtype.Timestamptz
-			err := r.Scan(&n.ID, &n.Address, &n.Version, &started, &hb)
+			err := r.Scan(&n.ID, &n.Address, &n.Version, &started, &hb, &n.Host, &n.PID)
 			n.StartedAt, n.HeartbeatAt = fromTS(started), fromTS(hb)
 			return n, err
 		})

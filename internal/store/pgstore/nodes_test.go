@@ -69,7 +69,7 @@ func TestNodeRegister(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, err := s.Cluster(ctx)
-	if err != nil || len(c.Nodes) != 1 || c.Nodes[0].Address != "127.0.0.1:8081" {
+	if err != nil || len(c.Nodes) != 1 || c.Nodes[0].Address != "127.0.0.1:8081" || c.Nodes[0].Host != "host-b" || c.Nodes[0].PID != 22 {
 		t.Errorf("after the old holder's removal: %+v, %v; want b's row", c.Nodes, err)
 	}
 	if err := s.NodeRegister(ctx, Node{ID: "n2"}, ttl, nil); err == nil {
