@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -111,6 +113,39 @@ func TestCommandHelp(t *testing.T) {
 			_, errOut, code := runCLI(t, tt.args...)
 			if code != tt.code || !strings.Contains(errOut, tt.stderr) {
 				t.Fatalf("code = %d stderr %q; want %d and %q", code, errOut, tt.code, tt.stderr)
+			}
+		})
+	}
+}
+
+// TestServeUsageErrors checks that serve rejects a bad --listen port and a
+// missing or non-directory --manifests before opening anything (exit 2).
+func TestServeUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "site.pp")
+	if err := os.WriteFile(file, []byte("notify { 'x': }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "nope")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"port too big", []string{"--listen", "127.0.0.1:99999"}, `almanac: serve: --listen "127.0.0.1:99999": port 99999 out of range 0-65535` + "\n"},
+		{"missing manifests", []string{"--manifests", missing, "--noop"}, "almanac: serve: --manifests: " + missing + ": no such file or directory\n"},
+		{"manifests is a file", []string{"--manifests", file, "--noop"}, "almanac: serve: --manifests " + file + " is not a directory\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "data")
+			args := append([]string{"serve", "--data", data, "--listen", "127.0.0.1:0"}, tt.args...)
+			_, errOut, code := runCLI(t, args...)
+			if code != exitUsage || errOut != tt.want {
+				t.Fatalf("code %d stderr %q; want %d %q", code, errOut, exitUsage, tt.want)
+			}
+			if _, err := os.Stat(data); !os.IsNotExist(err) {
+				t.Errorf("the data directory was created: %v", err)
 			}
 		})
 	}

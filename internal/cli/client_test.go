@@ -146,6 +146,8 @@ func TestClientCommandErrors(t *testing.T) {
 		{[]string{"run", "x", "--schedule", "* * * * *", "-o", "yaml", "--", "true"}, 2, `almanac: run: -o "yaml": want table or json`},
 		{[]string{"get", "jobs", "-o", "yaml"}, 2, `almanac: get: -o "yaml"`},
 		{[]string{"get"}, 2, "want one of jobs"},
+		{[]string{"get", "runs", "heartbeat"}, 2, `get: unexpected argument "heartbeat" after runs (filters are flags: --job`},
+		{[]string{"get", "runs", "--limit", "1001"}, 2, "get: --limit 1001: want 1 to 1000 (0 for the default)"},
 		{[]string{"get", "pods"}, 2, `unknown kind "pods"`},
 		{[]string{"get", "jobs", "--state", "failed"}, 2, "runs or events only"},
 		{[]string{"get", "runs", "--state", "done"}, 2, `almanac: --state: "done" is not a run state`},

@@ -31,6 +31,11 @@ func parseSchedule(expr string, loc *time.Location) (nexter, error) {
 	if weekly.LooksLikeEvents(expr) {
 		return weekly.ParseEvents(expr, loc)
 	}
+	if f := strings.Fields(expr); len(f) > 1 && weekly.LooksLikeEvents(strings.Join(f, "_")) {
+		if _, err := weekly.ParseEvents(strings.Join(f, "_"), loc); err == nil {
+			return nil, fmt.Errorf("weekly events are joined with '_', not spaces (%s)", strings.Join(f, "_"))
+		}
+	}
 	return cron.Parse(expr, cron.WithLocation(loc))
 }
 

@@ -85,6 +85,9 @@ func TestNextErrors(t *testing.T) {
 		{"bad n", []string{"next", "-n", "x", "0 0 * * *"}, "almanac: next: invalid value"},
 		{"bad flag", []string{"next", "--bogus", "0 0 * * *"}, "almanac: next: flag provided but not defined: -bogus"},
 		{"bad weekly", []string{"next", "mon2500"}, "almanac: next: weekly:"},
+		{"weekly with spaces", []string{"next", "mon0900 fri1700"}, "almanac: next: weekly events are joined with '_', not spaces (mon0900_fri1700)"},
+		{"five weekly events", []string{"next", "mon0900 tue0900 wed0900 thu0900 fri0900"}, "almanac: next: weekly events are joined with '_'"},
+		{"cron still cron", []string{"next", "0 9 * * mon tue"}, "almanac: next: cron: "},
 		{"robfig panic input", []string{"next", "TZ=UTC"}, "almanac: next: cron: at column 7: expected a schedule after TZ=UTC"},
 	}
 	for _, tt := range tests {
