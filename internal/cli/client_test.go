@@ -195,3 +195,22 @@ func TestClientCommandErrors(t *testing.T) {
 		}
 	})
 }
+
+// TestRunAtInThePast: a one-shot instant in the past is accepted (the
+// daemon decides by the starting deadline) but said out loud; a future one
+// is not remarked on.
+func TestRunAtInThePast(t *testing.T) {
+	t.Parallel()
+	st, _, server := fakeDaemon(t)
+	now := time.Date(2030, 7, 2, 0, 0, 0, 0, time.UTC)
+	if _, errOut, code := runCLIAt(t, now, "run", "soon", server, "--at", "2030-07-03T09:30:00Z", "--", "date"); code != 0 || errOut != "" {
+		t.Fatalf("run --at in the future: %d %q", code, errOut)
+	}
+	_, errOut, code := runCLIAt(t, now, "run", "late", server, "--at", "2030-07-01T09:30:00Z", "--", "date")
+	if code != 0 || !strings.Contains(errOut, "run late: note: --at 2030-07-01T09:30:00Z is in the past") {
+		t.Fatalf("run --at in the past: %d %q", code, errOut)
+	}
+	if _, ok := st.Job("late"); !ok {
+		t.Fatal("the past one-shot job was not created")
+	}
+}
