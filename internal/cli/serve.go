@@ -164,6 +164,12 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 			return err
 		}
 		log.Info("demo jobs loaded", "created", n, "total", len(demoJobs()))
+		if o.manifests == "" {
+			if o.manifests, err = writeDemoManifests(o.data); err != nil {
+				return err
+			}
+			log.Info("demo manifests written", "dir", o.manifests)
+		}
 	}
 	manifests, err := newManifestJobs(o, st, clk, log)
 	if err != nil {
