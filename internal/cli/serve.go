@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -79,8 +80,19 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if len(pos) > 0 {
 		return usagef("serve: unexpected argument %q", pos[0])
 	}
-	if _, _, err := net.SplitHostPort(o.listen); err != nil {
+	if _, port, err := net.SplitHostPort(o.listen); err != nil {
 		return usagef("serve: --listen %q is not host:port (like 127.0.0.1:8080)", o.listen)
+	} else if p, err := strconv.Atoi(port); err == nil && (p < 0 || p > 65535) {
+		return usagef("serve: --listen %q: port %d out of range 0-65535", o.listen, p)
+	}
+	if o.manifests != "" {
+		// Checked here so a mistyped directory is a usage error, not a
+		// failure after the store has been opened.
+		if fi, err := os.Stat(o.manifests); err != nil {
+			return usagef("serve: --manifests: %w", unwrapPath(err))
+		} else if !fi.IsDir() {
+			return usagef("serve: --manifests %s is not a directory", o.manifests)
+		}
 	}
 	if o.token == "" && !loopback.Listen(o.listen) {
 		return usagef("serve: --listen %s accepts connections from other machines; set --token (or ALMANAC_TOKEN) so the API is not open to them", o.listen)

@@ -276,11 +276,15 @@ func (c *Controller) step(ctx context.Context) {
 		e := c.wakes[0]
 		c.reconcile(ctx, e, now)
 		if len(c.fires) >= maxFireBatch {
-			// Start the first thousand while the rest are reconciled.
+			// Start one batch of the first thousand while the rest are
+			// reconciled, but no more: draining every ready run here
+			// would hold the remaining runs back until this node had
+			// started all the processes, while other nodes could start
+			// them. The fires left claimable set, so the claim at the
+			// end of the step takes the rest.
 			c.flushFires(ctx, now)
 			if !c.stopping {
-				c.claimable = false
-				c.claim(ctx, now)
+				c.claimOnce(ctx, now)
 			}
 		}
 	}

@@ -55,17 +55,20 @@ const startWorkers = 8
 
 // claim starts every run that is ready now.
 func (c *Controller) claim(ctx context.Context, now time.Time) {
-	for {
-		runs, err := c.st.RunClaim(ctx, store.RunClaimParams{Node: c.cfg.Node, Now: now, Limit: claimBatch})
-		if err != nil {
-			c.log.Error("claim runs", "err", err)
-			return
-		}
-		c.startRuns(ctx, runs, now)
-		if len(runs) < claimBatch {
-			return
-		}
+	for c.claimOnce(ctx, now) {
 	}
+}
+
+// claimOnce starts up to claimBatch ready runs and reports whether more
+// may be ready (the batch was full).
+func (c *Controller) claimOnce(ctx context.Context, now time.Time) bool {
+	runs, err := c.st.RunClaim(ctx, store.RunClaimParams{Node: c.cfg.Node, Now: now, Limit: claimBatch})
+	if err != nil {
+		c.log.Error("claim runs", "err", err)
+		return false
+	}
+	c.startRuns(ctx, runs, now)
+	return len(runs) == claimBatch
 }
 
 // starting is a claimed run on its way to a process.
