@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -16,7 +18,7 @@ import (
 func getApplies(ctx context.Context, e *env, c *apiclient.Client, page string, limit int, jsonOut bool) error {
 	l, err := c.ApplyList(ctx, page, limit)
 	if err != nil {
-		return apiErr(err)
+		return agentErr(err)
 	}
 	if jsonOut {
 		return writeJSONOut(e.stdout, l)
@@ -67,7 +69,7 @@ func describeApply(ctx context.Context, e *env, c *apiclient.Client, idArg strin
 	}
 	r, err := c.ApplyGet(ctx, id)
 	if err != nil {
-		return apiErr(err)
+		return agentErr(err)
 	}
 	if jsonOut {
 		return writeJSONOut(e.stdout, r)
@@ -126,4 +128,15 @@ func printReport(e *env, r *agent.Report) {
 			fmt.Fprintf(w, "  %s %s: %s%s\n", fmtTime(&ev.Time), ev.Level, src, ev.Message)
 		}
 	}
+}
+
+// agentErr is apiErr for the apply routes, which a daemon serves only when it
+// runs an agent: their absence is explained rather than reported as a
+// missing route.
+func agentErr(err error) error {
+	var ae *apiclient.Error
+	if errors.As(err, &ae) && ae.Status == http.StatusNotFound && strings.HasPrefix(ae.API.Message, "no such API route") {
+		return fmt.Errorf("this daemon runs no agent, so it has no apply reports (start it with 'almanac serve --manifests DIR')")
+	}
+	return apiErr(err)
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -40,6 +41,9 @@ func runApply(ctx context.Context, e *env, args []string) error {
 	verbose := fs.Bool("verbose", false, "also print Info lines")
 	debug := fs.Bool("debug", false, "also print Info and Debug lines")
 	files, err := parseFlags(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return err
+	}
 	if err != nil {
 		return usagef("apply: %v (%s)", err, applyUsage)
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"net"
 	"net/http"
@@ -36,6 +37,9 @@ func runApplyServer(ctx context.Context, e *env, args []string) error {
 	output := fs.String("o", "", "output format: table or json")
 	cf := addClientFlags(fs)
 	pos, err := parseFlags(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return err
+	}
 	if err != nil {
 		return usagef("apply --server: %v (usage: almanac apply --server URL [--token T] [--reason R] [-o json])", err)
 	}
@@ -44,7 +48,7 @@ func runApplyServer(ctx context.Context, e *env, args []string) error {
 	}
 	jsonOut, err := outputFormat(*output)
 	if err != nil {
-		return err
+		return usagef("apply --server: %w", err)
 	}
 	c, err := cf.client()
 	if err != nil {
@@ -52,7 +56,7 @@ func runApplyServer(ctx context.Context, e *env, args []string) error {
 	}
 	q, err := c.ApplyTrigger(ctx, *reason)
 	if err != nil {
-		return apiErr(err)
+		return agentErr(err)
 	}
 	if q.Agent.Standby {
 		// A follower applies nothing: hand the request to the leader,
@@ -67,7 +71,7 @@ func runApplyServer(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("apply --server: leader address %s: %w", leaderURL, err)
 		}
 		if q, err = lc.ApplyTrigger(ctx, *reason); err != nil {
-			return fmt.Errorf("apply --server: forwarding to the leader at %s: %w", leaderURL, apiErr(err))
+			return fmt.Errorf("apply --server: forwarding to the leader at %s: %w", leaderURL, agentErr(err))
 		}
 		if q.Agent.Standby {
 			return fmt.Errorf("apply --server: neither %s nor %s leads its cluster now (a leader change is under way?); try again", c.Server(), leaderURL)

@@ -52,7 +52,7 @@ func TestApplyServerTriggersTheAgent(t *testing.T) {
 	// Without an agent the route does not exist.
 	plain := httptest.NewServer(httpapi.New(httpapi.Config{Store: nilStore{}, Controller: nilController{}}))
 	defer plain.Close()
-	if _, errOut, code := runCLI(t, "apply", "--server", plain.URL); code != 1 || !strings.Contains(errOut, "no such API route") {
+	if _, errOut, code := runCLI(t, "apply", "--server", plain.URL); code != 1 || !strings.Contains(errOut, "this daemon runs no agent") {
 		t.Errorf("daemon without agent: exit %d, %q", code, errOut)
 	}
 	resp, err := http.Get(srv.URL + "/api/v1/applies/abc")

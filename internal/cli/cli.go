@@ -89,6 +89,13 @@ func (x *exitError) Unwrap() error { return x.err }
 // process exit code. It never panics on user input.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	e := &env{stdout: stdout, stderr: stderr}
+	if len(args) == 2 && args[0] == "help" {
+		if _, ok := commands[args[1]]; !ok {
+			fmt.Fprintf(stderr, "almanac: help: unknown command %q (run 'almanac help' for the list)\n", args[1])
+			return exitUsage
+		}
+		args = []string{args[1], "--help"}
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		printUsage(stdout)
 		if len(args) == 0 {
@@ -102,6 +109,11 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	err := cmd.run(ctx, e, args[1:])
+	var h *helpError
+	if errors.As(err, &h) {
+		fmt.Fprint(stdout, h.text)
+		return exitOK
+	}
 	return report(stderr, err)
 }
 
@@ -146,7 +158,7 @@ func printUsage(w io.Writer) {
 }
 
 // newFlagSet returns a flag set that reports errors instead of exiting and
-// prints usage only on -h.
+// returns the command's help text (a *helpError) on -h or --help.
 func newFlagSet(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -161,7 +173,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
+				return nil, newHelp(fs)
 			}
 			return nil, &usageError{fmt.Errorf("%s: %w", fs.Name(), err)}
 		}

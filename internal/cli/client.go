@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"regexp"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -68,17 +69,37 @@ func (f outputFlags) parse(args []string) (pos []string, jsonOut bool, err error
 		return nil, false, err
 	}
 	if jsonOut, err = outputFormat(*f.output); err != nil {
-		return nil, false, err
+		return nil, false, usagef("%s: %w", f.fs.Name(), err)
 	}
 	return pos, jsonOut, nil
+}
+
+// jobNameRE mirrors the daemon's rule for job names. Checking it here turns
+// a name that cannot exist into a usage error that quotes it as typed.
+var jobNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// checkJobName returns a usage error for cmd when name is not a valid job name.
+func checkJobName(cmd, name string) error {
+	if !jobNameRE.MatchString(name) {
+		return usagef("%s: %q is not a job name (want 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit)", cmd, name)
+	}
+	return nil
 }
 
 // apiErr maps a client error to the CLI's exit codes: input the daemon
 // rejected as malformed or invalid is a usage error (exit 2); everything
 // else (not found, conflicts, an unreachable daemon) exits 1.
+//
+// The daemon names a bad query parameter "?state"; on the command line that
+// is the flag --state, so the message says so.
 func apiErr(err error) error {
 	var ae *apiclient.Error
 	if errors.As(err, &ae) {
+		if f, ok := strings.CutPrefix(ae.API.Field, "?"); ok {
+			c := *ae
+			c.API.Field = "--" + f
+			ae, err = &c, &c
+		}
 		switch ae.Status {
 		case http.StatusBadRequest, http.StatusRequestEntityTooLarge,
 			http.StatusUnsupportedMediaType, http.StatusUnprocessableEntity:

@@ -137,14 +137,25 @@ func TestClientCommandErrors(t *testing.T) {
 		{[]string{"run", "x", "--at", "tomorrow", "--", "true"}, 2, `--at "tomorrow"`},
 		{[]string{"run", "x", "--at", "2030-01-01T00:00", "--tz", "Mars/Base", "--", "true"}, 2, "Mars/Base"},
 		{[]string{"run", "x", "--schedule", "* * * * *", "--tz", "Mars/Base", "--", "true"}, 2, `--tz "Mars/Base": unknown time zone`},
-		{[]string{"run", "bad name", "--schedule", "* * * * *", "--", "true"}, 2, "name: job name"},
-		{[]string{"run", "x", "--schedule", "* * * * *", "-o", "yaml", "--", "true"}, 2, `-o "yaml"`},
+		{[]string{"run", "bad name", "--schedule", "* * * * *", "--", "true"}, 2, `run: "bad name" is not a job name`},
+		{[]string{"suspend", "bad name!"}, 2, `suspend: "bad name!" is not a job name`},
+		{[]string{"delete", "a/b"}, 2, `delete: "a/b" is not a job name`},
+		{[]string{"describe", "job", "x y"}, 2, `describe job: "x y" is not a job name`},
+		{[]string{"logs", ""}, 2, `logs: "" is neither a run id nor a job name`},
+		{[]string{"logs", "0"}, 2, "run id 0 must be positive"},
+		{[]string{"run", "x", "--schedule", "* * * * *", "-o", "yaml", "--", "true"}, 2, `almanac: run: -o "yaml": want table or json`},
+		{[]string{"get", "jobs", "-o", "yaml"}, 2, `almanac: get: -o "yaml"`},
 		{[]string{"get"}, 2, "want one of jobs"},
+		{[]string{"get", "runs", "heartbeat"}, 2, `get: unexpected argument "heartbeat" after runs (filters are flags: --job`},
+		{[]string{"get", "runs", "--limit", "1001"}, 2, "get: --limit 1001: want 1 to 1000 (0 for the default)"},
 		{[]string{"get", "pods"}, 2, `unknown kind "pods"`},
 		{[]string{"get", "jobs", "--state", "failed"}, 2, "runs or events only"},
-		{[]string{"get", "runs", "--state", "done"}, 2, `?state: "done" is not a run state`},
-		{[]string{"get", "events", "--kind", "boom"}, 2, `?kind: "boom"`},
-		{[]string{"get", "runs", "--job", "nope"}, 1, `job "nope" not found`},
+		{[]string{"get", "runs", "--state", "done"}, 2, `almanac: --state: "done" is not a run state`},
+		{[]string{"get", "events", "--kind", "boom"}, 2, `almanac: --kind: "boom"`},
+		{[]string{"get", "runs", "--page", "zzz"}, 2, `almanac: --page: `},
+		{[]string{"get", "applies"}, 1, "this daemon runs no agent"},
+		{[]string{"describe", "apply", "7"}, 1, "this daemon runs no agent"},
+		{[]string{"get", "runs", "--job", "nope"}, 1, `almanac: --job: job "nope" not found`},
 		{[]string{"get", "jobs", "--resource", "vm-1"}, 2, "runs or events only"},
 		{[]string{"describe", "resource", "nope"}, 1, `resource "nope" is not in the inventory`},
 		{[]string{"inventory"}, 1, "this daemon manages no resources"},
@@ -153,7 +164,7 @@ func TestClientCommandErrors(t *testing.T) {
 		{[]string{"describe", "job", "nope"}, 1, `job "nope" not found`},
 		{[]string{"logs"}, 2, "usage"},
 		{[]string{"logs", "12345"}, 1, "run 12345 not found"},
-		{[]string{"logs", "nojob"}, 1, `job "nojob" not found`},
+		{[]string{"logs", "nojob"}, 1, `almanac: logs: job "nojob" not found`},
 		{[]string{"trigger", "nope"}, 1, `job "nope" not found`},
 		{[]string{"suspend"}, 2, "usage: almanac suspend NAME"},
 		{[]string{"delete", "a", "b"}, 2, "usage: almanac delete NAME"},
@@ -183,4 +194,23 @@ func TestClientCommandErrors(t *testing.T) {
 			t.Fatalf("%d %q", code, errOut)
 		}
 	})
+}
+
+// TestRunAtInThePast: a one-shot instant in the past is accepted (the
+// daemon decides by the starting deadline) but said out loud; a future one
+// is not remarked on.
+func TestRunAtInThePast(t *testing.T) {
+	t.Parallel()
+	st, _, server := fakeDaemon(t)
+	now := time.Date(2030, 7, 2, 0, 0, 0, 0, time.UTC)
+	if _, errOut, code := runCLIAt(t, now, "run", "soon", server, "--at", "2030-07-03T09:30:00Z", "--", "date"); code != 0 || errOut != "" {
+		t.Fatalf("run --at in the future: %d %q", code, errOut)
+	}
+	_, errOut, code := runCLIAt(t, now, "run", "late", server, "--at", "2030-07-01T09:30:00Z", "--", "date")
+	if code != 0 || !strings.Contains(errOut, "run late: note: --at 2030-07-01T09:30:00Z is in the past") {
+		t.Fatalf("run --at in the past: %d %q", code, errOut)
+	}
+	if _, ok := st.Job("late"); !ok {
+		t.Fatal("the past one-shot job was not created")
+	}
 }

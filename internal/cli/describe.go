@@ -54,6 +54,9 @@ func runDescribe(ctx context.Context, e *env, args []string) error {
 	if pos[0] == "resource" {
 		return describeResource(ctx, e, c, pos[1], *nRuns, jsonOut)
 	}
+	if err := checkJobName("describe job", pos[1]); err != nil {
+		return err
+	}
 	j, err := c.JobGet(ctx, pos[1])
 	if err != nil {
 		return apiErr(err)

@@ -28,11 +28,14 @@ func runGet(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if len(pos) > 1 {
+		return usagef("get: unexpected argument %q after %s (filters are flags: --job, --state, --kind, --resource)", pos[1], pos[0])
+	}
 	if len(pos) != 1 {
 		return usagef("get: want one of jobs, runs, resources, events, applies, windows")
 	}
 	if *limit < 0 || *limit > 1000 {
-		return usagef("get: --limit %d: want 1 to 1000", *limit)
+		return usagef("get: --limit %d: want 1 to 1000 (0 for the default)", *limit)
 	}
 	what := pos[0]
 	if what != "runs" && what != "events" {

@@ -29,7 +29,13 @@ func runLogs(ctx context.Context, e *env, args []string) error {
 	id, err := strconv.ParseInt(pos[0], 10, 64)
 	if err != nil {
 		// A job name: its most recent run that has started.
+		if err := checkJobName("logs", pos[0]); err != nil {
+			return usagef("logs: %q is neither a run id nor a job name", pos[0])
+		}
 		p, err := c.RunList(ctx, apiclient.RunFilter{Job: pos[0], States: []string{"running", "succeeded", "failed", "killed"}, Limit: 1})
+		if apiclient.IsNotFound(err) {
+			return fmt.Errorf("logs: job %q not found", pos[0])
+		}
 		if err != nil {
 			return apiErr(err)
 		}

@@ -31,6 +31,11 @@ func parseSchedule(expr string, loc *time.Location) (nexter, error) {
 	if weekly.LooksLikeEvents(expr) {
 		return weekly.ParseEvents(expr, loc)
 	}
+	if f := strings.Fields(expr); len(f) > 1 && weekly.LooksLikeEvents(strings.Join(f, "_")) {
+		if _, err := weekly.ParseEvents(strings.Join(f, "_"), loc); err == nil {
+			return nil, fmt.Errorf("weekly events are joined with '_', not spaces (%s)", strings.Join(f, "_"))
+		}
+	}
 	return cron.Parse(expr, cron.WithLocation(loc))
 }
 
@@ -83,8 +88,9 @@ func runNext(_ context.Context, e *env, args []string) error {
 	out := nextJSON{Expression: expr, TimeZone: loc.String(), Next: make([]string, 0, *n)}
 	for i := 0; i < *n; i++ {
 		t := sched.Next(at)
-		if t.IsZero() || !t.After(at) {
-			return fmt.Errorf("next: schedule %q has no fire time after %s", expr, at.Format(time.RFC3339))
+		// RFC 3339 has four-digit years: a fire time after 9999 cannot be printed.
+		if t.IsZero() || !t.After(at) || t.Year() > 9999 {
+			return fmt.Errorf("next: schedule %q has no fire time after %s before the year 10000", expr, at.Format(time.RFC3339))
 		}
 		out.Next = append(out.Next, t.In(loc).Format(time.RFC3339))
 		at = t

@@ -85,6 +85,9 @@ func TestNextErrors(t *testing.T) {
 		{"bad n", []string{"next", "-n", "x", "0 0 * * *"}, "almanac: next: invalid value"},
 		{"bad flag", []string{"next", "--bogus", "0 0 * * *"}, "almanac: next: flag provided but not defined: -bogus"},
 		{"bad weekly", []string{"next", "mon2500"}, "almanac: next: weekly:"},
+		{"weekly with spaces", []string{"next", "mon0900 fri1700"}, "almanac: next: weekly events are joined with '_', not spaces (mon0900_fri1700)"},
+		{"five weekly events", []string{"next", "mon0900 tue0900 wed0900 thu0900 fri0900"}, "almanac: next: weekly events are joined with '_'"},
+		{"cron still cron", []string{"next", "0 9 * * mon tue"}, "almanac: next: cron: "},
 		{"robfig panic input", []string{"next", "TZ=UTC"}, "almanac: next: cron: at column 7: expected a schedule after TZ=UTC"},
 	}
 	for _, tt := range tests {
@@ -101,6 +104,26 @@ func TestNextErrors(t *testing.T) {
 			}
 			if strings.Count(errOut, "\n") != 1 {
 				t.Errorf("stderr is not one line: %q", errOut)
+			}
+		})
+	}
+}
+
+// TestNextRunsOut checks that a schedule whose next fire times cannot be
+// printed fails (exit 1) without printing a partial list.
+func TestNextRunsOut(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"past year 9999", []string{"next", "--from", "9999-12-31T00:00:00Z", "0 9 * * *"}},
+		{"last fire in 9999", []string{"next", "--from", "9999-12-30T00:00:00Z", "-n", "2", "0 9 31 12 *"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := runCLI(t, tt.args...)
+			if code != exitFailure || out != "" || !strings.Contains(errOut, "no fire time after") || strings.Count(errOut, "\n") != 1 {
+				t.Fatalf("code %d stdout %q stderr %q", code, out, errOut)
 			}
 		})
 	}

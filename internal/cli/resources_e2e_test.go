@@ -25,6 +25,13 @@ func TestEndToEndDemoFleet(t *testing.T) {
 	bin := almanacBinary(t)
 	t.Parallel()
 	d := startDaemon(t, bin, t.TempDir(), "--demo")
+	// The first inventory runs in the background after start-up; wait
+	// for it to be recorded before reading what it found.
+	eventually(t, "the demo fleet's first inventory", 30*time.Second, func() (bool, error) {
+		var l apitype.ResourceList
+		err := json.Unmarshal([]byte(d.cli(t, bin, "get", "resources", "-o", "json")), &l)
+		return err == nil && l.LastInventory != nil, err
+	})
 
 	out := d.cli(t, bin, "get", "resources")
 	lines := strings.Split(strings.TrimSpace(out), "\n")

@@ -37,6 +37,9 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		return usagef("run: missing job NAME (usage: almanac run NAME --schedule CRON | --at TIME [--tz ZONE] -- COMMAND...)")
 	}
 	name, command := pos[0], pos[1:]
+	if err := checkJobName("run", name); err != nil {
+		return err
+	}
 	if len(command) == 0 {
 		return usagef("run: missing COMMAND after -- (usage: almanac run NAME --schedule CRON -- COMMAND...)")
 	}
@@ -81,6 +84,10 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		next = "next run " + fmtTime(j.Status.NextScheduleTime)
 	}
 	fmt.Fprintf(e.stdout, "job %s %s (%s)\n", j.Name, verb, next)
+	if spec.At != nil && spec.At.Before(e.now()) {
+		fmt.Fprintf(e.stderr, "run %s: note: --at %s is in the past: the daemon runs it now if that is within its starting deadline, else records it as missed\n",
+			j.Name, spec.At.UTC().Format(time.RFC3339))
+	}
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -64,7 +65,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&o.manifests, "manifests", "", "directory of *.pp manifests to apply as an agent (and their jobs)")
 	addAgentFlags(fs, &o.agent)
 	fs.StringVar(&o.storeURL, "store", "", "store URL; empty for SQLite under --data")
-	fs.BoolVar(&o.demo, "demo", false, "start with example jobs")
+	fs.BoolVar(&o.demo, "demo", false, "start with example jobs, windows and fleet, and without --manifests an agent on a demo manifest under --data")
 	fs.StringVar(&o.token, "token", os.Getenv("ALMANAC_TOKEN"), "bearer token clients must send (env ALMANAC_TOKEN); required off loopback")
 	fs.StringVar(&o.node, "node", host, "this daemon's node name, recorded on the runs it executes")
 	fs.DurationVar(&o.grace, "grace", 30*time.Second, "at shutdown, how long active runs may finish before they are killed")
@@ -79,8 +80,19 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if len(pos) > 0 {
 		return usagef("serve: unexpected argument %q", pos[0])
 	}
-	if _, _, err := net.SplitHostPort(o.listen); err != nil {
+	if _, port, err := net.SplitHostPort(o.listen); err != nil {
 		return usagef("serve: --listen %q is not host:port (like 127.0.0.1:8080)", o.listen)
+	} else if p, err := strconv.Atoi(port); err == nil && (p < 0 || p > 65535) {
+		return usagef("serve: --listen %q: port %d out of range 0-65535", o.listen, p)
+	}
+	if o.manifests != "" {
+		// Checked here so a mistyped directory is a usage error, not a
+		// failure after the store has been opened.
+		if fi, err := os.Stat(o.manifests); err != nil {
+			return usagef("serve: --manifests: %w", unwrapPath(err))
+		} else if !fi.IsDir() {
+			return usagef("serve: --manifests %s is not a directory", o.manifests)
+		}
 	}
 	if o.token == "" && !loopback.Listen(o.listen) {
 		return usagef("serve: --listen %s accepts connections from other machines; set --token (or ALMANAC_TOKEN) so the API is not open to them", o.listen)
@@ -152,6 +164,12 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 			return err
 		}
 		log.Info("demo jobs loaded", "created", n, "total", len(demoJobs()))
+		if o.manifests == "" {
+			if o.manifests, err = writeDemoManifests(o.data); err != nil {
+				return err
+			}
+			log.Info("demo manifests written", "dir", o.manifests)
+		}
 	}
 	manifests, err := newManifestJobs(o, st, clk, log)
 	if err != nil {

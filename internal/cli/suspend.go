@@ -31,6 +31,9 @@ func jobAction(action string) func(ctx context.Context, e *env, args []string) e
 			return err
 		}
 		name := pos[0]
+		if err := checkJobName(action, name); err != nil {
+			return err
+		}
 		msg, err := doJobAction(ctx, c, action, name)
 		if err != nil {
 			return apiErr(err)

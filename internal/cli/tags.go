@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -116,6 +117,9 @@ func runTags(_ context.Context, e *env, args []string) error {
 	for _, m := range out.Warnings {
 		line("warning", "%s", m)
 	}
+	for _, m := range ignoredKeys(tags) {
+		line("ignored", "%s", m)
+	}
 	if out.NextStart != nil {
 		line("next start", "%s", out.NextStart.Format(time.RFC3339))
 	}
@@ -123,4 +127,69 @@ func runTags(_ context.Context, e *env, args []string) error {
 		line("next stop", "%s", out.NextStop.Format(time.RFC3339))
 	}
 	return nil
+}
+
+// ignoredKeys explains the keys that look like schedule tags but are not
+// one, so are ignored (fleet.md): a misspelt suffix or a key not in lower
+// case. Only the text output shows them; the JSON stays as documented.
+func ignoredKeys(tags map[string]string) []string {
+	var out []string
+	for k := range tags {
+		lower := strings.ToLower(k)
+		var prefix string
+		for _, p := range []string{fleet.PrefixAlmanac, fleet.PrefixProsperOps} {
+			if strings.HasPrefix(lower, p) {
+				prefix = p
+			}
+		}
+		if prefix == "" || fleet.IsScheduleKey(k) {
+			continue
+		}
+		switch {
+		case fleet.IsScheduleKey(lower):
+			out = append(out, fmt.Sprintf("%s is not a schedule key: keys are lower case (%s)", k, lower))
+		case nearestScheduleKey(prefix, lower[len(prefix):]) != "":
+			out = append(out, fmt.Sprintf("%s is not a schedule key (did you mean %s?)", k, nearestScheduleKey(prefix, lower[len(prefix):])))
+		default:
+			out = append(out, fmt.Sprintf("%s is not a schedule key", k))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// scheduleSuffixes are the key suffixes fleet.ParseKey accepts.
+var scheduleSuffixes = []string{"start", "power-on", "stop", "power-off", "timezone", "notify", "stop-hibernate", "power-off-hibernate"}
+
+// nearestScheduleKey returns prefix plus the accepted suffix within two
+// edits of suffix, or "" when there is none.
+func nearestScheduleKey(prefix, suffix string) string {
+	best, bestD := "", 3
+	for _, s := range scheduleSuffixes {
+		if d := editDistance(suffix, s); d < bestD {
+			best, bestD = prefix+s, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, by bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }

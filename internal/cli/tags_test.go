@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/almanac-sh/almanac/internal/fleet"
 )
 
 func TestTagsGolden(t *testing.T) {
@@ -105,5 +107,39 @@ func TestTagsEmptyValueIsAbsent(t *testing.T) {
 	out, _, code := runCLI(t, "tags", "--json", "almanac-schedule-start=", "almanac-schedule-timezone=utc")
 	if code != exitOK || !strings.Contains(out, `"scheduled":false,"errors":[]`) {
 		t.Fatalf("exit %d, %s", code, out)
+	}
+}
+
+// TestTagsIgnoredKeys checks that the text output explains keys that look
+// like schedule tags but are ignored, and that the JSON does not change.
+func TestTagsIgnoredKeys(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"misspelt", []string{"almanac-schedule-strat=mon0900"},
+			"scheduled:  no\nignored:    almanac-schedule-strat is not a schedule key (did you mean almanac-schedule-start?)\n"},
+		{"upper case", []string{"Prosperops-Schedule-Power-On=mon0900"},
+			"scheduled:  no\nignored:    Prosperops-Schedule-Power-On is not a schedule key: keys are lower case (prosperops-schedule-power-on)\n"},
+		{"far off", []string{"almanac-schedule-owner=ops", "Name=web"},
+			"scheduled:  no\nignored:    almanac-schedule-owner is not a schedule key\n"},
+		{"valid keys and others are quiet", []string{"--at", "2024-11-01T14:00:00Z", "almanac-schedule-stop=fri1800", "almanac-schedule-timezone=utc", "env=prod"},
+			"scheduled:  yes\ntime zone:  UTC\nstop:       fri1800\nnext stop:  2024-11-01T18:00:00Z\n"},
+		{"json unchanged", []string{"--json", "almanac-schedule-strat=mon0900"},
+			`{"scheduled":false,"errors":[],"warnings":[],"next_start":null,"next_stop":null}` + "\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := runCLI(t, append([]string{"tags"}, tt.args...)...)
+			if code != exitOK || errOut != "" || out != tt.want {
+				t.Fatalf("code %d stderr %q stdout\n%s\nwant\n%s", code, errOut, out, tt.want)
+			}
+		})
+	}
+	for _, s := range scheduleSuffixes {
+		if !fleet.IsScheduleKey(fleet.PrefixAlmanac + s) {
+			t.Errorf("suffix %q is not a schedule key", s)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -48,13 +49,18 @@ func runValidate(_ context.Context, e *env, args []string) error {
 
 // compileOrReport compiles the files for the command cmd; problems in the
 // manifests are printed on stderr, one a line, and fail the command with
-// their count.
+// their count. At most maxReported are printed, so a binary or runaway file
+// does not flood the terminal.
 func compileOrReport(e *env, cmd string, files []string) (*catalog.Catalog, error) {
 	cat, errs, err := compileFiles(cmd, files)
 	if err != nil {
 		return nil, err
 	}
-	for _, pe := range errs {
+	for i, pe := range errs {
+		if i == maxReported {
+			fmt.Fprintf(e.stderr, "... and %d more\n", len(errs)-maxReported)
+			break
+		}
 		fmt.Fprintln(e.stderr, pe.Error())
 	}
 	if len(errs) > 0 {
@@ -63,9 +69,12 @@ func compileOrReport(e *env, cmd string, files []string) (*catalog.Catalog, erro
 	return cat, nil
 }
 
+// maxReported bounds how many manifest errors one command prints.
+const maxReported = 100
+
 // compileFiles reads, parses and compiles the files for the command cmd.
-// Problems in the manifests come back as errs; an unreadable file is a
-// usage error that names cmd.
+// Problems in the manifests come back as errs; an unreadable or binary file
+// is a usage error that names cmd.
 func compileFiles(cmd string, paths []string) (*catalog.Catalog, manifest.ErrorList, error) {
 	var parsed []*manifest.File
 	var errs manifest.ErrorList
@@ -73,6 +82,9 @@ func compileFiles(cmd string, paths []string) (*catalog.Catalog, manifest.ErrorL
 		src, err := os.ReadFile(p)
 		if err != nil {
 			return nil, nil, usagef("%s: %v", cmd, unwrapPath(err))
+		}
+		if i := bytes.IndexByte(src, 0); i >= 0 {
+			return nil, nil, usagef("%s: %s:%d: NUL byte: a binary file, not a manifest", cmd, p, bytes.Count(src[:i], []byte("\n"))+1)
 		}
 		f, err := manifest.ParseFile(p, src)
 		var el manifest.ErrorList

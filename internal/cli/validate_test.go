@@ -134,3 +134,44 @@ func TestValidateSeveralFilesOneCatalog(t *testing.T) {
 		t.Fatalf("code %d stdout %q stderr %q", code, out, errOut)
 	}
 }
+
+// TestManifestInputErrors checks that unreadable and binary manifests are a
+// one-line usage error prefixed with the command that read them, and that a
+// file with thousands of errors prints a bounded list.
+func TestManifestInputErrors(t *testing.T) {
+	dir := t.TempDir()
+	binary := filepath.Join(dir, "garbage.bin")
+	if err := os.WriteFile(binary, []byte("file {\n\x00\x01\x02"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing.pp")
+	tests := []struct {
+		name   string
+		args   []string
+		stderr string
+	}{
+		{"validate missing", []string{"validate", missing}, "almanac: validate: " + missing + ": no such file or directory\n"},
+		{"apply missing", []string{"apply", "--noop", missing}, "almanac: apply: " + missing + ": no such file or directory\n"},
+		{"apply directory", []string{"apply", "--noop", dir}, "almanac: apply: " + dir + ": is a directory\n"},
+		{"validate binary", []string{"validate", binary}, "almanac: validate: " + binary + ":2: NUL byte: a binary file, not a manifest\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errOut, code := runCLI(t, tt.args...)
+			if code != exitUsage || errOut != tt.stderr {
+				t.Fatalf("code %d stderr %q; want %d %q", code, errOut, exitUsage, tt.stderr)
+			}
+		})
+	}
+	t.Run("many errors", func(t *testing.T) {
+		p := writeManifest(t, "many.pp", strings.Repeat("foo { 'x': }\n", 3*maxReported))
+		_, errOut, code := runCLI(t, "validate", p)
+		lines := strings.Split(strings.TrimSuffix(errOut, "\n"), "\n")
+		if code != exitFailure || len(lines) != maxReported+2 {
+			t.Fatalf("code %d, %d lines; want %d and %d", code, len(lines), exitFailure, maxReported+2)
+		}
+		if lines[maxReported] != "... and 200 more" || lines[maxReported+1] != "almanac: validate: 300 errors" {
+			t.Errorf("tail %q", lines[maxReported:])
+		}
+	})
+}

@@ -144,6 +144,17 @@ type lexer struct {
 	lastKind Kind
 	lastText string
 	hasLast  bool
+	lexStacks
+}
+
+// lexStacks collect the pieces of interpolated strings and their tokens (a
+// string nested in an interpolation pushes above its enclosing one and pops
+// before it continues); spans holds the start and end of each piece's
+// tokens on tokStack. They are empty between strings, so parses reuse them.
+type lexStacks struct {
+	partStack []StrPart
+	tokStack  []Token
+	spans     []int
 }
 
 func newLexer(source *Source, src []byte, errs *ErrorList) *lexer {
@@ -153,7 +164,7 @@ func newLexer(source *Source, src []byte, errs *ErrorList) *lexer {
 
 // Lex splits src into tokens, ending with an EOF token. Problems are
 // appended to errs; lexing always continues to the end of the input, so
-// every lexical error is reported. The parser lexes incrementally instead.
+// every lexical error is reported.
 func Lex(file string, src []byte, errs *ErrorList) []Token {
 	source := NewSource(file, src)
 	if len(src) > maxSource {
@@ -164,18 +175,6 @@ func Lex(file string, src []byte, errs *ErrorList) []Token {
 	toks := make([]Token, 0, len(src)/4+1)
 	lx.run(&toks, -1)
 	return append(toks, Token{Kind: EOF, Off: lx.here()})
-}
-
-// next appends the next token to *out; at the end of input it appends the
-// EOF token.
-func (lx *lexer) next(out *[]Token) {
-	depth := 0
-	n := len(*out)
-	for len(*out) == n {
-		if _, eof := lx.step(out, -1, &depth); eof {
-			*out = append(*out, Token{Kind: EOF, Off: lx.here()})
-		}
-	}
 }
 
 // here is the current offset, as stored in tokens.
@@ -507,72 +506,120 @@ func (lx *lexer) lexDouble(out *[]Token, p int32) {
 		}
 	}
 	lx.advance(1)
-	var parts []StrPart
+	// When this string sits in an interpolation, out is the token stack
+	// itself, so the stacks are popped before the token is appended.
+	partBase, tokBase, spanBase := len(lx.partStack), len(lx.tokStack), len(lx.spans)
+	popped := func() {
+		lx.partStack = pop(lx.partStack, partBase)
+		lx.tokStack = lx.tokStack[:tokBase]
+		lx.spans = lx.spans[:spanBase]
+	}
+	// A literal piece is the source bytes from litPos on until an escape
+	// is met; from then on it is assembled in b.
 	var b strings.Builder
 	litPos := lx.here()
+	escaped := false
 	flush := func() {
-		if b.Len() > 0 {
-			parts = append(parts, StrPart{Lit: b.String(), Off: litPos})
+		switch {
+		case escaped:
+			lx.partStack = append(lx.partStack, StrPart{Lit: b.String(), Off: litPos})
 			b.Reset()
+			escaped = false
+		case lx.here() > litPos:
+			lx.partStack = append(lx.partStack, StrPart{Lit: lx.text[litPos:lx.off], Off: litPos})
 		}
 	}
 	for lx.off < len(lx.src) {
 		c := lx.src[lx.off]
 		switch {
 		case c == '"':
-			lx.advance(1)
 			flush()
+			lx.advance(1)
+			var t Token
+			parts := lx.partStack[partBase:]
 			if len(parts) == 0 {
-				*out = append(*out, span(STRING, p, 0, 0))
-			} else if len(parts) == 1 && parts[0].Tokens == nil {
-				*out = append(*out, lx.decoded(STRING, p, parts[0].Lit))
+				t = span(STRING, p, 0, 0)
+			} else if len(parts) == 1 && parts[0].Lit != "" {
+				t = lx.decoded(STRING, p, parts[0].Lit)
 			} else {
-				*out = append(*out, lx.dq(p, parts))
+				t = lx.dq(p, lx.finishParts(parts, tokBase, spanBase))
 			}
+			popped()
+			*out = append(*out, t)
 			return
 		case c == '\\':
+			if !escaped {
+				b.WriteString(lx.text[litPos:lx.off])
+				escaped = true
+			}
 			lx.escape(&b)
 		case c == '$' && lx.peekAt(1) == '{':
 			flush()
 			ep := lx.here()
 			lx.advance(2)
-			toks := make([]Token, 0, 4) // most interpolations are a variable and EOF
+			start := len(lx.tokStack)
 			lx.hasLast = false
-			if !lx.run(&toks, 0) {
+			if !lx.run(&lx.tokStack, 0) {
 				lx.errs.Add(lx.posAt(ep), "unterminated ${ interpolation")
+				popped()
 				return
 			}
 			// The closing '}' ends the embedded expression.
-			toks = append(toks, span(EOF, int32(lx.off-1), lx.off-1, lx.off))
-			parts = append(parts, StrPart{Tokens: toks, Off: ep})
+			lx.tokStack = append(lx.tokStack, span(EOF, int32(lx.off-1), lx.off-1, lx.off))
+			lx.spans = append(lx.spans, start, len(lx.tokStack))
+			lx.partStack = append(lx.partStack, StrPart{Off: ep})
 			litPos = lx.here()
 		case c == '$' && (isLower(lx.peekAt(1)) || lx.peekAt(1) == '_' || isDigit(lx.peekAt(1)) ||
 			lx.peekAt(1) == ':' && lx.peekAt(2) == ':'):
 			flush()
 			ep := lx.here()
-			toks := make([]Token, 0, 4) // most interpolations are a variable and EOF
-			lx.lexVar(&toks, ep)
+			start := len(lx.tokStack)
+			lx.lexVar(&lx.tokStack, ep)
 			// "$x[1]" accesses like "${x[1]}".
 			for lx.peekAt(0) == '[' {
 				bp := lx.here()
 				lx.advance(1)
-				toks = append(toks, span(PUNCT, bp, int(bp), int(bp)+1))
-				if !lx.runUntilBracket(&toks) {
+				lx.tokStack = append(lx.tokStack, span(PUNCT, bp, int(bp), int(bp)+1))
+				if !lx.runUntilBracket(&lx.tokStack) {
 					lx.errs.Add(lx.posAt(bp), "unterminated [ in string interpolation")
+					popped()
 					return
 				}
 			}
-			toks = append(toks, Token{Kind: EOF, Off: lx.here()})
-			parts = append(parts, StrPart{Tokens: toks, Off: ep})
+			lx.tokStack = append(lx.tokStack, Token{Kind: EOF, Off: lx.here()})
+			lx.spans = append(lx.spans, start, len(lx.tokStack))
+			lx.partStack = append(lx.partStack, StrPart{Off: ep})
 			litPos = lx.here()
 		default:
-			b.WriteByte(c)
+			if escaped {
+				b.WriteByte(c)
+			}
 			lx.advance(1)
 		}
 	}
 	lx.errs.Add(lx.posAt(p), "unterminated string")
 	flush()
-	*out = append(*out, lx.dq(p, parts))
+	t := lx.dq(p, lx.finishParts(lx.partStack[partBase:], tokBase, spanBase))
+	popped()
+	*out = append(*out, t)
+}
+
+// finishParts copies the pieces of one string off the stacks into exactly
+// sized slices: one for the pieces, one for all their tokens. Pieces with
+// tokens are the ones with an empty Lit; their tokens are the spans pushed
+// from spanBase on, in order.
+func (lx *lexer) finishParts(stacked []StrPart, tokBase, spanBase int) []StrPart {
+	parts := append([]StrPart(nil), stacked...)
+	toks := append([]Token(nil), lx.tokStack[tokBase:]...)
+	spans := lx.spans[spanBase:]
+	for i := range parts {
+		if parts[i].Lit == "" {
+			start, end := spans[0]-tokBase, spans[1]-tokBase
+			parts[i].Tokens = toks[start:end:end]
+			spans = spans[2:]
+		}
+	}
+	return parts
 }
 
 // runUntilBracket lexes tokens up to and including the ']' matching an

@@ -33,15 +33,22 @@ var keywords = map[string]bool{
 	"application": true, "site": true, "produces": true, "consumes": true, "attr": true, "private": true,
 }
 
-// buffers are a parse's transient buffers, kept in parseBufs for reuse by
-// later parses.
+// buffers are a parse's transient memory, kept in parseBufs for reuse by
+// later parses: the token buffer, the lexer's stacks and the arena, whose
+// chunks are handed to the tree and dropped from it after each parse while
+// its scratch stacks are kept.
 type buffers struct {
-	toks    []Token
-	scratch []Expr
-	attrs   []Attr
+	toks  []Token
+	lexer lexStacks
+	a     arena
 }
 
 var parseBufs = sync.Pool{New: func() any { return new(buffers) }}
+
+// maxPooledTokens bounds the token buffer kept for reuse (10 MB, enough
+// for a 2 MB manifest), so that a huge file does not keep its tokens'
+// memory alive after its parse.
+const maxPooledTokens = 1 << 19
 
 // bailout unwinds the parser to the enclosing statement after an error.
 type bailout struct{}
@@ -49,10 +56,8 @@ type bailout struct{}
 type parser struct {
 	src     *Source
 	tt      *texts
-	lx      *lexer  // nil when toks holds every token (interpolations)
-	toks    []Token // tokens from index base on
-	base    int
-	i       int // absolute index of the current token
+	toks    []Token // every token of the file, or of an interpolation, ending with EOF
+	i       int     // index of the current token
 	errs    *ErrorList
 	depth   int
 	noBrace bool // while parsing a condition, `name {` does not start a resource
@@ -69,18 +74,31 @@ func ParseFile(name string, src []byte) (*File, error) {
 		errs.Add(source.Pos(0), "file too large: %d bytes (the limit is %d)", len(src), maxSource)
 		return f, errs
 	}
-	// Tokens are dropped after each top-level statement and the scratch
-	// stacks are empty between statements; nothing in the tree points into
-	// them, so their buffers are reused from file to file.
+	// The whole file is lexed first, so that the arena's chunks can be
+	// sized from its tokens. Nothing in the tree points into the token
+	// buffer or the scratch stacks (empty between statements), so they are
+	// reused from file to file.
 	buf := parseBufs.Get().(*buffers)
 	lx := newLexer(source, src, &errs)
-	p := &parser{src: source, tt: &lx.tt, lx: lx, errs: &errs, a: &arena{scratch: buf.scratch, attrScratch: buf.attrs}}
-	p.toks = buf.toks
+	lx.lexStacks = buf.lexer
+	toks := buf.toks
+	if want := len(src)/4 + 1; cap(toks) < want {
+		// Manifests run at 4 to 7 bytes a token: one allocation instead
+		// of a series of ever larger copies.
+		toks = make([]Token, 0, want)
+	}
+	lx.run(&toks, -1)
+	toks = append(toks, Token{Kind: EOF, Off: lx.here()})
+	p := &parser{src: source, tt: &lx.tt, toks: toks, errs: &errs, a: &buf.a}
+	p.a.size(p.tt, toks)
 	f.Body = p.statements(true)
 	// Tokens hold no pointers, so the pooled token buffer keeps nothing of
-	// this file alive; the scratch stacks are cleared as they are popped.
-	*buf = buffers{toks: p.toks[:0], scratch: p.a.scratch[:0], attrs: p.a.attrScratch[:0]}
-	parseBufs.Put(buf)
+	// this file alive; the scratch stacks are cleared as they are popped,
+	// and the arena forgets its chunks.
+	if cap(p.toks) <= maxPooledTokens {
+		*buf = buffers{toks: p.toks[:0], lexer: lx.lexStacks, a: p.a.reset()}
+		parseBufs.Put(buf)
+	}
 	errs.Sort()
 	if len(errs) > 0 {
 		return f, errs
@@ -88,32 +106,16 @@ func ParseFile(name string, src []byte) (*File, error) {
 	return f, nil
 }
 
-// at returns the token at absolute index j, lexing on demand; past the end
-// it returns the EOF token.
+// at returns the token at index j; past the end it returns the EOF token.
 func (p *parser) at(j int) *Token {
-	for j-p.base >= len(p.toks) {
-		if p.lx == nil || len(p.toks) > 0 && p.toks[len(p.toks)-1].Kind == EOF {
-			return &p.toks[len(p.toks)-1]
-		}
-		p.lx.next(&p.toks)
+	if j >= len(p.toks) {
+		return &p.toks[len(p.toks)-1]
 	}
-	return &p.toks[j-p.base]
+	return &p.toks[j]
 }
 
-// discard drops tokens before the current one; only called between
-// top-level statements, so error recovery never needs them again.
-func (p *parser) discard() {
-	if p.lx == nil || p.i <= p.base {
-		return
-	}
-	n := copy(p.toks, p.toks[p.i-p.base:])
-	p.toks = p.toks[:n]
-	p.base = p.i
-}
-
-// tok returns the current token. Tokens are never modified once lexed and
-// stay in place until the next top-level statement, so the pointer stays
-// valid while the statement is parsed.
+// tok returns the current token. Tokens are never moved once lexed, so the
+// pointer stays valid for the whole parse.
 func (p *parser) tok() *Token { return p.at(p.i) }
 
 func (p *parser) peek(n int) *Token { return p.at(p.i + n) }
@@ -174,9 +176,6 @@ func (p *parser) statements(top bool) []Expr {
 				p.next()
 			}
 			return done()
-		}
-		if top {
-			p.discard()
 		}
 		t := p.tok()
 		if t.Kind == EOF {

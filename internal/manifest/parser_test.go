@@ -35,6 +35,8 @@ func TestParse(t *testing.T) {
 			`(= $h {"a"=>[1 2.5 true undef] b=>{c=>-3}})`},
 		{"interp", `$s = "x${a}y$b-${c[0]}\t$h['k'] \$z ${ $d + 1 }"`,
 			`(= $s (str "x" $a "y" $b "-" (at $c 0) "\t" (at $h "k") " $z " (+ $d 1)))`},
+		{"nested interp", `$s = "a\n${ "b${c}d" }e${[1, "f\t$g"][1]}"`,
+			`(= $s (str "a\n" (str "b" $c "d") "e" (at [1 (str "f\t" $g)] 1)))`},
 		{"single quote escapes", `$s = 'it\'s \n \\'`, `(= $s "it's \\n \\")`},
 		{"access", `$x = $a[0][1]`, `(= $x (at (at $a 0) 1))`},
 		{"array after space is not access", "$x = $a\n[1].each |$v| { }", `(= $x $a) (call each [1] |$v| {})`},

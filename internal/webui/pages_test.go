@@ -123,7 +123,7 @@ func TestPagesRender(t *testing.T) {
 			`<ul class="findings warnings">`, `class="marker start"`, "no zone"}},
 		{"/events", []string{`<table id="events"`, "run.failed", `list="kinds"`}},
 		{"/cluster", []string{`<strong id="cluster-leader">node-b</strong> leads in term <span id="cluster-term">7</span>`,
-			`data-node="node-b" data-leader="true"`, `node-a <small class="muted">(this node)</small>`, "10.0.0.13:8080", "9s ago",
+			`data-node="node-b" data-leader="true"`, `node-a <small class="muted">(this node)</small>`, "10.0.0.13:8080", `sched-b <small class="muted">pid 1407</small>`, "9s ago",
 			`aria-current="page">Cluster`}},
 	}
 	for _, tt := range tests {

@@ -25,6 +25,10 @@ func Load(paths ...string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(files) == 0 {
+		// Only directories were given and none holds a fragment.
+		return nil, fmt.Errorf("%s: no *.toml fragments in the directory: %w", strings.Join(paths, ", "), ErrNoWindows)
+	}
 	frags := make([]*Fragment, 0, len(files))
 	for _, file := range files {
 		src, err := os.ReadFile(file)

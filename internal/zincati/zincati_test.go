@@ -298,6 +298,15 @@ func TestLoadDirectories(t *testing.T) {
 	if _, err := Load(filepath.Join(dir, "missing.toml")); err == nil || !strings.Contains(err.Error(), "missing.toml") {
 		t.Fatalf("missing file: %v", err)
 	}
+	// A directory without fragments is named in the error, which still
+	// wraps ErrNoWindows.
+	empty := filepath.Join(dir, "empty.d")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(empty); !errors.Is(err, ErrNoWindows) || !strings.HasPrefix(err.Error(), empty+": no *.toml") {
+		t.Fatalf("empty directory: %v", err)
+	}
 }
 
 func FuzzParse(f *testing.F) {

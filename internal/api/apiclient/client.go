@@ -122,8 +122,15 @@ func call[T any](ctx context.Context, c *Client, method, path string, q url.Valu
 
 // send performs the request and turns non-2xx answers into *Error.
 func (c *Client) send(ctx context.Context, method, path string, q url.Values, body any) (*http.Response, error) {
+	// path comes escaped (names and ids go through url.PathEscape), so it
+	// extends the escaped form; Path gets the decoded one.
+	decoded, err := url.PathUnescape(path)
+	if err != nil {
+		return nil, fmt.Errorf("request path %q: %w", path, err)
+	}
 	u := *c.base
-	u.Path += path
+	u.RawPath = c.base.EscapedPath() + path
+	u.Path += decoded
 	u.RawQuery = q.Encode()
 	var rd io.Reader
 	if body != nil {

@@ -155,3 +155,38 @@ func TestNew(t *testing.T) {
 		})
 	}
 }
+
+// TestClientEscapesPathOnce checks that an id with characters a path must
+// escape reaches the server as the same id, escaped once.
+func TestClientEscapesPathOnce(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		base, id, wantPath string
+	}{
+		{"", "x/y", "/api/v1/resources/x%2Fy"},
+		{"", "a b", "/api/v1/resources/a%20b"},
+		{"", "100%", "/api/v1/resources/100%25"},
+		{"/prefix", "x/y", "/prefix/api/v1/resources/x%2Fy"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.base+" "+tt.id, func(t *testing.T) {
+			got := make(chan string, 1)
+			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				got <- r.URL.EscapedPath()
+				w.Header().Set("Content-Type", "application/json")
+				w.Write([]byte(`{"id":"x"}`))
+			}))
+			defer ts.Close()
+			c, err := apiclient.New(ts.URL + tt.base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.ResourceGet(context.Background(), tt.id); err != nil {
+				t.Fatal(err)
+			}
+			if p := <-got; p != tt.wantPath {
+				t.Fatalf("server saw %s, want %s", p, tt.wantPath)
+			}
+		})
+	}
+}

@@ -176,9 +176,9 @@ func demoCluster(now time.Time) apitype.Cluster {
 	started := now.Add(-26 * time.Hour)
 	return apitype.Cluster{Leader: "node-b", Term: 7, LeaseExpiresAt: &exp, Self: "node-a", Now: now,
 		Nodes: []apitype.ClusterNode{
-			{ID: "node-a", Address: "10.0.0.11:8080", Version: "v0.9.0", StartedAt: started, HeartbeatAt: now.Add(-800 * time.Millisecond)},
-			{ID: "node-b", Address: "10.0.0.12:8080", Version: "v0.9.0", StartedAt: started.Add(-3 * time.Hour), HeartbeatAt: now.Add(-300 * time.Millisecond), Leader: true},
-			{ID: "node-c", Address: "10.0.0.13:8080", Version: "v0.9.0", StartedAt: now.Add(-2 * time.Minute), HeartbeatAt: now.Add(-9 * time.Second)},
+			{ID: "node-a", Address: "10.0.0.11:8080", Version: "v0.9.0", Host: "sched-a", PID: 812, StartedAt: started, HeartbeatAt: now.Add(-800 * time.Millisecond)},
+			{ID: "node-b", Address: "10.0.0.12:8080", Version: "v0.9.0", Host: "sched-b", PID: 1407, StartedAt: started.Add(-3 * time.Hour), HeartbeatAt: now.Add(-300 * time.Millisecond), Leader: true},
+			{ID: "node-c", Address: "10.0.0.13:8080", Version: "v0.9.0", Host: "sched-c", PID: 655, StartedAt: now.Add(-2 * time.Minute), HeartbeatAt: now.Add(-9 * time.Second)},
 		}}
 }
 
