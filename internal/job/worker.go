@@ -65,6 +65,15 @@ func (c *Controller) claim(ctx context.Context, now time.Time) {
 		if len(runs) < claimBatch {
 			return
 		}
+		// Starting a batch of processes can take seconds on a loaded
+		// machine. Keep the runs started so far heart-beating while
+		// the burst drains, or the leader would presume them dead, and
+		// claim the next batch at the time it is really claimed.
+		now = c.clock.Now()
+		if !now.Before(c.nextBeat) {
+			c.heartbeat(ctx, now)
+			c.nextBeat = now.Add(c.cfg.HeartbeatInterval)
+		}
 	}
 }
 
