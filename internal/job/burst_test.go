@@ -46,17 +46,8 @@ func TestBurstCreatesRunsBeforeDraining(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
 		clk := clock.NewFake(t0)
-		st, err := sqlitestore.Open(ctx, t.TempDir(), sqlitestore.WithClock(clk))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
 		const jobs = 2*maxFireBatch + 500
-		for i := 0; i < jobs; i++ {
-			if _, err := st.JobCreate(ctx, store.JobCreateParams{Spec: spec(fmt.Sprintf("j%04d", i), "1m"), Source: store.SourceAPI, Now: t0}); err != nil {
-				t.Fatal(err)
-			}
-		}
+		st := burstStore(t, ctx, clk, jobs)
 		log := &callLog{Store: st}
 		b := &bundle{t: t, ctx: ctx, clk: clk, st: st, ex: &fakeExec{}, gates: map[string]Gate{}}
 		b.cfg = Config{Store: log, Clock: clk, Parse: parseEvery, Executor: b.ex}
@@ -131,17 +122,8 @@ func TestBurstKeepsHeartbeating(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
 		clk := clock.NewFake(t0)
-		st, err := sqlitestore.Open(ctx, t.TempDir(), sqlitestore.WithClock(clk))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
 		const jobs = 3*claimBatch + 10
-		for i := 0; i < jobs; i++ {
-			if _, err := st.JobCreate(ctx, store.JobCreateParams{Spec: spec(fmt.Sprintf("j%04d", i), "1m"), Source: store.SourceAPI, Now: t0}); err != nil {
-				t.Fatal(err)
-			}
-		}
+		st := burstStore(t, ctx, clk, jobs)
 		log := &heartbeatLog{callLog: callLog{Store: st}, clk: clk, slow: 25 * time.Second, slowN: 4}
 		b := &bundle{t: t, ctx: ctx, clk: clk, st: st, ex: &fakeExec{}, gates: map[string]Gate{}}
 		// One claim batch takes 25 s, the whole burst longer than three
@@ -183,4 +165,21 @@ func TestBurstKeepsHeartbeating(t *testing.T) {
 			t.Fatalf("%d processes started, want at least %d", got, jobs)
 		}
 	})
+}
+
+// burstStore opens a SQLite store holding n jobs due every minute, all at
+// the same instants; it is closed when the test ends.
+func burstStore(t *testing.T, ctx context.Context, clk *clock.Fake, n int) *sqlitestore.Store {
+	t.Helper()
+	st, err := sqlitestore.Open(ctx, t.TempDir(), sqlitestore.WithClock(clk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	for i := 0; i < n; i++ {
+		if _, err := st.JobCreate(ctx, store.JobCreateParams{Spec: spec(fmt.Sprintf("j%04d", i), "1m"), Source: store.SourceAPI, Now: t0}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return st
 }
