@@ -28,14 +28,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/agent"
 	"github.com/almanac-sh/almanac/internal/leader"
+	"github.com/almanac-sh/almanac/internal/migrate"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -127,39 +126,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		if _, err := tx.Exec(ctx, leader.Schema); err != nil {
 			return fmt.Errorf("create lease table: %w", err)
 		}
-		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS agent_schema_version (version integer NOT NULL)`); err != nil {
-			return fmt.Errorf("create agent_schema_version: %w", err)
-		}
-		var current int
-		if err := tx.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) FROM agent_schema_version`).Scan(&current); err != nil {
-			return fmt.Errorf("read agent_schema_version: %w", err)
-		}
-		latest := 0
-		for _, name := range names {
-			base := path.Base(name)
-			n, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
-			if err != nil {
-				return fmt.Errorf("migration %s: name must start with a number", base)
-			}
-			latest = max(latest, n)
-			if n <= current {
-				continue
-			}
-			body, err := migrations.ReadFile(name)
-			if err != nil {
-				return err
-			}
-			if _, err := tx.Exec(ctx, string(body)); err != nil {
-				return fmt.Errorf("migration %s: %w", base, err)
-			}
-			if _, err := tx.Exec(ctx, `INSERT INTO agent_schema_version (version) VALUES ($1)`, n); err != nil {
-				return err
-			}
-		}
-		if current > latest {
-			return fmt.Errorf("agent schema version %d is newer than this binary's %d; upgrade almanac", current, latest)
-		}
-		return nil
+		return migrate.Apply(ctx, migrate.Pgx(tx), migrations, names, "agent_schema_version", "$1")
 	})
 }
 

@@ -41,7 +41,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -49,6 +48,7 @@ import (
 
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/leader"
+	"github.com/almanac-sh/almanac/internal/migrate"
 	"github.com/almanac-sh/almanac/internal/store"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -169,37 +169,8 @@ func (s *Store) migrate(ctx context.Context) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('almanac.migrate.' || current_schema()))`); err != nil {
 			return fmt.Errorf("lock migrations: %w", err)
 		}
-		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)`); err != nil {
-			return fmt.Errorf("create schema_version: %w", err)
-		}
-		var current int
-		if err := tx.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_version`).Scan(&current); err != nil {
-			return fmt.Errorf("read schema_version: %w", err)
-		}
-		latest := 0
-		for _, name := range names {
-			base := path.Base(name)
-			n, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
-			if err != nil {
-				return fmt.Errorf("migration %s: name must start with a number", base)
-			}
-			latest = max(latest, n)
-			if n <= current {
-				continue
-			}
-			body, err := migrations.ReadFile(name)
-			if err != nil {
-				return err
-			}
-			if _, err := tx.Exec(ctx, string(body)); err != nil {
-				return fmt.Errorf("migration %s: %w", base, err)
-			}
-			if _, err := tx.Exec(ctx, `INSERT INTO schema_version (version) VALUES ($1)`, n); err != nil {
-				return err
-			}
-		}
-		if current > latest {
-			return fmt.Errorf("database schema version %d is newer than this binary's %d; upgrade almanac", current, latest)
+		if err := migrate.Apply(ctx, migrate.Pgx(tx), migrations, names, "schema_version", "$1"); err != nil {
+			return err
 		}
 		if _, err := tx.Exec(ctx, leader.Schema); err != nil {
 			return fmt.Errorf("create lease table: %w", err)

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/migrate"
 	"github.com/almanac-sh/almanac/internal/store"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -106,39 +107,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	sort.Strings(names)
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`); err != nil {
-			return fmt.Errorf("create schema_version: %w", err)
-		}
-		var current int
-		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_version`).Scan(&current); err != nil {
-			return fmt.Errorf("read schema_version: %w", err)
-		}
-		latest := 0
-		for _, name := range names {
-			base := filepath.Base(name)
-			n, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
-			if err != nil {
-				return fmt.Errorf("migration %s: name must start with a number", base)
-			}
-			latest = max(latest, n)
-			if n <= current {
-				continue
-			}
-			body, err := migrations.ReadFile(name)
-			if err != nil {
-				return err
-			}
-			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
-				return fmt.Errorf("migration %s: %w", base, err)
-			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO schema_version (version) VALUES (?)`, n); err != nil {
-				return err
-			}
-		}
-		if current > latest {
-			return fmt.Errorf("database schema version %d is newer than this binary's %d; upgrade almanac", current, latest)
-		}
-		return nil
+		return migrate.Apply(ctx, migrate.SQL(tx), migrations, names, "schema_version", "?")
 	})
 }
 
