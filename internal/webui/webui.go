@@ -23,6 +23,7 @@ import (
 	"html/template"
 	"io/fs"
 	"log/slog"
+	"mime"
 	"net/http"
 	"strings"
 	"time"
@@ -159,20 +160,61 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.mux.ServeHTTP(w, r)
 		return
 	}
+	// Authentication comes before anything reads the body, so a client
+	// without the token cannot make the daemon store or parse what it sends.
+	if !s.authorized(r) && r.URL.Path != "/login" {
+		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+			r = s.withCSRF(w, r)
+			http.Redirect(w, r, "/login?next="+urlQueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+			return
+		}
+		w.Header().Set("Connection", "close")
+		s.fail(w, r, http.StatusUnauthorized, "Log in first.")
+		return
+	}
+	if r.Method == http.MethodPost {
+		if status, msg := s.readForm(w, r); status != 0 {
+			w.Header().Set("Connection", "close")
+			s.fail(w, r, status, msg)
+			return
+		}
+	}
 	r = s.withCSRF(w, r)
 	if r.Method == http.MethodPost && !s.validCSRF(r) {
 		s.fail(w, r, http.StatusForbidden, "This form has expired or did not come from this site. Reload the page and try again.")
 		return
 	}
-	if !s.authorized(r) && r.URL.Path != "/login" {
-		if r.Method == http.MethodGet || r.Method == http.MethodHead {
-			http.Redirect(w, r, "/login?next="+urlQueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
-			return
-		}
-		s.fail(w, r, http.StatusUnauthorized, "Log in first.")
-		return
-	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// MaxFormBytes bounds the body of a web UI form post. The UI's forms carry
+// a few short fields, so anything larger is refused unread.
+const MaxFormBytes = 64 << 10
+
+// readForm parses a POST's URL-encoded form, at most MaxFormBytes of it, on
+// the request that will be served (so no copy holds a parsed form nobody
+// cleans up). Only application/x-www-form-urlencoded is accepted: a
+// multipart body would be spooled to temporary files. It returns a status
+// and message when the body is refused, or 0.
+func (s *server) readForm(w http.ResponseWriter, r *http.Request) (int, string) {
+	if r.ContentLength > MaxFormBytes {
+		return http.StatusRequestEntityTooLarge, "This form is too large."
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || mt != "application/x-www-form-urlencoded" {
+			return http.StatusUnsupportedMediaType, "Forms must be sent as application/x-www-form-urlencoded."
+		}
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, MaxFormBytes)
+	if err := r.ParseForm(); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return http.StatusRequestEntityTooLarge, "This form is too large."
+		}
+		return http.StatusBadRequest, "This form could not be read."
+	}
+	return 0, ""
 }
 
 // page is what every template gets.
