@@ -19,6 +19,7 @@ import (
 // daemon is a real `almanac serve` on a free loopback port.
 type daemon struct {
 	url    string
+	data   string // --data: the CLI finds the daemon's token there
 	cmd    *exec.Cmd
 	stderr *lockedWriter
 	done   chan error
@@ -37,11 +38,11 @@ func startDaemon(t *testing.T, extra ...string) *daemon {
 		}
 		addr := ln.Addr().String()
 		ln.Close()
-		d := &daemon{url: "http://" + addr, stderr: &lockedWriter{}, done: make(chan error, 1)}
+		d := &daemon{url: "http://" + addr, data: data, stderr: &lockedWriter{}, done: make(chan error, 1)}
 		args := append([]string{"serve", "--data", data, "--listen", addr}, extra...)
 		d.cmd = exec.Command(binary, args...)
 		d.cmd.Dir = repoRoot(t)
-		d.cmd.Env = append(os.Environ(), "TZ=UTC")
+		d.cmd.Env = append(os.Environ(), "TZ=UTC", "ALMANAC_TOKEN=")
 		d.cmd.Stderr = d.stderr
 		if err := d.cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -104,10 +105,11 @@ func (d *daemon) stop(t *testing.T) {
 }
 
 // client runs a client command against the daemon through ALMANAC_SERVER,
-// so the command line is exactly the one DESIGN §8 shows.
+// so the command line is exactly the contract's; the token comes from the
+// daemon's data directory (ALMANAC_DATA), as for an operator on the host.
 func (d *daemon) client(t *testing.T, args ...string) result {
 	t.Helper()
-	return almanac(t, "", []string{"ALMANAC_SERVER=" + d.url, "TZ=UTC"}, args...)
+	return almanac(t, "", []string{"ALMANAC_SERVER=" + d.url, "ALMANAC_DATA=" + d.data, "ALMANAC_TOKEN=", "TZ=UTC"}, args...)
 }
 
 // ok runs a client command that must succeed and returns its stdout.
@@ -330,7 +332,8 @@ func TestContractServeUsage(t *testing.T) {
 		fragments []string
 	}{
 		{"bad --listen", []string{"serve", "--data", t.TempDir(), "--listen", "nowhere"}, []string{"--listen", "nowhere"}},
-		{"off loopback without a token", []string{"serve", "--data", t.TempDir(), "--listen", "0.0.0.0:0"}, []string{"--token"}},
+		{"off loopback without auth", []string{"serve", "--data", t.TempDir(), "--listen", "0.0.0.0:0", "--insecure-no-auth"}, []string{"--insecure-no-auth", "loopback only"}},
+		{"blank token", []string{"serve", "--data", t.TempDir(), "--token", "  "}, []string{"--token", "white space"}},
 		{"bad --store", []string{"serve", "--data", t.TempDir(), "--store", "mysql://x"}, []string{"--store", "mysql://x"}},
 		{"stray argument", []string{"serve", "--data", t.TempDir(), "extra"}, []string{"extra"}},
 	}

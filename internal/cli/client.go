@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"regexp"
@@ -14,30 +15,54 @@ import (
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/api/apiclient"
+	"github.com/almanac-sh/almanac/internal/apitoken"
 )
 
 // clientFlags are the flags every command that talks to the daemon takes.
 type clientFlags struct {
 	server *string
 	token  *string
+	data   *string
 }
 
-// addClientFlags registers --server and --token on fs. Their defaults come
-// from ALMANAC_SERVER and ALMANAC_TOKEN.
+// defaultDataDir is serve's --data default, and where the client looks for
+// the daemon's token when none is given.
+const defaultDataDir = "./almanac-data"
+
+// envOr returns the environment variable's value, or def when it is unset
+// or empty.
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// addClientFlags registers --server, --token and --data on fs. Their
+// defaults come from ALMANAC_SERVER, ALMANAC_TOKEN and ALMANAC_DATA.
 func addClientFlags(fs *flag.FlagSet) clientFlags {
-	server := os.Getenv("ALMANAC_SERVER")
-	if server == "" {
-		server = apiclient.DefaultServer
-	}
 	return clientFlags{
-		server: fs.String("server", server, "daemon URL (env ALMANAC_SERVER)"),
-		token:  fs.String("token", os.Getenv("ALMANAC_TOKEN"), "bearer token (env ALMANAC_TOKEN)"),
+		server: fs.String("server", envOr("ALMANAC_SERVER", apiclient.DefaultServer), "daemon URL (env ALMANAC_SERVER)"),
+		token:  fs.String("token", os.Getenv("ALMANAC_TOKEN"), "bearer token (env ALMANAC_TOKEN; default: the token file in --data)"),
+		data:   fs.String("data", envOr("ALMANAC_DATA", defaultDataDir), "the daemon's data directory, whose token file is used when --token is not given (env ALMANAC_DATA)"),
 	}
 }
 
-// client builds the API client; a malformed --server is a usage error.
+// client builds the API client; a malformed --server or token is a usage
+// error. Without --token or ALMANAC_TOKEN it uses the token the daemon
+// stored in its data directory, when this user can read it.
 func (f clientFlags) client() (*apiclient.Client, error) {
-	c, err := apiclient.New(*f.server, apiclient.WithToken(*f.token),
+	tok := *f.token
+	if tok != "" {
+		if err := apitoken.Check(tok); err != nil {
+			return nil, usagef("--token: %v", err)
+		}
+	} else if t, err := apitoken.Read(*f.data); err == nil {
+		tok = t
+	} else if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission) {
+		return nil, usagef("--data: %v", err)
+	}
+	c, err := apiclient.New(*f.server, apiclient.WithToken(tok),
 		apiclient.WithHTTPClient(&http.Client{Timeout: 30 * time.Second}))
 	if err != nil {
 		return nil, usagef("--server: %v", err)

@@ -194,7 +194,7 @@ func TestEndToEndCommandFleet(t *testing.T) {
 	}
 	data := t.TempDir()
 	d := startDaemon(t, bin, data, flags...)
-	c, _ := apiclient.New(d.url)
+	c, _ := apiclient.New(d.url, apiclient.WithToken(e2eToken))
 
 	var failed apitype.Event
 	eventually(t, "vm-2's stop fails for good", 30*time.Second, func() (bool, error) {

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/api/httpapi"
+	"github.com/almanac-sh/almanac/internal/apitoken"
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/loopback"
 	"github.com/almanac-sh/almanac/internal/store"
@@ -31,7 +33,10 @@ type serveOptions struct {
 	storeURL  string
 	demo      bool
 	token     string
-	node      string
+	// insecure turns authentication off (--insecure-no-auth); the API then
+	// answers only loopback requests addressed to a loopback name.
+	insecure bool
+	node     string
 	grace     time.Duration
 	agent     agentOptions // agent mode, with manifests (serve_agent.go)
 	fleet     fleetOptions
@@ -60,13 +65,14 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("serve")
 	host, _ := os.Hostname()
 	o := serveOptions{errOut: e.stderr}
-	fs.StringVar(&o.data, "data", "./almanac-data", "directory of the embedded database")
+	fs.StringVar(&o.data, "data", defaultDataDir, "directory of the embedded database and the API token")
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "address of the API, web UI and /metrics")
 	fs.StringVar(&o.manifests, "manifests", "", "directory of *.pp manifests to apply as an agent (and their jobs)")
 	addAgentFlags(fs, &o.agent)
 	fs.StringVar(&o.storeURL, "store", "", "store URL; empty for SQLite under --data")
 	fs.BoolVar(&o.demo, "demo", false, "start with example jobs, windows and fleet, and without --manifests an agent on a demo manifest under --data")
-	fs.StringVar(&o.token, "token", os.Getenv("ALMANAC_TOKEN"), "bearer token clients must send (env ALMANAC_TOKEN); required off loopback")
+	fs.StringVar(&o.token, "token", os.Getenv("ALMANAC_TOKEN"), "bearer token clients must send (env ALMANAC_TOKEN; default: the token file in --data, generated at first start)")
+	fs.BoolVar(&o.insecure, "insecure-no-auth", false, "serve without a token: any local user may then run commands as this daemon's user (loopback only)")
 	fs.StringVar(&o.node, "node", host, "this daemon's node name, recorded on the runs it executes")
 	fs.DurationVar(&o.grace, "grace", 30*time.Second, "at shutdown, how long active runs may finish before they are killed")
 	addFleetFlags(fs, &o.fleet)
@@ -94,8 +100,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			return usagef("serve: --manifests %s is not a directory", o.manifests)
 		}
 	}
-	if o.token == "" && !loopback.Listen(o.listen) {
-		return usagef("serve: --listen %s accepts connections from other machines; set --token (or ALMANAC_TOKEN) so the API is not open to them", o.listen)
+	if err := o.checkAuth(fs); err != nil {
+		return err
 	}
 	if err := o.agent.check(); err != nil {
 		return err
@@ -117,6 +123,52 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	return serve(ctx, o, logger)
+}
+
+// checkAuth checks the authentication flags: a given token must be usable,
+// and --insecure-no-auth excludes --token and any non-loopback address.
+func (o *serveOptions) checkAuth(fs *flag.FlagSet) error {
+	tokenSet := false
+	fs.Visit(func(f *flag.Flag) { tokenSet = tokenSet || f.Name == "token" })
+	if o.insecure {
+		if tokenSet {
+			return usagef("serve: --insecure-no-auth and --token exclude each other")
+		}
+		if !loopback.Listen(o.listen) {
+			return usagef("serve: --listen %s accepts connections from other machines; --insecure-no-auth is allowed on loopback only", o.listen)
+		}
+		o.token = ""
+		return nil
+	}
+	if o.token != "" || tokenSet {
+		if err := apitoken.Check(o.token); err != nil {
+			return usagef("serve: --token (or ALMANAC_TOKEN): %v", err)
+		}
+	}
+	return nil
+}
+
+// loadToken reads the token stored under --data when none was given,
+// generating it at first start and telling the operator once where it is.
+func (o *serveOptions) loadToken(stderr io.Writer, log *slog.Logger) error {
+	if o.insecure {
+		log.Warn("authentication is off (--insecure-no-auth): any local user can create jobs that run as this daemon's user")
+		return nil
+	}
+	if o.token != "" {
+		return nil
+	}
+	tok, created, err := apitoken.LoadOrCreate(o.data)
+	if err != nil {
+		return fmt.Errorf("API token: %w", err)
+	}
+	o.token = tok
+	if created {
+		fmt.Fprintf(stderr, "almanac: generated an API token, stored in %s (readable by this user only):\n\n    %s\n\n"+
+			"The CLI run from this directory (or with --data %s or ALMANAC_DATA) finds it there; the web UI asks for it once.\n\n",
+			apitoken.Path(o.data), tok, o.data)
+	}
+	return nil
 }
 
 // newLogger builds the daemon's structured logger.
@@ -152,6 +204,11 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 		return err
 	}
 	defer st.Close()
+	// The token is generated once the store opened, so a start refused for
+	// another reason leaves no new file behind.
+	if err := o.loadToken(o.errOut, log); err != nil {
+		return err
+	}
 	cl, ctrlStore, err := joinCluster(ctx, st, o, clk, log)
 	if err != nil {
 		return err
@@ -216,7 +273,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 	}
 	addr := ln.Addr().String()
 	log.Info("serving", "addr", addr, "url", "http://"+addr, "data", o.data, "node", o.node,
-		"auth", map[bool]string{true: "bearer token", false: "loopback only"}[o.token != ""], "version", Version)
+		"auth", map[bool]string{true: "bearer token", false: "none (--insecure-no-auth)"}[o.token != ""], "version", Version)
 
 	httpErr := make(chan error, 1)
 	go func() { httpErr <- srv.Serve(ln) }()

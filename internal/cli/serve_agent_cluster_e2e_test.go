@@ -32,7 +32,7 @@ func TestEndToEndAgentAppliesOnTheLeaderOnly(t *testing.T) {
 			t.Fatal(err)
 		}
 		d := startDaemon(t, bin, t.TempDir(), "--node", name, "--store", url, "--manifests", dir, "--run-interval", "0")
-		c, err := apiclient.New(d.url)
+		c, err := apiclient.New(d.url, apiclient.WithToken(e2eToken))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,7 +55,7 @@ func TestEndToEndAgentAppliesOnTheLeaderOnly(t *testing.T) {
 	// which applies it; the follower still applies nothing.
 	before := marks("n1")
 	cmd := exec.Command(bin, "apply", "--server", n2.url, "--reason", "forwarded")
-	cmd.Env = append(os.Environ(), "ALMANAC_TOKEN=")
+	cmd.Env = append(os.Environ(), "ALMANAC_TOKEN="+e2eToken)
 	msg, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(msg), "forwarded to the leader at "+n1.url) {
 		t.Errorf("apply --server on the follower: %v\n%s", err, msg)

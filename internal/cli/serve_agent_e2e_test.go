@@ -34,7 +34,7 @@ notify { 'hello': message => 'agent mode' }
 		t.Fatal(err)
 	}
 	d := startDaemon(t, bin, t.TempDir(), "--manifests", dir, "--run-interval", "30m")
-	c, err := apiclient.New(d.url)
+	c, err := apiclient.New(d.url, apiclient.WithToken(e2eToken))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestEndToEndAgentAppliesEditedManifests(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := startDaemon(t, bin, t.TempDir(), "--manifests", dir, "--run-interval", "0")
-	c, err := apiclient.New(d.url)
+	c, err := apiclient.New(d.url, apiclient.WithToken(e2eToken))
 	if err != nil {
 		t.Fatal(err)
 	}

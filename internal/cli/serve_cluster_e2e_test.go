@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"slices"
 	"syscall"
@@ -105,7 +104,7 @@ func TestClusterFailover(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	c, err := apiclient.New(procs["n1"].url)
+	c, err := apiclient.New(procs["n1"].url, apiclient.WithToken(e2eToken))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +121,7 @@ func TestClusterFailover(t *testing.T) {
 	l := db.leader(0, 30*time.Second)
 	for _, n := range names {
 		var cl apitype.Cluster
-		resp, err := http.Get(procs[n].url + "/api/v1/cluster")
+		resp, err := authGet(procs[n].url + "/api/v1/cluster")
 		if err != nil {
 			t.Fatal(err)
 		}

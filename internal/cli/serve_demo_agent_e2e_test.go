@@ -78,7 +78,7 @@ func TestEndToEndDemoAgent(t *testing.T) {
 
 // getJSON decodes the JSON answer of a GET to url into v.
 func getJSON(url string, v any) error {
-	resp, err := http.Get(url)
+	resp, err := authGet(url)
 	if err != nil {
 		return err
 	}

@@ -45,9 +45,15 @@ type daemonProc struct {
 // and waits until it serves.
 func startDaemon(t *testing.T, bin, dataDir string, extra ...string) *daemonProc {
 	t.Helper()
+	return startDaemonEnv(t, bin, dataDir, []string{"ALMANAC_TOKEN=" + e2eToken}, extra...)
+}
+
+// startDaemonEnv is startDaemon with env added to the daemon's environment.
+func startDaemonEnv(t *testing.T, bin, dataDir string, env []string, extra ...string) *daemonProc {
+	t.Helper()
 	args := append([]string{"serve", "--data", dataDir, "--listen", "127.0.0.1:0", "--log-format", "json", "--grace", "2s"}, extra...)
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "ALMANAC_TOKEN=")
+	cmd.Env = append(os.Environ(), env...)
 	pr, pw := io.Pipe()
 	logs := &servetest.Log{}
 	cmd.Stderr = io.MultiWriter(logs, pw)
@@ -91,7 +97,7 @@ func startDaemon(t *testing.T, bin, dataDir string, extra ...string) *daemonProc
 func (d *daemonProc) cli(t *testing.T, bin string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "ALMANAC_SERVER="+d.url, "ALMANAC_TOKEN=")
+	cmd.Env = append(os.Environ(), "ALMANAC_SERVER="+d.url, "ALMANAC_TOKEN="+e2eToken)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -138,7 +144,7 @@ func TestEndToEndRunAndLogs(t *testing.T) {
 	bin := almanacBinary(t)
 	t.Parallel()
 	d := startDaemon(t, bin, t.TempDir())
-	c, err := apiclient.New(d.url)
+	c, err := apiclient.New(d.url, apiclient.WithToken(e2eToken))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +201,7 @@ func TestEndToEndCrashRecovery(t *testing.T) {
 	// The run writes a marker and then outlives the daemon.
 	d.cli(t, bin, "run", "slow", "--schedule", "0 0 1 1 *", "--", "sh", "-c", "touch "+marker+"; exec sleep 20")
 	id := triggerRun(t, d, bin, "slow")
-	c, _ := apiclient.New(d.url)
+	c, _ := apiclient.New(d.url, apiclient.WithToken(e2eToken))
 	eventually(t, "run is running and its process started", 30*time.Second, func() (bool, error) {
 		run, err := c.RunGet(ctx, id)
 		_, statErr := os.Stat(marker)
@@ -208,7 +214,7 @@ func TestEndToEndCrashRecovery(t *testing.T) {
 	<-d.done
 
 	d2 := startDaemon(t, bin, data)
-	c2, _ := apiclient.New(d2.url)
+	c2, _ := apiclient.New(d2.url, apiclient.WithToken(e2eToken))
 	var runs []apitype.Run
 	eventually(t, "interrupted run is marked failed after restart", 30*time.Second, func() (bool, error) {
 		run, err := c2.RunGet(ctx, id)
@@ -239,10 +245,29 @@ func TestEndToEndCrashRecovery(t *testing.T) {
 	}
 }
 
-func TestServeRefusesOpenListener(t *testing.T) {
-	t.Setenv("ALMANAC_TOKEN", "")
-	_, errOut, code := runCLI(t, "serve", "--listen", "0.0.0.0:0", "--data", t.TempDir())
-	if code != exitUsage || !strings.Contains(errOut, "set --token") {
-		t.Fatalf("code %d stderr %q", code, errOut)
+// TestServeAuthFlags checks the refusals of serve's authentication flags,
+// which all happen before anything listens.
+func TestServeAuthFlags(t *testing.T) {
+	tests := []struct {
+		name  string
+		env   string
+		args  []string
+		wants string
+	}{
+		{"no auth off loopback", "", []string{"--listen", "0.0.0.0:0", "--insecure-no-auth"}, "allowed on loopback only"},
+		{"no auth and a token", "", []string{"--insecure-no-auth", "--token", "t"}, "exclude each other"},
+		{"blank token", "", []string{"--token", " "}, "empty or only white space"},
+		{"blank env token", " ", nil, "empty or only white space"},
+		{"token with a space", "", []string{"--token", "a b"}, "space or control character"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("ALMANAC_TOKEN", tt.env)
+			args := append([]string{"serve", "--listen", "127.0.0.1:0", "--data", t.TempDir()}, tt.args...)
+			_, errOut, code := runCLI(t, args...)
+			if code != exitUsage || !strings.Contains(errOut, tt.wants) {
+				t.Fatalf("code %d stderr %q, want exit %d and %q", code, errOut, exitUsage, tt.wants)
+			}
+		})
 	}
 }

@@ -77,7 +77,7 @@ func TestEndToEndManifestJobs(t *testing.T) {
 	site := filepath.Join(dir, "site.pp")
 	replaceManifest(t, site, siteV1)
 	d := startDaemon(t, bin, t.TempDir(), "--manifests", dir)
-	c, err := apiclient.New(d.url)
+	c, err := apiclient.New(d.url, apiclient.WithToken(e2eToken))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestServeRefusesBadManifests(t *testing.T) {
 	replaceManifest(t, filepath.Join(dir, "a.pp"), "job { 'a': cron => '* * * * *' }\n")
 	replaceManifest(t, filepath.Join(dir, "b.pp"), "job { 'b': cron => '* * * * *', command => 'x', require => Job['nope'] }\n")
 	cmd := exec.Command(bin, "serve", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--manifests", dir)
-	cmd.Env = append(os.Environ(), "ALMANAC_TOKEN=")
+	cmd.Env = append(os.Environ(), "ALMANAC_TOKEN="+e2eToken)
 	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 {

@@ -24,7 +24,7 @@ func TestServeRefusesDuplicateNode(t *testing.T) {
 	host, _ := os.Hostname()
 
 	cmd := exec.Command(bin, "serve", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--node", "twin", "--store", dbURL)
-	cmd.Env = append(os.Environ(), "ALMANAC_TOKEN=")
+	cmd.Env = append(os.Environ(), "ALMANAC_TOKEN="+e2eToken)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.WaitDelay = 5 * time.Second

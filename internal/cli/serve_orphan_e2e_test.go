@@ -38,7 +38,7 @@ func TestEndToEndOrphanedCommandStopped(t *testing.T) {
 
 	d.cli(t, bin, "run", "long", "--schedule", "0 0 1 1 *", "--", "sh", "-c", "echo $$ > "+pidFile+".tmp; mv "+pidFile+".tmp "+pidFile+"; exec sleep 300")
 	id := triggerRun(t, d, bin, "long")
-	c, _ := apiclient.New(d.url)
+	c, _ := apiclient.New(d.url, apiclient.WithToken(e2eToken))
 	var pid int
 	eventually(t, "run is running and its command wrote its pid", 30*time.Second, func() (bool, error) {
 		run, err := c.RunGet(ctx, id)
@@ -63,7 +63,7 @@ func TestEndToEndOrphanedCommandStopped(t *testing.T) {
 	}
 
 	d2 := startDaemon(t, bin, data)
-	c2, _ := apiclient.New(d2.url)
+	c2, _ := apiclient.New(d2.url, apiclient.WithToken(e2eToken))
 	var run apitype.Run
 	eventually(t, "interrupted run is recorded after restart", 30*time.Second, func() (bool, error) {
 		var err error

@@ -131,7 +131,7 @@ func startServe(t *testing.T, extra ...string) string {
 	bin := servetest.Binary(t)
 	args := append([]string{"serve", "--demo", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--log-format", "json", "--grace", "1s"}, extra...)
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "ALMANAC_TOKEN=")
+	cmd.Env = append(os.Environ(), "ALMANAC_TOKEN="+browserToken)
 	logs := &servetest.Log{}
 	pr, pw := io.Pipe()
 	out := io.MultiWriter(logs, pw)
@@ -172,6 +172,22 @@ func startServe(t *testing.T, extra ...string) string {
 		t.Fatalf("almanac serve did not report serving within 60 s")
 	}
 	return ""
+}
+
+// browserToken is the token of the daemons startServe starts (unless the
+// test passes its own --token).
+const browserToken = "browser-test-token"
+
+// login signs the browser in to a daemon started by startServe, through
+// the login form as a user would.
+func (b *browser) login(t *testing.T, base string) {
+	t.Helper()
+	// A session from an earlier daemon with the same token is still valid:
+	// the login page then sends the browser straight to the overview.
+	b.run(t, "open the login page", chromedp.Navigate(base+"/login"), chromedp.WaitVisible(`form.login, #count-jobs`))
+	if eval[bool](t, b, `document.querySelector("form.login") !== null`) {
+		b.run(t, "log in", chromedp.SetValue(`input[name=token]`, browserToken), chromedp.Submit(`form.login`), chromedp.WaitVisible(`#count-jobs`))
+	}
 }
 
 // startDemo serves the UI over webuitest's demo backend on a free loopback
@@ -253,6 +269,7 @@ func (b *browser) reset(t *testing.T) {
 // testDaemonInBrowser drives the UI of a real `almanac serve --demo`.
 func testDaemonInBrowser(t *testing.T, b *browser) {
 	base := startServe(t)
+	b.login(t, base)
 
 	t.Run("every page loads", func(t *testing.T) {
 		loadPages(t, b, base, []pageCheck{
@@ -457,6 +474,7 @@ func testAgentInBrowser(t *testing.T, b *browser) {
 		t.Fatal(err)
 	}
 	base := startServe(t, "--manifests", dir, "--run-interval", "30m")
+	b.login(t, base)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		b.run(t, "applies", chromedp.Navigate(base+"/applies"), chromedp.WaitVisible("#agent-status"))

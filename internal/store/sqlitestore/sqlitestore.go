@@ -60,10 +60,19 @@ var _ store.Store = (*Store)(nil)
 // Open opens (creating if needed) the database in dir and applies pending
 // migrations.
 func Open(ctx context.Context, dir string, opts ...Option) (*Store, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// The database holds every job's command and output: the directory
+	// and the files are the daemon user's alone. SQLite gives its -wal and
+	// -shm files the database file's mode, so creating that file 0600
+	// covers them too.
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
 	path := filepath.Join(dir, FileName)
+	if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+		f.Close()
+	} else if !errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("create %s: %w", path, err)
+	}
 	dsn := "file:" + path + "?_txlock=immediate" +
 		"&_pragma=busy_timeout(" + strconv.FormatInt(busyTimeout.Milliseconds(), 10) + ")" +
 		"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"

@@ -1,0 +1,118 @@
+// Package apitoken creates, stores and checks the bearer token that
+// authenticates clients of almanac's HTTP API and web UI.
+//
+// The daemon keeps its token in a file named [FileName] in its data
+// directory, readable by its owner only (mode 0600 in a 0700 directory). At
+// first start the file does not exist and [LoadOrCreate] writes a fresh
+// random token; the CLI, run by the same user, reads the same file with
+// [Read], so a local operator never copies the token by hand while other
+// local users cannot read it.
+package apitoken
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode"
+)
+
+// FileName is the token file's name inside the data directory.
+const FileName = "token"
+
+// MaxLen bounds a token's length in bytes (and how much of a token file is read).
+const MaxLen = 4096
+
+// Check reports whether tok can be a bearer token: not empty, at most
+// MaxLen bytes, and made of printable characters other than spaces (an
+// Authorization header cannot carry the rest unambiguously).
+func Check(tok string) error {
+	switch {
+	case strings.TrimSpace(tok) == "":
+		return errors.New("the token is empty or only white space")
+	case len(tok) > MaxLen:
+		return fmt.Errorf("the token is longer than %d bytes", MaxLen)
+	}
+	for i, r := range tok {
+		if unicode.IsSpace(r) || !unicode.IsPrint(r) {
+			return fmt.Errorf("the token has a space or control character at byte %d", i)
+		}
+	}
+	return nil
+}
+
+// Path returns the token file's path in the data directory dir.
+func Path(dir string) string { return filepath.Join(dir, FileName) }
+
+// Read returns the token stored in dir. An error wrapping fs.ErrNotExist
+// means no token has been created there yet.
+func Read(dir string) (string, error) {
+	p := Path(dir)
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return "", err
+	} else if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a regular file", p)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxLen+2))
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", p, err)
+	}
+	tok := strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r")
+	if err := Check(tok); err != nil {
+		return "", fmt.Errorf("%s: %w", p, err)
+	}
+	return tok, nil
+}
+
+// Generate returns a new random token: 32 bytes from crypto/rand,
+// base64url-encoded.
+func Generate() string {
+	var b [32]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported systems
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// LoadOrCreate returns the token stored in dir, creating dir (mode 0700)
+// and a new token file (mode 0600) when there is none. created reports
+// whether the token is new. Two daemons starting at once agree on one
+// token: the file appears atomically and the loser reads the winner's.
+func LoadOrCreate(dir string) (tok string, created bool, err error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", false, fmt.Errorf("create data directory: %w", err)
+	}
+	tok, err = Read(dir)
+	if err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return tok, false, err
+	}
+	// Write the token to a private temporary file, then link it into
+	// place: the link either appears complete or fails because another
+	// daemon's token is already there, which is then used.
+	tok = Generate()
+	p := Path(dir)
+	tmp, err := os.CreateTemp(dir, ".token-*")
+	if err != nil {
+		return "", false, fmt.Errorf("create %s: %w", p, err)
+	}
+	defer os.Remove(tmp.Name())
+	_, werr := tmp.WriteString(tok + "\n")
+	if err := errors.Join(werr, tmp.Chmod(0o600), tmp.Sync(), tmp.Close()); err != nil {
+		return "", false, fmt.Errorf("write %s: %w", p, err)
+	}
+	if err := os.Link(tmp.Name(), p); errors.Is(err, fs.ErrExist) {
+		tok, err = Read(dir)
+		return tok, false, err
+	} else if err != nil {
+		return "", false, fmt.Errorf("create %s: %w", p, err)
+	}
+	return tok, true, nil
+}

@@ -1,0 +1,117 @@
+package apitoken_test
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/almanac-sh/almanac/internal/apitoken"
+)
+
+func TestCheck(t *testing.T) {
+	tests := []struct {
+		tok  string
+		want string // substring of the error; empty for valid
+	}{
+		{"s3cret", ""},
+		{apitoken.Generate(), ""},
+		{"", "empty"},
+		{" ", "empty"},
+		{"\t\n", "empty"},
+		{"a b", "space"},
+		{"ab\x01", "control"},
+		{strings.Repeat("a", apitoken.MaxLen+1), "longer"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tok, func(t *testing.T) {
+			err := apitoken.Check(tt.tok)
+			if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
+				t.Errorf("Check(%q) = %v, want %q", tt.tok, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestLoadOrCreate(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	if _, err := apitoken.Read(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Read before creation: %v", err)
+	}
+	tok, created, err := apitoken.LoadOrCreate(dir)
+	if err != nil || !created || apitoken.Check(tok) != nil || len(tok) < 43 {
+		t.Fatalf("LoadOrCreate = %q, %v, %v", tok, created, err)
+	}
+	for path, want := range map[string]os.FileMode{dir: 0o700 | os.ModeDir, apitoken.Path(dir): 0o600} {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode() != want {
+			t.Errorf("%s: mode %v, want %v", path, fi.Mode(), want)
+		}
+	}
+	again, created, err := apitoken.LoadOrCreate(dir)
+	if err != nil || created || again != tok {
+		t.Errorf("second LoadOrCreate = %q, %v, %v; want the first token", again, created, err)
+	}
+	if got, err := apitoken.Read(dir); err != nil || got != tok {
+		t.Errorf("Read = %q, %v", got, err)
+	}
+}
+
+func TestLoadOrCreateConcurrent(t *testing.T) {
+	dir := t.TempDir()
+	var wg sync.WaitGroup
+	toks := make([]string, 8)
+	for i := range toks {
+		wg.Go(func() {
+			tok, _, err := apitoken.LoadOrCreate(dir)
+			if err != nil {
+				t.Error(err)
+			}
+			toks[i] = tok
+		})
+	}
+	wg.Wait()
+	for _, tok := range toks {
+		if tok != toks[0] {
+			t.Fatalf("daemons starting together got different tokens: %q", toks)
+		}
+	}
+}
+
+func TestReadRefusesBadFiles(t *testing.T) {
+	tests := []struct {
+		name    string
+		content string
+		want    string
+	}{
+		{"blank", " \n", "empty"},
+		{"space inside", "a b\n", "space"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(apitoken.Path(dir), []byte(tt.content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := apitoken.Read(dir); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Read = %v, want %q", err, tt.want)
+			}
+			if _, _, err := apitoken.LoadOrCreate(dir); err == nil {
+				t.Error("LoadOrCreate replaced a damaged token file instead of refusing it")
+			}
+		})
+	}
+	dir := t.TempDir()
+	if err := os.Mkdir(apitoken.Path(dir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := apitoken.Read(dir); err == nil {
+		t.Error("Read accepted a directory")
+	}
+}

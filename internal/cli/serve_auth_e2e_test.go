@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"bytes"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/almanac-sh/almanac/internal/apitoken"
+)
+
+// e2eToken is the API token the end-to-end tests' daemons and clients use.
+const e2eToken = "e2e-test-token"
+
+// authGet GETs url with the end-to-end tests' bearer token.
+func authGet(url string) (*http.Response, error) {
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+e2eToken)
+	return http.DefaultClient.Do(req)
+}
+
+// TestServeGeneratesToken starts a daemon without a token: it must create
+// one in its data directory, private to its user, refuse requests without
+// it even on loopback, and let the CLI find it through --data.
+func TestServeGeneratesToken(t *testing.T) {
+	bin := almanacBinary(t)
+	data := filepath.Join(t.TempDir(), "data")
+	t.Setenv("ALMANAC_TOKEN", "")
+	d := startDaemonEnv(t, bin, data, []string{"ALMANAC_TOKEN="})
+
+	tok, err := apitoken.Read(data)
+	if err != nil {
+		t.Fatalf("token file: %v", err)
+	}
+	if !strings.Contains(d.logs.String(), tok) || !strings.Contains(d.logs.String(), apitoken.Path(data)) {
+		t.Errorf("the daemon did not print the new token and where it is stored:\n%s", d.logs.String())
+	}
+	for path, want := range map[string]os.FileMode{data: 0o700, apitoken.Path(data): 0o600, filepath.Join(data, "almanac.db"): 0o600} {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, want %v", path, fi.Mode().Perm(), want)
+		}
+	}
+
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, path := range []string{"/api/v1/jobs", "/jobs", "/metrics"} {
+		resp, err := noRedirect.Get(d.url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusSeeOther {
+			t.Errorf("GET %s without a token on loopback = %d, want 401 (or a redirect to the login page)", path, resp.StatusCode)
+		}
+	}
+	if resp, err := http.Get(d.url + "/healthz"); err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("/healthz must stay open: %v %v", resp, err)
+	}
+
+	// The CLI finds the token through --data, and fails clearly without it.
+	run := func(args ...string) (string, error) {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append(os.Environ(), "ALMANAC_SERVER="+d.url, "ALMANAC_TOKEN=", "ALMANAC_DATA=")
+		cmd.Dir = t.TempDir()
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := cmd.Run()
+		return out.String(), err
+	}
+	if out, err := run("get", "jobs", "--data", data); err != nil {
+		t.Errorf("get jobs --data: %v\n%s", err, out)
+	}
+	if out, err := run("get", "jobs"); err == nil || !strings.Contains(out, "token") {
+		t.Errorf("get jobs without a token: %v\n%s", err, out)
+	}
+}
