@@ -35,8 +35,8 @@ type serveOptions struct {
 	token     string
 	// insecure turns authentication off (--insecure-no-auth); the API then
 	// answers only loopback requests addressed to a loopback name.
-	insecure bool
-	node     string
+	insecure  bool
+	node      string
 	grace     time.Duration
 	agent     agentOptions // agent mode, with manifests (serve_agent.go)
 	fleet     fleetOptions
