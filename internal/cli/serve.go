@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/api/httpapi"
 	"github.com/almanac-sh/almanac/internal/apitoken"
 	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/connlimit"
 	"github.com/almanac-sh/almanac/internal/loopback"
 	"github.com/almanac-sh/almanac/internal/store"
 )
@@ -38,6 +38,7 @@ type serveOptions struct {
 	insecure  bool
 	node      string
 	grace     time.Duration
+	http      httpLimits
 	agent     agentOptions // agent mode, with manifests (serve_agent.go)
 	fleet     fleetOptions
 	windows   windowFlag         // --windows items (serve_windowset.go)
@@ -76,6 +77,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&o.node, "node", host, "this daemon's node name, recorded on the runs it executes")
 	fs.DurationVar(&o.grace, "grace", 30*time.Second, "at shutdown, how long active runs may finish before they are killed")
 	addFleetFlags(fs, &o.fleet)
+	addHTTPFlags(fs, &o.http)
 	addWindowFlags(fs, &o.windows)
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
@@ -104,6 +106,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if err := o.agent.check(); err != nil {
+		return err
+	}
+	if err := o.http.check(); err != nil {
 		return err
 	}
 	if o.grace < 0 {
@@ -193,10 +198,11 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 	// Listen first: a busy port fails before anything else starts, and
 	// the node registers the address it really got (a port of 0 picks
 	// one), so other nodes and clients can reach it.
-	ln, err := net.Listen("tcp", o.listen)
+	tcp, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", o.listen, err)
 	}
+	ln := connlimit.New(tcp, o.http.maxConns)
 	defer ln.Close()
 	o.listen = ln.Addr().String()
 	st, err := openStore(ctx, o, clk)
@@ -265,12 +271,9 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
-	}
+	srv := o.http.server(handler)
+	srv.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
+	srv.BaseContext = func(net.Listener) context.Context { return context.WithoutCancel(ctx) }
 	addr := ln.Addr().String()
 	log.Info("serving", "addr", addr, "url", "http://"+addr, "data", o.data, "node", o.node,
 		"auth", map[bool]string{true: "bearer token", false: "none (--insecure-no-auth)"}[o.token != ""], "version", Version)

@@ -1,13 +1,19 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/almanac-sh/almanac/internal/apitoken"
 )
@@ -82,4 +88,86 @@ func TestServeGeneratesToken(t *testing.T) {
 	if out, err := run("get", "jobs"); err == nil || !strings.Contains(out, "token") {
 		t.Errorf("get jobs without a token: %v\n%s", err, out)
 	}
+}
+
+// TestServeCutsStalledClients checks that a client cannot hold the daemon's
+// connections: a trickled body, an idle keep-alive and a flood of stalled
+// requests are all cut off, and an authenticated request still gets in.
+func TestServeCutsStalledClients(t *testing.T) {
+	bin := almanacBinary(t)
+	d := startDaemon(t, bin, t.TempDir(), "--read-header-timeout", "300ms", "--read-timeout", "1s",
+		"--idle-timeout", "500ms", "--max-connections", "16")
+	addr := strings.TrimPrefix(d.url, "http://")
+	dial := func(t *testing.T) net.Conn {
+		t.Helper()
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		// A safety net only: the server must close the connection long
+		// before this.
+		c.SetDeadline(time.Now().Add(30 * time.Second))
+		return c
+	}
+	// closedByServer reads until the server closes the connection.
+	closedByServer := func(t *testing.T, c net.Conn) {
+		t.Helper()
+		_, err := io.Copy(io.Discard, c)
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			t.Fatal("the server kept the connection open")
+		}
+	}
+
+	t.Run("trickled body", func(t *testing.T) {
+		c := dial(t)
+		fmt.Fprintf(c, "PUT /api/v1/jobs/slow HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{", addr, e2eToken)
+		closedByServer(t, c)
+	})
+	t.Run("idle keep-alive", func(t *testing.T) {
+		c := dial(t)
+		fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: %s\r\n\r\n", addr)
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		closedByServer(t, c)
+	})
+	t.Run("unauthenticated body is not waited for", func(t *testing.T) {
+		c := dial(t)
+		fmt.Fprintf(c, "PUT /api/v1/jobs/x HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n{", addr)
+		br := bufio.NewReader(c)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized || !resp.Close {
+			t.Errorf("status %d, close %v; want 401 and the connection closed", resp.StatusCode, resp.Close)
+		}
+		closedByServer(t, c)
+	})
+	t.Run("flood of stalled requests", func(t *testing.T) {
+		for range 64 {
+			c := dial(t)
+			fmt.Fprintf(c, "PUT /api/v1/jobs/x HTTP/1.1\r\nHost: %s\r\n", addr) // headers never end
+		}
+		resp, err := authGet(d.url + "/api/v1/jobs")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("authenticated GET during the flood: %d", resp.StatusCode)
+		}
+		fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", d.cmd.Process.Pid))
+		if err != nil {
+			t.Skipf("cannot count the daemon's descriptors: %v", err)
+		}
+		if len(fds) > 16+48 {
+			t.Errorf("the daemon holds %d descriptors with --max-connections 16", len(fds))
+		}
+	})
 }

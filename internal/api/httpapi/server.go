@@ -240,14 +240,18 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		}
 		if s.cfg.Token == "" {
 			if !loopback.Host(r.Host) {
+				w.Header().Set("Connection", "close")
 				writeError(w, &apitype.Error{Code: apitype.CodeForbidden,
 					Message: "Host " + r.Host + " is not a loopback name; the daemon has no token, so it only answers requests addressed to localhost"})
 				return
 			}
 		} else if !s.authorized(r) {
+			// Closing the connection spares reading (and waiting for) a
+			// body the client had no right to send.
+			w.Header().Set("Connection", "close")
 			w.Header().Set("WWW-Authenticate", `Bearer realm="almanac"`)
 			writeError(w, &apitype.Error{Code: apitype.CodeUnauthorized,
-				Message: "missing or wrong bearer token (send Authorization: Bearer TOKEN)"})
+				Message: "missing or wrong bearer token: send Authorization: Bearer TOKEN (the CLI reads --token, ALMANAC_TOKEN, or the token file in the daemon's --data directory)"})
 			return
 		}
 		next.ServeHTTP(w, r)
