@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -23,6 +25,7 @@ type clientFlags struct {
 	server *string
 	token  *string
 	data   *string
+	caCert *string
 }
 
 // defaultDataDir is serve's --data default, and where the client looks for
@@ -45,6 +48,7 @@ func addClientFlags(fs *flag.FlagSet) clientFlags {
 		server: fs.String("server", envOr("ALMANAC_SERVER", apiclient.DefaultServer), "daemon URL (env ALMANAC_SERVER)"),
 		token:  fs.String("token", os.Getenv("ALMANAC_TOKEN"), "bearer token (env ALMANAC_TOKEN; default: the token file in --data)"),
 		data:   fs.String("data", envOr("ALMANAC_DATA", defaultDataDir), "the daemon's data directory, whose token file is used when --token is not given (env ALMANAC_DATA)"),
+		caCert: fs.String("ca-cert", os.Getenv("ALMANAC_CA_CERT"), "PEM file of the CA (or self-signed certificate) an https --server's certificate is checked against (env ALMANAC_CA_CERT)"),
 	}
 }
 
@@ -62,12 +66,43 @@ func (f clientFlags) client() (*apiclient.Client, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission) {
 		return nil, usagef("--data: %v", err)
 	}
-	c, err := apiclient.New(*f.server, apiclient.WithToken(tok),
-		apiclient.WithHTTPClient(&http.Client{Timeout: 30 * time.Second}))
+	hc := &http.Client{Timeout: 30 * time.Second}
+	if *f.caCert != "" {
+		pool, err := readCAFile(*f.caCert)
+		if err != nil {
+			return nil, usagef("--ca-cert: %v", err)
+		}
+		hc.Transport = &http.Transport{Proxy: http.ProxyFromEnvironment, TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}
+	}
+	c, err := apiclient.New(*f.server, apiclient.WithToken(tok), apiclient.WithHTTPClient(hc))
 	if err != nil {
 		return nil, usagef("--server: %v", err)
 	}
 	return c, nil
+}
+
+// maxCAFile bounds how much of a --ca-cert file is read.
+const maxCAFile = 1 << 20
+
+// readCAFile reads a PEM bundle of trusted certificates.
+func readCAFile(path string) (*x509.CertPool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, unwrapPath(err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxCAFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(b) > maxCAFile {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, maxCAFile)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(b) {
+		return nil, fmt.Errorf("%s holds no PEM certificate", path)
+	}
+	return pool, nil
 }
 
 // outputFlags are the flags of a daemon command that prints the daemon's

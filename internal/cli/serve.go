@@ -39,6 +39,7 @@ type serveOptions struct {
 	node      string
 	grace     time.Duration
 	http      httpLimits
+	tls       tlsFiles
 	agent     agentOptions // agent mode, with manifests (serve_agent.go)
 	fleet     fleetOptions
 	windows   windowFlag         // --windows items (serve_windowset.go)
@@ -78,6 +79,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	fs.DurationVar(&o.grace, "grace", 30*time.Second, "at shutdown, how long active runs may finish before they are killed")
 	addFleetFlags(fs, &o.fleet)
 	addHTTPFlags(fs, &o.http)
+	addTLSFlags(fs, &o.tls)
 	addWindowFlags(fs, &o.windows)
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
@@ -109,6 +111,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if err := o.http.check(); err != nil {
+		return err
+	}
+	if err := o.tls.load(); err != nil {
 		return err
 	}
 	if o.grace < 0 {
@@ -272,14 +277,21 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 		return err
 	}
 	srv := o.http.server(handler)
+	srv.TLSConfig = o.tls.config()
 	srv.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
 	srv.BaseContext = func(net.Listener) context.Context { return context.WithoutCancel(ctx) }
 	addr := ln.Addr().String()
-	log.Info("serving", "addr", addr, "url", "http://"+addr, "data", o.data, "node", o.node,
+	log.Info("serving", "addr", addr, "url", o.tls.scheme()+"://"+addr, "data", o.data, "node", o.node,
 		"auth", map[bool]string{true: "bearer token", false: "none (--insecure-no-auth)"}[o.token != ""], "version", Version)
 
 	httpErr := make(chan error, 1)
-	go func() { httpErr <- srv.Serve(ln) }()
+	go func() {
+		if srv.TLSConfig != nil {
+			httpErr <- srv.ServeTLS(ln, "", "")
+		} else {
+			httpErr <- srv.Serve(ln)
+		}
+	}()
 	ctrlDone := make(chan error, 1)
 	ctrlCtx, stopCtrl := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopCtrl()

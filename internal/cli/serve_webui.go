@@ -21,7 +21,7 @@ func withWebUI(api http.Handler, st store.Store, ctrl webui.JobController, res w
 	if err != nil {
 		return nil, err
 	}
-	ui, err := webui.New(webui.Config{Backend: back, Clock: clk, Token: o.token, Logger: log.With("component", "webui")})
+	ui, err := webui.New(webui.Config{Backend: back, Clock: clk, Token: o.token, SecureCookies: o.tls.on(), Logger: log.With("component", "webui")})
 	if err != nil {
 		return nil, err
 	}

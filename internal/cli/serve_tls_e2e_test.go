@@ -1,0 +1,141 @@
+package cli
+
+import (
+	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// writeSelfSigned writes a self-signed certificate for 127.0.0.1 and its
+// key, returning their paths.
+func writeSelfSigned(t *testing.T) (certFile, keyFile string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "almanac test"},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(24 * time.Hour),
+		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
+		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IsCA:         true, BasicConstraintsValid: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return certFile, keyFile
+}
+
+// TestServeTLS serves HTTPS with a self-signed certificate: the CLI talks
+// to it with --ca-cert, plain HTTP is refused, and the web UI's cookies
+// are Secure.
+func TestServeTLS(t *testing.T) {
+	bin := almanacBinary(t)
+	certFile, keyFile := writeSelfSigned(t)
+	d := startDaemon(t, bin, t.TempDir(), "--tls-cert", certFile, "--tls-key", keyFile)
+	if !strings.HasPrefix(d.url, "https://") {
+		t.Fatalf("serving URL %q is not https", d.url)
+	}
+
+	run := func(args ...string) (string, error) {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append(os.Environ(), "ALMANAC_SERVER="+d.url, "ALMANAC_TOKEN="+e2eToken, "ALMANAC_CA_CERT=")
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := cmd.Run()
+		return out.String(), err
+	}
+	if out, err := run("get", "jobs", "--ca-cert", certFile); err != nil {
+		t.Errorf("get jobs --ca-cert: %v\n%s", err, out)
+	}
+	if out, err := run("get", "jobs"); err == nil || !strings.Contains(out, "certificate") {
+		t.Errorf("get jobs without the CA: %v\n%s", err, out)
+	}
+	if out, err := run("get", "jobs", "--ca-cert", keyFile); err == nil || !strings.Contains(out, "no PEM certificate") {
+		t.Errorf("get jobs with a key as CA: %v\n%s", err, out)
+	}
+
+	plain := "http://" + strings.TrimPrefix(d.url, "https://")
+	if resp, err := http.Get(plain + "/healthz"); err == nil {
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			t.Error("plain HTTP answered 200 on the HTTPS port")
+		}
+	}
+
+	pool := x509.NewCertPool()
+	pem, _ := os.ReadFile(certFile)
+	pool.AppendCertsFromPEM(pem)
+	hc := &http.Client{
+		Transport:     &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	resp, err := hc.Get(d.url + "/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	cookies := resp.Cookies()
+	if len(cookies) == 0 {
+		t.Fatal("the login page set no cookie")
+	}
+	for _, c := range cookies {
+		if !c.Secure {
+			t.Errorf("cookie %s is not Secure over HTTPS", c.Name)
+		}
+	}
+}
+
+func TestServeTLSFlags(t *testing.T) {
+	certFile, keyFile := writeSelfSigned(t)
+	tests := []struct {
+		name  string
+		args  []string
+		wants string
+	}{
+		{"cert without key", []string{"--tls-cert", certFile}, "go together"},
+		{"key without cert", []string{"--tls-key", keyFile}, "go together"},
+		{"swapped", []string{"--tls-cert", keyFile, "--tls-key", certFile}, "--tls-cert"},
+		{"missing file", []string{"--tls-cert", certFile + ".nope", "--tls-key", keyFile}, "no such file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"serve", "--listen", "127.0.0.1:0", "--data", t.TempDir(), "--token", "t"}, tt.args...)
+			_, errOut, code := runCLI(t, args...)
+			if code != exitUsage || !strings.Contains(errOut, tt.wants) || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
+				t.Fatalf("code %d stderr %q, want exit %d and one line with %q", code, errOut, exitUsage, tt.wants)
+			}
+		})
+	}
+}
