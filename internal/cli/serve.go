@@ -19,6 +19,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/connlimit"
 	"github.com/almanac-sh/almanac/internal/loopback"
 	"github.com/almanac-sh/almanac/internal/store"
+	"github.com/almanac-sh/almanac/internal/store/sqlitestore"
 )
 
 func init() {
@@ -38,6 +39,7 @@ type serveOptions struct {
 	insecure  bool
 	node      string
 	grace     time.Duration
+	reset     bool // set a damaged or lost SQLite database aside and start empty
 	http      httpLimits
 	tls       tlsFiles
 	agent     agentOptions // agent mode, with manifests (serve_agent.go)
@@ -79,6 +81,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	fs.DurationVar(&o.grace, "grace", 30*time.Second, "at shutdown, how long active runs may finish before they are killed")
 	addFleetFlags(fs, &o.fleet)
 	addHTTPFlags(fs, &o.http)
+	fs.BoolVar(&o.reset, "reset", false, "if the SQLite database under --data is damaged or lost, set it aside (renamed, never deleted) and start with an empty one")
 	addTLSFlags(fs, &o.tls)
 	addWindowFlags(fs, &o.windows)
 	logFormat := fs.String("log-format", "text", "log format: text or json")
@@ -211,6 +214,12 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 	defer ln.Close()
 	o.listen = ln.Addr().String()
 	st, err := openStore(ctx, o, clk)
+	if err != nil && o.reset && (errors.Is(err, sqlitestore.ErrDamaged) || errors.Is(err, sqlitestore.ErrMissing)) {
+		if err := resetSQLite(o, clk, log); err != nil {
+			return err
+		}
+		st, err = openStore(ctx, o, clk)
+	}
 	if err != nil {
 		return err
 	}

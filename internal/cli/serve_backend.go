@@ -16,6 +16,17 @@ import (
 )
 
 // openSQLite opens the embedded store under dir.
+// resetSQLite sets the damaged or lost SQLite database under --data aside
+// for --reset. A healthy database is never reset.
+func resetSQLite(o serveOptions, clk clock.Clock, log *slog.Logger) error {
+	moved, err := sqlitestore.SetAside(o.data, clk.Now())
+	if err != nil {
+		return fmt.Errorf("--reset: %w", err)
+	}
+	log.Warn("--reset: the old database was set aside; starting with an empty one", "files", moved)
+	return nil
+}
+
 func openSQLite(ctx context.Context, dir string, clk clock.Clock) (store.Store, error) {
 	st, err := sqlitestore.Open(ctx, dir, sqlitestore.WithClock(clk))
 	if err != nil {

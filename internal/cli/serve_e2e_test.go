@@ -271,3 +271,16 @@ func TestServeAuthFlags(t *testing.T) {
 		})
 	}
 }
+
+// stop ends the daemon with SIGTERM and waits for it to exit.
+func (d *daemonProc) stop(t *testing.T) {
+	t.Helper()
+	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-d.done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("daemon did not stop within 30s of SIGTERM")
+	}
+}

@@ -57,8 +57,10 @@ func WithClock(c clock.Clock) Option { return func(s *Store) { s.clock = c } }
 
 var _ store.Store = (*Store)(nil)
 
-// Open opens (creating if needed) the database in dir and applies pending
-// migrations.
+// Open opens (creating if needed) the database in dir, checks its
+// integrity (PRAGMA quick_check) and applies pending migrations. It refuses
+// a damaged database (ErrDamaged), and a missing or empty one in a
+// directory where one was created before (ErrMissing): see SetAside.
 func Open(ctx context.Context, dir string, opts ...Option) (*Store, error) {
 	// The database holds every job's command and output: the directory
 	// and the files are the daemon user's alone. SQLite gives its -wal and
@@ -68,6 +70,9 @@ func Open(ctx context.Context, dir string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
 	path := filepath.Join(dir, FileName)
+	if err := checkPresent(dir, path); err != nil {
+		return nil, err
+	}
 	if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
 		f.Close()
 	} else if !errors.Is(err, fs.ErrExist) {
@@ -92,9 +97,17 @@ func Open(ctx context.Context, dir string, opts ...Option) (*Store, error) {
 	for _, o := range opts {
 		o(s)
 	}
+	if err := s.quickCheck(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	if err := writeMarker(dir, s.clock.Now()); err != nil {
+		s.Close()
+		return nil, err
 	}
 	return s, nil
 }
