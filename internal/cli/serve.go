@@ -60,6 +60,9 @@ type controller interface {
 	// starting runs, waits up to the grace period for active ones, kills
 	// the rest and records that. It returns when all of that is done.
 	Run(ctx context.Context) error
+	// StoreHealth reports whether the controller's store writes fail, and
+	// since when.
+	StoreHealth() (since time.Time, err error)
 }
 
 // shutdownHTTP bounds how long in-flight API requests may take at shutdown.
@@ -270,7 +273,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 	}
 	api := httpapi.New(httpapi.Config{
 		Store: st, Controller: ctrl, Fleet: fl, Token: o.token, Clock: clk,
-		Logger: log, Metrics: metrics, Version: Version,
+		Logger: log, Metrics: metrics, Version: Version, Health: storeHealthReason(ctrl),
 	})
 	cl.register(api)
 	api.Handle("GET /api/v1/windows", httpapi.WindowsHandler(daemonWindows{o.named, o.schedules}, clk))
@@ -353,6 +356,18 @@ func openStore(ctx context.Context, o serveOptions, clk clock.Clock) (store.Stor
 		return openPostgres(ctx, o.storeURL, clk)
 	}
 	return nil, usagef("serve: --store %q: want empty (SQLite under --data) or postgres://...", redactURL(o.storeURL))
+}
+
+// storeHealthReason returns /healthz's check: the store's write failure, if
+// the controller's writes fail.
+func storeHealthReason(ctrl controller) func() string {
+	return func() string {
+		since, err := ctrl.StoreHealth()
+		if err == nil {
+			return ""
+		}
+		return fmt.Sprintf("store: writes failing since %s: %v", since.UTC().Format(time.RFC3339), err)
+	}
 }
 
 // redactURL hides a password in a store URL before it is printed.

@@ -79,6 +79,11 @@ type Controller struct {
 	stopping  bool
 	claimable bool // a run may be ready to claim
 	nextBeat  time.Time
+	// unrecorded are run ends the store refused, kept to write later.
+	unrecorded  []ending
+	droppedEnds int
+
+	health storeHealth
 }
 
 // entry is the controller's view of one job. It keeps only what
@@ -313,8 +318,8 @@ func (c *Controller) nextWake() time.Time {
 	if len(c.readyAt) > 0 {
 		min(c.readyAt[0])
 	}
-	if len(c.active) > 0 {
-		min(c.nextBeat)
+	if len(c.active) > 0 || len(c.unrecorded) > 0 {
+		min(c.nextBeat) // unrecorded run ends are retried at heartbeats
 	}
 	return w
 }

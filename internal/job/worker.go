@@ -57,6 +57,7 @@ const startWorkers = 8
 func (c *Controller) claim(ctx context.Context, now time.Time) {
 	for {
 		runs, err := c.st.RunClaim(ctx, store.RunClaimParams{Node: c.cfg.Node, Now: now, Limit: claimBatch})
+		c.noteWrite(err, now)
 		if err != nil {
 			c.log.Error("claim runs", "err", err)
 			return
@@ -235,7 +236,15 @@ func (c *Controller) finish(ctx context.Context, rs []result) {
 		}
 		ends[i] = ending{run: r.x.run, p: p}
 	}
-	for i, ok := range c.endRuns(ctx, ends, now) {
+	recorded, err := c.recordEnds(ctx, ends, now)
+	if err != nil {
+		// The processes have ended, but the store refuses writes (a full
+		// disk, a lost database connection): keep the outcomes and write
+		// them when it recovers, rather than let the runs look orphaned.
+		c.keepUnrecorded(ends)
+		return
+	}
+	for i, ok := range recorded {
 		if ok && ends[i].p.State == store.RunFailed {
 			c.retry(ctx, rs[i].x.run, rs[i].x.spec, now)
 		}
@@ -251,12 +260,14 @@ type ending struct {
 // endRun records a terminal state with its event and reports whether it was
 // recorded (false if the run or its job was deleted meanwhile).
 func (c *Controller) endRun(ctx context.Context, r store.Run, now time.Time, p store.RunFinishParams) bool {
-	return c.endRuns(ctx, []ending{{run: r, p: p}}, now)[0]
+	recorded, _ := c.recordEnds(ctx, []ending{{run: r, p: p}}, now)
+	return recorded[0]
 }
 
-// endRuns records terminal states with their events and history pruning
-// in one store call, and reports per run whether it was recorded.
-func (c *Controller) endRuns(ctx context.Context, ends []ending, now time.Time) []bool {
+// recordEnds records terminal states with their events and history pruning
+// in one store call, and reports per run whether it was recorded; err is
+// set when the store call as a whole failed.
+func (c *Controller) recordEnds(ctx context.Context, ends []ending, now time.Time) ([]bool, error) {
 	items := make([]store.RunFinishParams, len(ends))
 	for i, en := range ends {
 		p := en.p
@@ -277,9 +288,10 @@ func (c *Controller) endRuns(ctx context.Context, ends []ending, now time.Time) 
 	}
 	recorded := make([]bool, len(ends))
 	res, err := c.st.RunFinishBatch(ctx, store.RunFinishBatchParams{Items: items, Term: c.term(), Now: now})
+	c.noteWrite(err, now)
 	if err != nil {
 		c.log.Error("record run ends", "runs", len(items), "err", err)
-		return recorded
+		return recorded, err
 	}
 	woken := map[string]bool{}
 	for i, r := range res {
@@ -295,7 +307,7 @@ func (c *Controller) endRuns(ctx context.Context, ends []ending, now time.Time) 
 			c.afterFinish(ctx, job, now)
 		}
 	}
-	return recorded
+	return recorded, nil
 }
 
 // retry schedules the next attempt of a failed run with exponential
@@ -340,12 +352,14 @@ func (c *Controller) afterFinish(_ context.Context, job string, now time.Time) {
 // cancellation was requested elsewhere, and fails or retries runs whose
 // node stopped heart-beating.
 func (c *Controller) heartbeat(ctx context.Context, now time.Time) {
-	if len(c.active) > 0 {
-		ids := make([]int64, 0, len(c.active))
+	c.flushUnrecorded(ctx, now)
+	if len(c.active)+len(c.unrecorded) > 0 {
+		ids := c.unrecordedIDs()
 		for id := range c.active {
 			ids = append(ids, id)
 		}
 		cancel, err := c.st.RunHeartbeat(ctx, store.RunHeartbeatParams{Node: c.cfg.Node, IDs: ids, Now: now})
+		c.noteWrite(err, now)
 		if err != nil {
 			c.log.Error("heartbeat", "err", err)
 		}
@@ -361,7 +375,7 @@ func (c *Controller) heartbeat(ctx context.Context, now time.Time) {
 		return
 	}
 	for _, r := range stale {
-		if c.active[r.ID] == nil {
+		if c.active[r.ID] == nil && !c.isUnrecorded(r.ID) {
 			c.recover(ctx, r, fmt.Sprintf("node %s stopped heart-beating during the run", r.Node), now)
 		}
 	}
@@ -382,6 +396,12 @@ func (c *Controller) recover(ctx context.Context, r store.Run, why string, now t
 // ones, then kills the rest and records them.
 func (c *Controller) shutdown(ctx context.Context) error {
 	c.stopping = true
+	defer func() {
+		c.flushUnrecorded(ctx, c.clock.Now())
+		if n := len(c.unrecorded); n > 0 {
+			c.log.Error("stopping with run ends the store refused; those runs will be recovered as interrupted", "runs", n, "ids", c.unrecordedIDs())
+		}
+	}()
 	if len(c.active) == 0 {
 		return nil
 	}

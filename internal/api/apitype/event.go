@@ -31,6 +31,10 @@ type Page[T any] struct {
 
 // Health is the body of GET /healthz.
 type Health struct {
+	// Status is "ok", or "degraded" (with status 503) while a fault needs
+	// an operator, such as store writes failing.
 	Status  string `json:"status"`
 	Version string `json:"version,omitempty"`
+	// Reason says what is wrong when Status is not "ok".
+	Reason string `json:"reason,omitempty"`
 }

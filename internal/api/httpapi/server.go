@@ -103,6 +103,9 @@ type Config struct {
 	Metrics *Metrics
 	// Version is reported by /healthz.
 	Version string
+	// Health, if set, is asked by /healthz for a fault that makes the
+	// daemon degraded (503): a non-empty reason.
+	Health func() (reason string)
 }
 
 // Server is the API's http.Handler. It is safe for concurrent use.
@@ -277,6 +280,12 @@ func (s *Server) authorized(r *http.Request) bool {
 const TokenCookie = "almanac_token"
 
 func (s *Server) health(w http.ResponseWriter, _ *http.Request) error {
+	if s.cfg.Health != nil {
+		if reason := s.cfg.Health(); reason != "" {
+			writeJSON(w, http.StatusServiceUnavailable, apitype.Health{Status: "degraded", Version: s.cfg.Version, Reason: reason})
+			return nil
+		}
+	}
 	writeJSON(w, http.StatusOK, apitype.Health{Status: "ok", Version: s.cfg.Version})
 	return nil
 }
