@@ -107,4 +107,3 @@ func (c *Controller) unrecordedIDs() []int64 {
 	}
 	return ids
 }
-
