@@ -162,6 +162,25 @@ func newLexer(source *Source, src []byte, errs *ErrorList) *lexer {
 	return &lexer{source: source, src: src, text: text, errs: errs, tt: texts{src: text}}
 }
 
+// checkUTF8 reports, at its position, the first byte of src that is not
+// part of a UTF-8 encoded character, and whether there was one. A manifest
+// must be UTF-8 throughout, comments included, like Puppet's.
+func checkUTF8(source *Source, src []byte, errs *ErrorList) bool {
+	if utf8.Valid(src) {
+		return false
+	}
+	off := 0
+	for off < len(src) {
+		r, size := utf8.DecodeRune(src[off:])
+		if r == utf8.RuneError && size <= 1 {
+			break
+		}
+		off += size
+	}
+	errs.Add(source.Pos(off), "invalid UTF-8: byte 0x%02x is not part of a UTF-8 character (manifests must be UTF-8)", src[off])
+	return true
+}
+
 // Lex splits src into tokens, ending with an EOF token. Problems are
 // appended to errs; lexing always continues to the end of the input, so
 // every lexical error is reported.
@@ -169,6 +188,9 @@ func Lex(file string, src []byte, errs *ErrorList) []Token {
 	source := NewSource(file, src)
 	if len(src) > maxSource {
 		errs.Add(source.Pos(0), "file too large: %d bytes (the limit is %d)", len(src), maxSource)
+		return []Token{{Kind: EOF}}
+	}
+	if checkUTF8(source, src, errs) {
 		return []Token{{Kind: EOF}}
 	}
 	lx := newLexer(source, src, errs)

@@ -72,6 +72,9 @@ func ParseFile(name string, src []byte) (*File, error) {
 		errs.Add(source.Pos(0), "file too large: %d bytes (the limit is %d)", len(src), maxSource)
 		return f, errs
 	}
+	if checkUTF8(source, src, &errs) {
+		return f, errs
+	}
 	// The whole file is lexed first, so that the arena's chunks can be
 	// sized from its tokens. Nothing in the tree points into the token
 	// buffer or the scratch stacks (empty between statements), so they are

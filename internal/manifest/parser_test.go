@@ -106,6 +106,9 @@ func TestParseErrors(t *testing.T) {
 		{"eof", "exec { 'a':", []string{"t.pp:1:12: syntax error: expected an attribute name, found end of file"}},
 		{"stray brace", "}", []string{"t.pp:1:1: syntax error: unexpected '}'"}},
 		{"error in interpolation", `$x = "a${ 1 + }b"`, []string{"t.pp:1:15: syntax error: unexpected '}'"}},
+		{"latin-1 string", "notify { 'caf\xe9': }", []string{"t.pp:1:14: invalid UTF-8: byte 0xe9 is not part of a UTF-8 character (manifests must be UTF-8)"}},
+		{"latin-1 comment", "# ok\n# caf\xe9\nnotify { 'x': }", []string{"t.pp:2:6: invalid UTF-8: byte 0xe9 is not part of a UTF-8 character (manifests must be UTF-8)"}},
+		{"truncated character", "notify { '\xe2\x82': }", []string{"t.pp:1:11: invalid UTF-8: byte 0xe2 is not part of a UTF-8 character (manifests must be UTF-8)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,4 @@
+# A manifest saved as Latin-1 by an old editor.
+notify { 'café ouvert':
+  message => 'x',
+}
