@@ -9,11 +9,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/inputfile"
 )
 
 // Exit codes shared by every command.
@@ -107,6 +109,14 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		fmt.Fprintf(stderr, "almanac: unknown command %q (run 'almanac help' for the list)\n", args[0])
 		return exitUsage
+	}
+	if v := os.Getenv("ALMANAC_MAX_FILE_SIZE"); v != "" {
+		n, err := inputfile.ParseSize(v)
+		if err != nil {
+			fmt.Fprintf(stderr, "almanac: ALMANAC_MAX_FILE_SIZE: %v\n", err)
+			return exitUsage
+		}
+		inputfile.SetMaxSize(n)
 	}
 	err := cmd.run(ctx, e, args[1:])
 	var h *helpError

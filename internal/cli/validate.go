@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/almanac-sh/almanac/internal/catalog"
+	"github.com/almanac-sh/almanac/internal/inputfile"
 	"github.com/almanac-sh/almanac/internal/manifest"
 	"github.com/almanac-sh/almanac/internal/manifestjob"
 )
@@ -79,7 +80,7 @@ func compileFiles(cmd string, paths []string) (*catalog.Catalog, manifest.ErrorL
 	var parsed []*manifest.File
 	var errs manifest.ErrorList
 	for _, p := range paths {
-		src, err := os.ReadFile(p)
+		src, err := inputfile.Read(p)
 		if err != nil {
 			return nil, nil, usagef("%s: %v", cmd, unwrapPath(err))
 		}

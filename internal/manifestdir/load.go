@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/almanac-sh/almanac/internal/catalog"
+	"github.com/almanac-sh/almanac/internal/inputfile"
 	"github.com/almanac-sh/almanac/internal/manifest"
 )
 
@@ -81,7 +82,7 @@ func read(dir string) ([]source, string, error) {
 	srcs := make([]source, 0, len(files))
 	var n [8]byte
 	for _, p := range files {
-		data, err := os.ReadFile(p)
+		data, err := inputfile.Read(p)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				continue // removed since the walk: as if it were never there

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/almanac-sh/almanac/internal/inputfile"
 )
 
 // Load reads and merges fragments from paths. A path naming a file is read
@@ -31,7 +33,7 @@ func Load(paths ...string) (*Config, error) {
 	}
 	frags := make([]*Fragment, 0, len(files))
 	for _, file := range files {
-		src, err := os.ReadFile(file)
+		src, err := inputfile.Read(file)
 		if err != nil {
 			return nil, pathError(file, err)
 		}

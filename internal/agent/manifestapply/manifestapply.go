@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/apply"
 	"github.com/almanac-sh/almanac/internal/catalog"
 	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/inputfile"
 	"github.com/almanac-sh/almanac/internal/manifest"
 	"github.com/almanac-sh/almanac/internal/manifestdir"
 	"github.com/almanac-sh/almanac/internal/provider/exec"
@@ -107,7 +107,7 @@ func Compile(dir string) (*catalog.Catalog, error) {
 	var parsed []*manifest.File
 	var errs manifest.ErrorList
 	for _, p := range files {
-		src, err := os.ReadFile(p)
+		src, err := inputfile.Read(p)
 		if err != nil {
 			return nil, fmt.Errorf("manifests: %w", err)
 		}
