@@ -108,9 +108,24 @@ func Read(path string) ([]byte, error) {
 	} else if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, kind(fi.Mode()))
 	}
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+	// Read into a buffer of the file's size (one byte more, to see EOF),
+	// not one that doubles as it fills: for a large manifest that halves
+	// the memory the read takes.
+	b := make([]byte, 0, min(fi.Size(), limit)+1)
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			break
+		} else if err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		if int64(len(b)) > limit {
+			break
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // the file grew since Stat
+		}
 	}
 	if int64(len(b)) > limit {
 		return nil, fmt.Errorf("%s: %w: over the %d-byte limit", path, ErrTooLarge, limit)
