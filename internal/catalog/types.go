@@ -386,9 +386,7 @@ func checkJob(c *compiler, r *res) {
 	if _, ok := r.attrs["command"]; !ok {
 		c.errorf(r.r.Pos, "%s: the 'command' attribute is required", r.r.Ref())
 	}
-	for _, a := range []string{"starting_deadline_seconds", "backoff_limit", "successful_jobs_history_limit", "failed_jobs_history_limit"} {
-		if n, ok := r.attrs[a].(int64); ok && n < 0 {
-			c.paramFail(r, a, "Invalid value %d: must not be negative", n)
-		}
-	}
+	// The values' bounds are the job package's rules, checked with the
+	// resource's position when the catalog's jobs are built
+	// (manifestjob.FromCatalog), as for jobs from the API.
 }

@@ -110,14 +110,16 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "almanac: unknown command %q (run 'almanac help' for the list)\n", args[0])
 		return exitUsage
 	}
+	maxFile := int64(inputfile.DefaultMaxSize)
 	if v := os.Getenv("ALMANAC_MAX_FILE_SIZE"); v != "" {
 		n, err := inputfile.ParseSize(v)
 		if err != nil {
 			fmt.Fprintf(stderr, "almanac: ALMANAC_MAX_FILE_SIZE: %v\n", err)
 			return exitUsage
 		}
-		inputfile.SetMaxSize(n)
+		maxFile = n
 	}
+	inputfile.SetMaxSize(maxFile)
 	err := cmd.run(ctx, e, args[1:])
 	var h *helpError
 	if errors.As(err, &h) {

@@ -11,13 +11,13 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
-	"regexp"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/api/apiclient"
 	"github.com/almanac-sh/almanac/internal/apitoken"
+	"github.com/almanac-sh/almanac/internal/job"
 )
 
 // clientFlags are the flags every command that talks to the daemon takes.
@@ -134,14 +134,11 @@ func (f outputFlags) parse(args []string) (pos []string, jsonOut bool, err error
 	return pos, jsonOut, nil
 }
 
-// jobNameRE mirrors the daemon's rule for job names. Checking it here turns
-// a name that cannot exist into a usage error that quotes it as typed.
-var jobNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
-
-// checkJobName returns a usage error for cmd when name is not a valid job name.
+// checkJobName returns a usage error for cmd when name is not a valid job
+// name by the job package's rule, quoting the name as typed.
 func checkJobName(cmd, name string) error {
-	if !jobNameRE.MatchString(name) {
-		return usagef("%s: %q is not a job name (want 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit)", cmd, name)
+	if !job.ValidName(name) {
+		return usagef("%s: %q is not a job name (want %s)", cmd, name, job.NameRule)
 	}
 	return nil
 }

@@ -92,31 +92,22 @@ func (a apiController) JobStatuses(ctx context.Context, jobs []store.Job) (map[s
 	return out, nil
 }
 
-// specFields are the spec fields a validation problem may start with.
-var specFields = []string{"cron", "time_zone", "command", "env", "starting_deadline_seconds", "concurrency_policy",
-	"backoff_limit", "timeout", "successful_jobs_history_limit", "failed_jobs_history_limit", "schedule", "require", "before"}
-
 // apiValidation turns a *job.ValidationError into a 422 naming the field of
-// its first problem; other errors pass through.
+// its first problem (with every problem in the message when there are
+// several); other errors pass through.
 func apiValidation(err error) error {
 	var ve *job.ValidationError
-	if !errors.As(err, &ve) || len(ve.Problems) == 0 {
+	if !errors.As(err, &ve) || len(ve.Fields) == 0 {
 		return err
 	}
-	field, msg := "", strings.Join(ve.Problems, "; ")
-	first := ve.Problems[0]
-	for _, f := range specFields {
-		if rest, ok := strings.CutPrefix(first, f+": "); ok {
-			field = f
-			if len(ve.Problems) == 1 {
-				msg = rest
-			}
-			break
+	first := ve.Fields[0]
+	msg := first.Message
+	if len(ve.Fields) > 1 {
+		parts := make([]string, len(ve.Fields))
+		for i, f := range ve.Fields {
+			parts[i] = f.String()
 		}
-		if strings.HasPrefix(first, f+" ") {
-			field = f
-			break
-		}
+		msg = strings.Join(parts, "; ")
 	}
-	return &apitype.Error{Code: apitype.CodeInvalid, Field: field, Message: msg}
+	return &apitype.Error{Code: apitype.CodeInvalid, Field: first.Field, Message: msg}
 }

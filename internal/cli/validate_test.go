@@ -152,7 +152,7 @@ func TestManifestInputErrors(t *testing.T) {
 	}{
 		{"validate missing", []string{"validate", missing}, "almanac: validate: " + missing + ": no such file or directory\n"},
 		{"apply missing", []string{"apply", "--noop", missing}, "almanac: apply: " + missing + ": no such file or directory\n"},
-		{"apply directory", []string{"apply", "--noop", dir}, "almanac: apply: " + dir + ": is a directory\n"},
+		{"apply directory", []string{"apply", "--noop", dir}, "almanac: apply: " + dir + ": not a regular file (a directory)\n"},
 		{"validate binary", []string{"validate", binary}, "almanac: validate: " + binary + ":2: NUL byte: a binary file, not a manifest\n"},
 	}
 	for _, tt := range tests {

@@ -3,8 +3,6 @@ package job
 import (
 	"errors"
 	"fmt"
-	"regexp"
-	"strings"
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/calendar"
@@ -47,99 +45,6 @@ type Gate interface {
 // GateFunc resolves a gate by the name a job's `schedule` attribute gives;
 // false means no such gate (the run waits and is reported).
 type GateFunc func(name string) (Gate, bool)
-
-// nameRE is what a job name may look like: it appears in URLs, file names
-// and environment variables.
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$`)
-
-// ValidationError lists everything wrong with a job spec.
-type ValidationError struct {
-	Job      string
-	Problems []string
-}
-
-func (e *ValidationError) Error() string {
-	return fmt.Sprintf("job %q: %s", e.Job, strings.Join(e.Problems, "; "))
-}
-
-// Validate checks a spec and normalises it in place (default concurrency
-// policy, canonical zone name). parse compiles the cron expression; it may
-// be nil to skip checking the expression itself.
-func Validate(spec *store.JobSpec, parse ParseFunc) error {
-	var p []string
-	add := func(format string, a ...any) { p = append(p, fmt.Sprintf(format, a...)) }
-	if !nameRE.MatchString(spec.Name) {
-		add("name %q must start with a letter or digit and contain only letters, digits, '.', '_' and '-'", spec.Name)
-	}
-	loc := time.UTC
-	if spec.TimeZone != "" {
-		l, err := calendar.LoadZone(spec.TimeZone)
-		if err != nil {
-			add("time_zone: %v", err)
-		} else {
-			loc = l
-			spec.TimeZone = l.String()
-		}
-	}
-	switch {
-	case spec.Cron == "" && spec.At == nil:
-		add("one of cron or at is required")
-	case spec.Cron != "" && spec.At != nil:
-		add("cron and at are exclusive")
-	case spec.Cron != "" && parse != nil:
-		if _, err := parse(spec.Name, spec.Cron, loc); err != nil {
-			add("cron: %v", err)
-		}
-	}
-	switch {
-	case len(spec.Command) == 0 && spec.Shell == "":
-		add("command is required")
-	case len(spec.Command) > 0 && spec.Shell != "":
-		add("command is either an argv array or a shell string, not both")
-	case len(spec.Command) > 0 && spec.Command[0] == "":
-		add("command: the program name is empty")
-	}
-	for k := range spec.Env {
-		if k == "" || strings.ContainsAny(k, "=\x00") {
-			add("env: invalid variable name %q", k)
-		}
-	}
-	if d := spec.StartingDeadlineSeconds; d != nil && *d < 0 {
-		add("starting_deadline_seconds must be >= 0, not %d", *d)
-	}
-	switch spec.ConcurrencyPolicy {
-	case "":
-		spec.ConcurrencyPolicy = store.Allow
-	case store.Allow, store.Forbid, store.Replace:
-	default:
-		add("concurrency_policy must be Allow, Forbid or Replace, not %q", spec.ConcurrencyPolicy)
-	}
-	if spec.BackoffLimit < 0 {
-		add("backoff_limit must be >= 0, not %d", spec.BackoffLimit)
-	}
-	if spec.TimeoutSeconds < 0 {
-		add("timeout must be >= 0, not %d seconds", spec.TimeoutSeconds)
-	}
-	if l := spec.SuccessfulJobsHistoryLimit; l != nil && *l < 0 {
-		add("successful_jobs_history_limit must be >= 0, not %d", *l)
-	}
-	if l := spec.FailedJobsHistoryLimit; l != nil && *l < 0 {
-		add("failed_jobs_history_limit must be >= 0, not %d", *l)
-	}
-	for _, list := range [][]string{spec.Requires, spec.Before} {
-		for _, r := range list {
-			if r == spec.Name {
-				add("job %q cannot depend on itself", r)
-			} else if !nameRE.MatchString(r) {
-				add("invalid job name %q in require/before", r)
-			}
-		}
-	}
-	if len(p) > 0 {
-		return &ValidationError{Job: spec.Name, Problems: p}
-	}
-	return nil
-}
 
 // compiled is a job spec with its schedule ready to evaluate.
 type compiled struct {

@@ -75,10 +75,8 @@ func FromCatalog(cat *catalog.Catalog, parse job.ParseFunc, opts ...puppetsched.
 			var ve *job.ValidationError
 			r := names[spec.Name]
 			if errors.As(err, &ve) {
-				for _, p := range ve.Problems {
-					// The cron engine's messages already say "cron: ".
-					p = strings.Replace(p, "cron: cron: ", "cron: ", 1)
-					errs.Add(r.Pos, "%s: %s", r.Ref(), p)
+				for _, f := range ve.Fields {
+					errs.Add(r.Pos, "%s: %s", r.Ref(), f)
 				}
 			} else {
 				errs.Add(r.Pos, "%s: %v", r.Ref(), err)

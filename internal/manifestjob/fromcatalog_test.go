@@ -110,7 +110,7 @@ func TestFromCatalogErrors(t *testing.T) {
 		{
 			name: "name validation",
 			src:  "job { 'bad name': cron => '* * * * *', command => 'x' }",
-			want: []string{`site.pp:1:7: Job[bad name]: name "bad name" must start with a letter or digit`},
+			want: []string{`site.pp:1:7: Job[bad name]: name: job name "bad name" must be 1-128 letters`},
 		},
 		{
 			name: "fractional timeout and nested env",

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/api/apitype"
+	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/store"
 )
 
@@ -73,7 +75,7 @@ func notFound(name string) error {
 }
 
 func (s *Server) loadJob(ctx context.Context, name string) (store.Job, error) {
-	if !nameRE.MatchString(name) {
+	if !job.ValidName(name) {
 		return store.Job{}, notFound(name)
 	}
 	j, err := s.cfg.Store.JobGet(ctx, name)
@@ -235,6 +237,9 @@ func (s *Server) nextFires(w http.ResponseWriter, r *http.Request) error {
 		if from, err = time.Parse(time.RFC3339, f); err != nil {
 			return badRequest("?from", fmt.Sprintf("%q is not an RFC 3339 time", f))
 		}
+		if from.Before(job.MinInstant) || !from.Before(job.MaxInstant) {
+			return badRequest("?from", fmt.Sprintf("%s is outside %s to %s", f, job.MinInstant.Format(time.RFC3339), job.MaxInstant.Format(time.RFC3339)))
+		}
 	}
 	j, err := s.loadJob(r.Context(), r.PathValue("name"))
 	if err != nil {
@@ -247,6 +252,8 @@ func (s *Server) nextFires(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return fmt.Errorf("next fires of job %q: %w", j.Spec.Name, err)
 	}
+	// Instants past year 9999 have no RFC 3339 form: the list ends there.
+	fires = slices.DeleteFunc(fires, func(t time.Time) bool { return t.Year() > 9999 })
 	if fires == nil {
 		fires = []time.Time{}
 	}

@@ -1,0 +1,257 @@
+package job
+
+import (
+	"fmt"
+	"maps"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/calendar"
+	"github.com/almanac-sh/almanac/internal/store"
+)
+
+// The bounds of a job spec's fields. Every entry point (the API, manifests,
+// `almanac run`) checks a spec with Validate, so these are the only limits.
+const (
+	// MaxNameLen is the longest job name, in bytes.
+	MaxNameLen = 128
+	// MaxDurationSeconds bounds starting_deadline_seconds and timeout:
+	// 366 days. Larger values would overflow time arithmetic and mean
+	// nothing for a scheduler.
+	MaxDurationSeconds = 366 * 24 * 3600
+	// MaxBackoffLimit bounds backoff_limit (retries of one instant).
+	MaxBackoffLimit = 100
+	// MaxHistoryLimit bounds the two history limits.
+	MaxHistoryLimit = 1000
+	// MaxArgs and MaxCommandBytes bound the command.
+	MaxArgs         = 1024
+	MaxCommandBytes = 64 << 10
+	// MaxEnv bounds the number of environment variables.
+	MaxEnv = 1024
+	// MaxRefs bounds the require and before lists.
+	MaxRefs = 256
+)
+
+// MinInstant and MaxInstant bound an `at` instant: the Unix epoch, and the
+// first instant of year 9999, so every fire has a four-digit year in any
+// zone.
+var (
+	MinInstant = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
+	MaxInstant = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// nameRE is what a job name may look like: it appears in URLs, file names
+// and environment variables.
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// ValidName reports whether s may name a job.
+func ValidName(s string) bool { return nameRE.MatchString(s) }
+
+// NameRule says what ValidName accepts, for messages.
+const NameRule = "1-128 letters, digits, '.', '_' or '-', starting with a letter or digit"
+
+// FieldError is one problem with one field of a spec. Field uses the API's
+// JSON names, with an index or key where one element is to blame
+// (command[0], env.PATH, require[2]).
+type FieldError struct {
+	Field   string
+	Message string
+}
+
+func (e FieldError) String() string { return e.Field + ": " + e.Message }
+
+// ValidationError lists everything wrong with a job spec.
+type ValidationError struct {
+	Job    string
+	Fields []FieldError
+}
+
+func (e *ValidationError) Error() string {
+	parts := make([]string, len(e.Fields))
+	for i, f := range e.Fields {
+		parts[i] = f.String()
+	}
+	return fmt.Sprintf("job %q: %s", e.Job, strings.Join(parts, "; "))
+}
+
+// validator collects the problems of one spec.
+type validator struct{ errs []FieldError }
+
+func (v *validator) add(field, format string, a ...any) {
+	v.errs = append(v.errs, FieldError{Field: field, Message: fmt.Sprintf(format, a...)})
+}
+
+// between checks 0 <= n <= max for an integer field.
+func (v *validator) between(field string, n, max int64) {
+	if n < 0 || n > max {
+		v.add(field, "must be between 0 and %d, not %d", max, n)
+	}
+}
+
+// Validate checks a spec against every rule a job must follow and
+// normalises it in place (default concurrency policy, canonical zone name,
+// `at` in UTC). parse compiles the cron expression; it may be nil to skip
+// checking the expression itself. The error, if any, is a
+// *ValidationError listing every problem.
+func Validate(spec *store.JobSpec, parse ParseFunc) error {
+	var v validator
+	if !ValidName(spec.Name) {
+		v.add("name", "job name %q must be %s", spec.Name, NameRule)
+	}
+	loc := v.zone(spec)
+	v.schedule(spec, parse, loc)
+	v.command(spec)
+	v.env(spec)
+	if spec.Cwd != "" && !filepath.IsAbs(spec.Cwd) {
+		v.add("cwd", "working directory %q must be an absolute path", spec.Cwd)
+	}
+	if d := spec.StartingDeadlineSeconds; d != nil {
+		v.between("starting_deadline_seconds", *d, MaxDurationSeconds)
+	}
+	switch spec.ConcurrencyPolicy {
+	case "":
+		spec.ConcurrencyPolicy = store.Allow
+	case store.Allow, store.Forbid, store.Replace:
+	default:
+		v.add("concurrency_policy", "%q is not one of Allow, Forbid, Replace", spec.ConcurrencyPolicy)
+	}
+	v.between("backoff_limit", int64(spec.BackoffLimit), MaxBackoffLimit)
+	if spec.TimeoutSeconds < 0 || spec.TimeoutSeconds > MaxDurationSeconds {
+		v.add("timeout", "must be between 0 and %d seconds (366 days), not %d", MaxDurationSeconds, spec.TimeoutSeconds)
+	}
+	if l := spec.SuccessfulJobsHistoryLimit; l != nil {
+		v.between("successful_jobs_history_limit", int64(*l), MaxHistoryLimit)
+	}
+	if l := spec.FailedJobsHistoryLimit; l != nil {
+		v.between("failed_jobs_history_limit", int64(*l), MaxHistoryLimit)
+	}
+	v.refs(spec.Name, "require", spec.Requires)
+	v.refs(spec.Name, "before", spec.Before)
+	for i, b := range spec.Before {
+		for _, r := range spec.Requires {
+			if b == r {
+				v.add(fmt.Sprintf("before[%d]", i), "job %q is in both require and before, a cycle", b)
+			}
+		}
+	}
+	if len(v.errs) > 0 {
+		return &ValidationError{Job: spec.Name, Fields: v.errs}
+	}
+	return nil
+}
+
+// zone checks and canonicalises the time zone and returns it.
+func (v *validator) zone(spec *store.JobSpec) *time.Location {
+	if spec.TimeZone == "" {
+		return time.UTC
+	}
+	l, err := calendar.LoadZone(spec.TimeZone)
+	if err != nil {
+		v.add("time_zone", "%v", err)
+		return time.UTC
+	}
+	spec.TimeZone = l.String()
+	return l
+}
+
+// schedule checks that exactly one of cron and at is set, and that it is
+// usable.
+func (v *validator) schedule(spec *store.JobSpec, parse ParseFunc, loc *time.Location) {
+	switch {
+	case spec.Cron == "" && spec.At == nil:
+		v.add("cron", "a job needs cron (a schedule) or at (one instant)")
+	case spec.Cron != "" && spec.At != nil:
+		v.add("cron", "set either cron (a schedule) or at (one instant), not both")
+	case spec.At != nil:
+		if spec.At.Before(MinInstant) || !spec.At.Before(MaxInstant) {
+			v.add("at", "must be between %s and %s, not %s", MinInstant.Format(time.RFC3339), MaxInstant.Format(time.RFC3339), spec.At.Format(time.RFC3339))
+		} else {
+			at := spec.At.UTC()
+			spec.At = &at
+		}
+	case len(spec.Cron) > 1024:
+		v.add("cron", "expression is %d bytes long; the limit is 1024", len(spec.Cron))
+	case parse != nil:
+		if _, err := parse(spec.Name, spec.Cron, loc); err != nil {
+			v.add("cron", "%s", strings.TrimPrefix(err.Error(), "cron: "))
+		}
+	}
+}
+
+// command checks the command: an argv array or a shell string.
+func (v *validator) command(spec *store.JobSpec) {
+	switch {
+	case len(spec.Command) == 0 && spec.Shell == "":
+		v.add("command", "a job needs a command (an array of arguments, or a string run by /bin/sh -c)")
+		return
+	case len(spec.Command) > 0 && spec.Shell != "":
+		v.add("command", "command is either an argv array or a shell string, not both")
+		return
+	case spec.Shell != "":
+		switch {
+		case strings.TrimSpace(spec.Shell) == "":
+			v.add("command", "command is blank")
+		case strings.ContainsRune(spec.Shell, 0):
+			v.add("command", "command contains a NUL byte")
+		case len(spec.Shell) > MaxCommandBytes:
+			v.add("command", "command is %d bytes long; the limit is %d", len(spec.Shell), MaxCommandBytes)
+		}
+		return
+	}
+	if spec.Command[0] == "" {
+		v.add("command[0]", "the program name is empty")
+	}
+	if len(spec.Command) > MaxArgs {
+		v.add("command", "%d arguments; the limit is %d", len(spec.Command), MaxArgs)
+		return
+	}
+	total := 0
+	for i, a := range spec.Command {
+		total += len(a)
+		if strings.ContainsRune(a, 0) {
+			v.add(fmt.Sprintf("command[%d]", i), "argument contains a NUL byte")
+		}
+	}
+	if total > MaxCommandBytes {
+		v.add("command", "the arguments are %d bytes long; the limit is %d", total, MaxCommandBytes)
+	}
+}
+
+// env checks environment variable names and values.
+func (v *validator) env(spec *store.JobSpec) {
+	if len(spec.Env) > MaxEnv {
+		v.add("env", "%d variables; the limit is %d", len(spec.Env), MaxEnv)
+		return
+	}
+	for _, k := range slices.Sorted(maps.Keys(spec.Env)) {
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			v.add("env", "environment variable name %q must be non-empty without '=' or NUL", k)
+		} else if strings.ContainsRune(spec.Env[k], 0) {
+			v.add("env."+k, "value contains a NUL byte")
+		}
+	}
+}
+
+// refs checks a list of job names (require, before).
+func (v *validator) refs(self, field string, names []string) {
+	if len(names) > MaxRefs {
+		v.add(field, "%d jobs; the limit is %d", len(names), MaxRefs)
+		return
+	}
+	seen := map[string]bool{}
+	for i, r := range names {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		switch {
+		case !ValidName(r):
+			v.add(f, "job name %q must be %s", r, NameRule)
+		case r == self:
+			v.add(f, "a job cannot list itself in %s", field)
+		case seen[r]:
+			v.add(f, "job %q is listed twice", r)
+		}
+		seen[r] = true
+	}
+}
