@@ -309,6 +309,14 @@ type JobListParams struct {
 	// Source, if set, selects only jobs from that source (a manifest reload
 	// deletes the manifest jobs it no longer declares).
 	Source Source
+	// NameContains, if set, selects only jobs whose name contains it
+	// (case-sensitive), for searching a long list.
+	NameContains string
+}
+
+// JobCounts are aggregate numbers of jobs, counted by the store.
+type JobCounts struct {
+	Total, Suspended int64
 }
 
 // JobAdvanceParams records that the controller dealt with scheduled instants
@@ -493,6 +501,8 @@ type Store interface {
 	JobGet(ctx context.Context, name string) (Job, error)
 	// JobList returns jobs ordered by name.
 	JobList(ctx context.Context, p JobListParams) ([]Job, error)
+	// JobCounts counts the jobs and the suspended ones without listing them.
+	JobCounts(ctx context.Context) (JobCounts, error)
 	// JobAdvance moves a job's LastScheduleTime forward (never back); ErrNotFound.
 	JobAdvance(ctx context.Context, p JobAdvanceParams) error
 

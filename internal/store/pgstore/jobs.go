@@ -136,9 +136,9 @@ func (s *Store) JobList(ctx context.Context, p store.JobListParams) ([]store.Job
 	}
 	rows, err := s.pool.Query(ctx, `
 		SELECT `+jobCols+` FROM jobs
-		 WHERE name > $1 AND ($2 = '' OR source = $2)
+		 WHERE name > $1 AND ($2 = '' OR source = $2) AND ($4 = '' OR strpos(name, $4) > 0)
 		 ORDER BY name
-		 LIMIT $3`, p.After, string(p.Source), limit)
+		 LIMIT $3`, p.After, string(p.Source), limit, p.NameContains)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: list jobs: %w", err)
 	}
@@ -147,6 +147,17 @@ func (s *Store) JobList(ctx context.Context, p store.JobListParams) ([]store.Job
 		return nil, fmt.Errorf("pgstore: list jobs: %w", err)
 	}
 	return jobs, nil
+}
+
+// JobCounts counts the jobs and the suspended ones.
+func (s *Store) JobCounts(ctx context.Context) (store.JobCounts, error) {
+	var c store.JobCounts
+	err := s.pool.QueryRow(ctx,
+		`SELECT count(*), count(*) FILTER (WHERE (spec::jsonb ->> 'suspend')::boolean) FROM jobs`).Scan(&c.Total, &c.Suspended)
+	if err != nil {
+		return c, fmt.Errorf("pgstore: count jobs: %w", err)
+	}
+	return c, nil
 }
 
 // JobAdvance moves a job's LastScheduleTime forward, never back.

@@ -135,6 +135,10 @@ func (s *Store) JobList(ctx context.Context, p store.JobListParams) ([]store.Job
 		q += ` AND source = ?`
 		args = append(args, string(p.Source))
 	}
+	if p.NameContains != "" {
+		q += ` AND instr(name, ?) > 0`
+		args = append(args, p.NameContains)
+	}
 	q += ` ORDER BY name`
 	if p.Limit > 0 {
 		q += ` LIMIT ?`
@@ -154,6 +158,17 @@ func (s *Store) JobList(ctx context.Context, p store.JobListParams) ([]store.Job
 		jobs = append(jobs, j)
 	}
 	return jobs, rows.Err()
+}
+
+// JobCounts implements store.Store.
+func (s *Store) JobCounts(ctx context.Context) (store.JobCounts, error) {
+	var c store.JobCounts
+	err := s.r.QueryRowContext(ctx,
+		`SELECT count(*), coalesce(sum(json_extract(spec, '$.suspend') = 1), 0) FROM jobs`).Scan(&c.Total, &c.Suspended)
+	if err != nil {
+		return c, fmt.Errorf("count jobs: %w", err)
+	}
+	return c, nil
 }
 
 // JobAdvance implements store.Store.

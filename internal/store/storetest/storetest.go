@@ -144,14 +144,18 @@ func testJobCRUD(t *testing.T, s store.Store) {
 
 func testJobList(t *testing.T, s store.Store) {
 	ctx := context.Background()
-	for _, n := range []string{"c", "a", "e", "b", "d"} {
+	for _, n := range []string{"c", "a", "e", "b", "d", "backup-db"} {
 		src := store.SourceAPI
 		if n == "b" || n == "d" {
 			src = store.SourceManifest
 		}
-		if _, err := s.JobCreate(ctx, store.JobCreateParams{Spec: store.JobSpec{Name: n, Cron: "@daily"}, Source: src}); err != nil {
+		spec := store.JobSpec{Name: n, Cron: "@daily", Suspend: n == "c" || n == "e"}
+		if _, err := s.JobCreate(ctx, store.JobCreateParams{Spec: spec, Source: src}); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if c, err := s.JobCounts(ctx); err != nil || c != (store.JobCounts{Total: 6, Suspended: 2}) {
+		t.Errorf("JobCounts = %+v, %v; want 6 jobs, 2 suspended", c, err)
 	}
 	names := func(jobs []store.Job) []string {
 		var out []string
@@ -165,10 +169,13 @@ func testJobList(t *testing.T, s store.Store) {
 		p    store.JobListParams
 		want []string
 	}{
-		{"all", store.JobListParams{}, []string{"a", "b", "c", "d", "e"}},
+		{"all", store.JobListParams{}, []string{"a", "b", "backup-db", "c", "d", "e"}},
 		{"limit", store.JobListParams{Limit: 2}, []string{"a", "b"}},
-		{"after", store.JobListParams{After: "b", Limit: 2}, []string{"c", "d"}},
+		{"after", store.JobListParams{After: "b", Limit: 2}, []string{"backup-db", "c"}},
 		{"source", store.JobListParams{Source: store.SourceManifest}, []string{"b", "d"}},
+		{"name contains", store.JobListParams{NameContains: "ck"}, []string{"backup-db"}},
+		{"name contains, paged", store.JobListParams{NameContains: "b", After: "b", Limit: 5}, []string{"backup-db"}},
+		{"name contains nothing", store.JobListParams{NameContains: "%"}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
