@@ -1,6 +1,7 @@
 package job
 
 import (
+	"container/heap"
 	"context"
 	"time"
 
@@ -130,4 +131,81 @@ func (c *Controller) NextFires(ctx context.Context, name string, from time.Time,
 		out = append(out, t.In(comp.loc))
 	}
 	return out, nil
+}
+
+// Fire is one upcoming scheduled instant of a job.
+type Fire struct {
+	Job  string
+	Time time.Time // in the job's zone
+}
+
+// Upcoming returns the first limit instants strictly after from at which
+// any job that is not suspended is scheduled, earliest first (ties by job
+// name). It reads the jobs once, compiles each distinct expression once and
+// merges the schedules with a heap, so its cost grows with the number of
+// jobs plus limit × log(jobs), not with jobs × limit.
+func (c *Controller) Upcoming(ctx context.Context, from time.Time, limit int) ([]Fire, error) {
+	jobs, err := c.st.JobList(ctx, store.JobListParams{})
+	if err != nil {
+		return nil, err
+	}
+	scheds := map[schedKey]*compiled{}
+	h := make(fireHeap, 0, len(jobs))
+	for _, j := range jobs {
+		if j.Spec.Suspend {
+			continue
+		}
+		k := keyOf(j.Spec)
+		comp, ok := scheds[k]
+		if !ok || j.Spec.Cron == "" {
+			if comp, err = compile(j.Spec, c.cfg.Parse); err != nil {
+				continue // a job that does not compile has no fires
+			}
+			if j.Spec.Cron != "" {
+				scheds[k] = comp
+			}
+		}
+		if t := comp.sched.Next(from); !t.IsZero() {
+			h = append(h, upcoming{job: j.Spec.Name, next: t, c: comp})
+		}
+	}
+	heap.Init(&h)
+	out := make([]Fire, 0, min(limit, len(h)))
+	for len(out) < limit && len(h) > 0 {
+		u := &h[0]
+		out = append(out, Fire{Job: u.job, Time: u.next.In(u.c.loc)})
+		if t := u.c.sched.Next(u.next); t.IsZero() {
+			heap.Pop(&h)
+		} else {
+			u.next = t
+			heap.Fix(&h, 0)
+		}
+	}
+	return out, nil
+}
+
+// upcoming is a job's next instant in Upcoming's merge.
+type upcoming struct {
+	job  string
+	next time.Time
+	c    *compiled
+}
+
+// fireHeap orders jobs by their next instant, then name.
+type fireHeap []upcoming
+
+func (h fireHeap) Len() int { return len(h) }
+func (h fireHeap) Less(i, k int) bool {
+	if !h[i].next.Equal(h[k].next) {
+		return h[i].next.Before(h[k].next)
+	}
+	return h[i].job < h[k].job
+}
+func (h fireHeap) Swap(i, k int) { h[i], h[k] = h[k], h[i] }
+func (h *fireHeap) Push(x any)   { *h = append(*h, x.(upcoming)) }
+func (h *fireHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
