@@ -17,6 +17,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/apitoken"
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/connlimit"
+	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/loopback"
 	"github.com/almanac-sh/almanac/internal/store"
 	"github.com/almanac-sh/almanac/internal/store/sqlitestore"
@@ -63,6 +64,9 @@ type controller interface {
 	// StoreHealth reports whether the controller's store writes fail, and
 	// since when.
 	StoreHealth() (since time.Time, err error)
+	// JobStatuses and Upcoming serve the web UI's lists of many jobs.
+	JobStatuses(ctx context.Context, jobs []store.Job) (map[string]httpapi.JobStatus, error)
+	Upcoming(ctx context.Context, from time.Time, limit int) ([]job.Fire, error)
 }
 
 // shutdownHTTP bounds how long in-flight API requests may take at shutdown.

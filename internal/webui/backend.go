@@ -18,8 +18,13 @@ var ErrNotFound = errors.New("not found")
 // webuitest.Backend. Every method takes ctx first and must be safe for
 // concurrent use.
 type Backend interface {
-	// Jobs returns every job, ordered by name.
-	Jobs(ctx context.Context) ([]Job, error)
+	// Jobs returns a page of jobs ordered by name: at most q.Limit, after
+	// q.After, whose names contain q.Filter, and the name to continue from
+	// ("" when there are no more).
+	Jobs(ctx context.Context, q JobQuery) (JobPage, error)
+	// JobSummary counts the jobs, the suspended ones and the active runs
+	// without listing the jobs.
+	JobSummary(ctx context.Context) (JobSummary, error)
 	// Job returns one job; ErrNotFound if there is none of that name.
 	Job(ctx context.Context, name string) (Job, error)
 	// Fires returns up to q.Limit scheduled instants strictly after q.After,
@@ -107,6 +112,24 @@ type Job struct {
 	NextFire time.Time
 	// LastRun is the most recent run, if any.
 	LastRun *Run
+}
+
+// JobQuery selects a page of jobs.
+type JobQuery struct {
+	After  string // names sorting after this one
+	Filter string // names containing this
+	Limit  int    // at most this many; 0 = all
+}
+
+// JobPage is a page of jobs and the name the next page starts after.
+type JobPage struct {
+	Jobs []Job
+	Next string
+}
+
+// JobSummary is what the overview counts.
+type JobSummary struct {
+	Jobs, Suspended, ActiveRuns int
 }
 
 // FireQuery selects upcoming scheduled instants.

@@ -4,15 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/agent"
 	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/api/httpapi"
 	"github.com/almanac-sh/almanac/internal/fleet"
+	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/store"
 	"github.com/almanac-sh/almanac/internal/weekly"
 )
@@ -25,7 +26,11 @@ type JobController interface {
 	Resume(ctx context.Context, name string) error
 	Trigger(ctx context.Context, name string) (store.Run, error)
 	JobStatus(ctx context.Context, name string) (httpapi.JobStatus, error)
+	// JobStatuses computes the status of a page of jobs at once.
+	JobStatuses(ctx context.Context, jobs []store.Job) (map[string]httpapi.JobStatus, error)
 	NextFires(ctx context.Context, name string, from time.Time, n int) ([]time.Time, error)
+	// Upcoming merges the next fires of every job that is not suspended.
+	Upcoming(ctx context.Context, from time.Time, limit int) ([]job.Fire, error)
 }
 
 // ResourceLister lists managed resources; *fleet.Scheduler satisfies it.
@@ -60,10 +65,23 @@ func NewDaemonBackend(cfg DaemonConfig) (Backend, error) {
 	if cfg.Store == nil || cfg.Jobs == nil {
 		return nil, errors.New("webui: DaemonConfig.Store and Jobs are required")
 	}
-	return &daemonBackend{cfg}, nil
+	return &daemonBackend{cfg: cfg}, nil
 }
 
-type daemonBackend struct{ cfg DaemonConfig }
+type daemonBackend struct {
+	cfg DaemonConfig
+
+	// fires caches the merged upcoming fires of every job for a few
+	// seconds: they change only when jobs change, and computing them reads
+	// every job. Actions taken through the UI drop the cache.
+	mu       sync.Mutex
+	fires    []job.Fire
+	firesAt  time.Time // when computed (the query's After)
+	firesFor int       // the limit they were computed for
+}
+
+// fireCacheTTL is how long the merged upcoming fires are reused.
+const fireCacheTTL = 5 * time.Second
 
 // notFound maps the store's ErrNotFound to the UI's.
 func notFound(err error) error {
@@ -73,20 +91,54 @@ func notFound(err error) error {
 	return err
 }
 
-func (d *daemonBackend) Jobs(ctx context.Context) ([]Job, error) {
-	js, err := d.cfg.Store.JobList(ctx, store.JobListParams{})
+func (d *daemonBackend) Jobs(ctx context.Context, q JobQuery) (JobPage, error) {
+	limit := q.Limit
+	if limit > 0 {
+		limit++ // one more tells whether there is a next page
+	}
+	js, err := d.cfg.Store.JobList(ctx, store.JobListParams{After: q.After, NameContains: q.Filter, Limit: limit})
 	if err != nil {
-		return nil, err
+		return JobPage{}, err
 	}
-	out := make([]Job, 0, len(js))
+	var p JobPage
+	if q.Limit > 0 && len(js) > q.Limit {
+		js = js[:q.Limit]
+		p.Next = js[len(js)-1].Spec.Name
+	}
+	sts, err := d.cfg.Jobs.JobStatuses(ctx, js)
+	if err != nil {
+		return JobPage{}, err
+	}
+	p.Jobs = make([]Job, 0, len(js))
 	for _, j := range js {
-		v, err := d.view(ctx, j)
+		st, ok := sts[j.Spec.Name]
+		v, err := d.viewWith(ctx, j, st, ok)
 		if err != nil {
-			return nil, err
+			return JobPage{}, err
 		}
-		out = append(out, v)
+		p.Jobs = append(p.Jobs, v)
 	}
-	return out, nil
+	return p, nil
+}
+
+func (d *daemonBackend) JobSummary(ctx context.Context) (JobSummary, error) {
+	c, err := d.cfg.Store.JobCounts(ctx)
+	if err != nil {
+		return JobSummary{}, err
+	}
+	s := JobSummary{Jobs: int(c.Total), Suspended: int(c.Suspended)}
+	for cursor := int64(0); ; {
+		runs, next, err := d.cfg.Store.RunList(ctx, store.RunListParams{
+			States: []store.RunState{store.RunPending, store.RunRunning}, Page: store.Page{Cursor: cursor, Limit: 1000}})
+		if err != nil {
+			return JobSummary{}, err
+		}
+		s.ActiveRuns += len(runs)
+		if next == 0 {
+			return s, nil
+		}
+		cursor = next
+	}
 }
 
 func (d *daemonBackend) Job(ctx context.Context, name string) (Job, error) {
@@ -99,6 +151,16 @@ func (d *daemonBackend) Job(ctx context.Context, name string) (Job, error) {
 
 // view converts a stored job, adding the controller's status and the last run.
 func (d *daemonBackend) view(ctx context.Context, j store.Job) (Job, error) {
+	// A job whose spec no longer compiles still shows; it has no status.
+	st, err := d.cfg.Jobs.JobStatus(ctx, j.Spec.Name)
+	if errors.Is(err, context.Canceled) {
+		return Job{}, err
+	}
+	return d.viewWith(ctx, j, st, err == nil)
+}
+
+// viewWith converts a stored job with its status (if known) and last run.
+func (d *daemonBackend) viewWith(ctx context.Context, j store.Job, st httpapi.JobStatus, hasStatus bool) (Job, error) {
 	s := j.Spec
 	v := Job{
 		Name: s.Name, Zone: s.TimeZone, Command: commandText(s), Env: s.Env, Cwd: s.Cwd, Source: string(j.Source),
@@ -123,11 +185,8 @@ func (d *daemonBackend) view(ctx context.Context, j store.Job) (Job, error) {
 			v.Description = d.cfg.Describe(s.Cron, v.Zone)
 		}
 	}
-	// A job whose spec no longer compiles still shows; it has no status.
-	if st, err := d.cfg.Jobs.JobStatus(ctx, s.Name); err == nil {
+	if hasStatus {
 		v.Active, v.NextFire = st.Active, st.NextScheduleTime
-	} else if errors.Is(err, context.Canceled) {
-		return Job{}, err
 	}
 	runs, _, err := d.cfg.Store.RunList(ctx, store.RunListParams{Job: s.Name, Page: store.Page{Limit: 1}})
 	if err != nil {
@@ -164,49 +223,62 @@ func runView(r store.Run) Run {
 }
 
 func (d *daemonBackend) Fires(ctx context.Context, q FireQuery) ([]Fire, error) {
-	var names []string
-	zones := map[string]string{}
 	if q.Job != "" {
-		j, err := d.cfg.Store.JobGet(ctx, q.Job)
+		ts, err := d.cfg.Jobs.NextFires(ctx, q.Job, q.After, q.Limit)
 		if err != nil {
 			return nil, notFound(err)
 		}
-		names, zones[q.Job] = []string{q.Job}, j.Spec.TimeZone
-	} else {
-		js, err := d.cfg.Store.JobList(ctx, store.JobListParams{})
+		out := make([]Fire, len(ts))
+		for i, t := range ts {
+			out[i] = Fire{Job: q.Job, Time: t, Zone: t.Location().String()}
+		}
+		return out, nil
+	}
+	fs, err := d.upcoming(ctx, q.After, q.Limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Fire, 0, q.Limit)
+	for _, f := range fs {
+		if f.Time.After(q.After) && len(out) < q.Limit {
+			out = append(out, Fire{Job: f.Job, Time: f.Time, Zone: f.Time.Location().String()})
+		}
+	}
+	return out, nil
+}
+
+// upcoming returns the merged upcoming fires after from, from the cache
+// when it is fresh and holds enough of them.
+func (d *daemonBackend) upcoming(ctx context.Context, from time.Time, limit int) ([]job.Fire, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	fresh := !d.firesAt.IsZero() && !from.Before(d.firesAt) && from.Sub(d.firesAt) < fireCacheTTL && d.firesFor >= limit
+	if fresh {
+		left := 0
+		for _, f := range d.fires {
+			if f.Time.After(from) {
+				left++
+			}
+		}
+		// A cache that ran short (a minutely job's fires passed) is rebuilt.
+		fresh = left >= limit || len(d.fires) < d.firesFor
+	}
+	if !fresh {
+		// Twice the fires asked for, so the cache outlives a few of them.
+		fs, err := d.cfg.Jobs.Upcoming(ctx, from, 2*limit)
 		if err != nil {
 			return nil, err
 		}
-		for _, j := range js {
-			if !j.Spec.Suspend {
-				names = append(names, j.Spec.Name)
-				zones[j.Spec.Name] = j.Spec.TimeZone
-			}
-		}
+		d.fires, d.firesAt, d.firesFor = fs, from, limit
 	}
-	var out []Fire
-	for _, name := range names {
-		ts, err := d.cfg.Jobs.NextFires(ctx, name, q.After, q.Limit)
-		if err != nil {
-			if q.Job != "" || errors.Is(err, context.Canceled) {
-				return nil, notFound(err)
-			}
-			continue // one broken job does not hide the others' fires
-		}
-		for _, t := range ts {
-			out = append(out, Fire{Job: name, Time: t, Zone: zones[name]})
-		}
-	}
-	sort.Slice(out, func(i, k int) bool {
-		if !out[i].Time.Equal(out[k].Time) {
-			return out[i].Time.Before(out[k].Time)
-		}
-		return out[i].Job < out[k].Job
-	})
-	if len(out) > q.Limit {
-		out = out[:q.Limit]
-	}
-	return out, nil
+	return d.fires, nil
+}
+
+// forget drops cached fires after an action that changes them.
+func (d *daemonBackend) forget() {
+	d.mu.Lock()
+	d.fires, d.firesAt = nil, time.Time{}
+	d.mu.Unlock()
 }
 
 func (d *daemonBackend) Runs(ctx context.Context, q RunQuery) ([]Run, int64, error) {
@@ -288,6 +360,7 @@ func eventView(e store.Event) Event {
 }
 
 func (d *daemonBackend) SetSuspended(ctx context.Context, name string, suspended bool) error {
+	defer d.forget()
 	if suspended {
 		return notFound(d.cfg.Jobs.Suspend(ctx, name))
 	}

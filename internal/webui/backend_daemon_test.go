@@ -36,6 +36,15 @@ func parseHourly(_, expr string, _ *time.Location) (job.Schedule, error) {
 // jobController adapts *job.Controller as the daemon does for the API.
 type jobController struct{ *job.Controller }
 
+func (c jobController) JobStatuses(ctx context.Context, jobs []store.Job) (map[string]httpapi.JobStatus, error) {
+	sts, err := c.Statuses(ctx, jobs)
+	out := make(map[string]httpapi.JobStatus, len(sts))
+	for name, s := range sts {
+		out[name] = httpapi.JobStatus{Active: s.Active, NextScheduleTime: s.NextScheduleTime}
+	}
+	return out, err
+}
+
 func (c jobController) JobStatus(ctx context.Context, name string) (httpapi.JobStatus, error) {
 	s, err := c.Status(ctx, name)
 	return httpapi.JobStatus{Active: s.Active, NextScheduleTime: s.NextScheduleTime}, err

@@ -31,18 +31,12 @@ func (s *server) overview(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	now := s.cfg.Clock.Now()
 	var d overviewData
-	jobs, err := s.cfg.Backend.Jobs(ctx)
+	sum, err := s.cfg.Backend.JobSummary(ctx)
 	if err != nil {
 		s.backendError(w, r, err)
 		return
 	}
-	d.Jobs = len(jobs)
-	for _, j := range jobs {
-		if j.Suspended {
-			d.Suspended++
-		}
-		d.ActiveRuns += len(j.Active)
-	}
+	d.Jobs, d.Suspended, d.ActiveRuns = sum.Jobs, sum.Suspended, sum.ActiveRuns
 	if d.Failures24h, err = s.failuresSince(r, now.Add(-24*time.Hour)); err != nil {
 		s.backendError(w, r, err)
 		return
@@ -104,13 +98,33 @@ func (s *server) failuresSince(r *http.Request, t time.Time) (int, error) {
 	return n, nil
 }
 
+// jobsPage is how many jobs the jobs list shows at once.
+const jobsPage = 100
+
+// jobsData is the jobs list: one page, the filter and the paging names.
+type jobsData struct {
+	Jobs []Job
+	// Filter keeps the jobs whose name contains it.
+	Filter string
+	// After is where this page starts; Next where the next one does ("" on
+	// the last page).
+	After, Next string
+}
+
 func (s *server) jobs(w http.ResponseWriter, r *http.Request) {
-	jobs, err := s.cfg.Backend.Jobs(r.Context())
+	q := r.URL.Query()
+	d := jobsData{Filter: strings.TrimSpace(q.Get("q")), After: q.Get("after")}
+	if len(d.Filter) > 128 || len(d.After) > 128 {
+		s.fail(w, r, http.StatusBadRequest, "The filter and the page name are at most 128 characters.")
+		return
+	}
+	page, err := s.cfg.Backend.Jobs(r.Context(), JobQuery{After: d.After, Filter: d.Filter, Limit: jobsPage})
 	if err != nil {
 		s.backendError(w, r, err)
 		return
 	}
-	s.render(w, r, http.StatusOK, "jobs", "", s.newPage(r, "Jobs", "jobs", jobs))
+	d.Jobs, d.Next = page.Jobs, page.Next
+	s.render(w, r, http.StatusOK, "jobs", "", s.newPage(r, "Jobs", "jobs", d))
 }
 
 type jobData struct {

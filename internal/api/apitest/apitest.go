@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/api/httpapi"
+	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/store"
 )
 
@@ -361,6 +362,43 @@ func (c *Controller) NextFires(ctx context.Context, name string, from time.Time,
 		}
 	}
 	return out, nil
+}
+
+// JobStatuses implements the batch status the web UI asks for, job by job.
+func (c *Controller) JobStatuses(ctx context.Context, jobs []store.Job) (map[string]httpapi.JobStatus, error) {
+	out := make(map[string]httpapi.JobStatus, len(jobs))
+	for _, j := range jobs {
+		st, err := c.JobStatus(ctx, j.Spec.Name)
+		if err != nil {
+			return nil, err
+		}
+		out[j.Spec.Name] = st
+	}
+	return out, nil
+}
+
+// Upcoming merges the SetNext instants after from of every job that is
+// not suspended, earliest first.
+func (c *Controller) Upcoming(ctx context.Context, from time.Time, limit int) ([]job.Fire, error) {
+	jobs, err := c.St.JobList(ctx, store.JobListParams{})
+	if err != nil {
+		return nil, err
+	}
+	var out []job.Fire
+	for _, j := range jobs {
+		if j.Spec.Suspend {
+			continue
+		}
+		ts, err := c.NextFires(ctx, j.Spec.Name, from, limit)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range ts {
+			out = append(out, job.Fire{Job: j.Spec.Name, Time: t})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b job.Fire) int { return a.Time.Compare(b.Time) })
+	return out[:min(limit, len(out))], nil
 }
 
 // PutJob stores a job as-is (for example one from a manifest).

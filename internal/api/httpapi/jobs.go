@@ -16,7 +16,7 @@ import (
 )
 
 // defaultJobPage is how many jobs GET /jobs returns without ?limit.
-const defaultJobPage = 500
+const defaultJobPage = 100
 
 func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) error {
 	if err := checkQuery(r, "page", "limit"); err != nil {

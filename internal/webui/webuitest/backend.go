@@ -238,19 +238,47 @@ func (b *Backend) jobView(fj *fakeJob) webui.Job {
 }
 
 // Jobs implements webui.Backend.
-func (b *Backend) Jobs(context.Context) ([]webui.Job, error) {
+func (b *Backend) Jobs(_ context.Context, q webui.JobQuery) (webui.JobPage, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.err != nil {
-		return nil, b.err
+		return webui.JobPage{}, b.err
 	}
 	b.settle()
-	out := make([]webui.Job, 0, len(b.jobs))
+	var all []webui.Job
 	for _, fj := range b.jobs {
-		out = append(out, b.jobView(fj))
+		if j := b.jobView(fj); j.Name > q.After && strings.Contains(j.Name, q.Filter) {
+			all = append(all, j)
+		}
 	}
-	sort.Slice(out, func(i, k int) bool { return out[i].Name < out[k].Name })
-	return out, nil
+	slices.SortFunc(all, func(x, y webui.Job) int { return strings.Compare(x.Name, y.Name) })
+	var p webui.JobPage
+	if q.Limit > 0 && len(all) > q.Limit {
+		all = all[:q.Limit]
+		p.Next = all[len(all)-1].Name
+	}
+	p.Jobs = all
+	return p, nil
+}
+
+// JobSummary implements webui.Backend.
+func (b *Backend) JobSummary(context.Context) (webui.JobSummary, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.err != nil {
+		return webui.JobSummary{}, b.err
+	}
+	b.settle()
+	var s webui.JobSummary
+	for _, fj := range b.jobs {
+		j := b.jobView(fj)
+		s.Jobs++
+		if j.Suspended {
+			s.Suspended++
+		}
+		s.ActiveRuns += len(j.Active)
+	}
+	return s, nil
 }
 
 // Job implements webui.Backend.

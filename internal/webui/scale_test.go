@@ -1,0 +1,186 @@
+package webui_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/cron"
+	"github.com/almanac-sh/almanac/internal/job"
+	"github.com/almanac-sh/almanac/internal/store"
+	"github.com/almanac-sh/almanac/internal/store/sqlitestore"
+	"github.com/almanac-sh/almanac/internal/webui"
+)
+
+// countingStore counts the store calls a page makes.
+type countingStore struct {
+	store.Store
+	calls atomic.Int64
+}
+
+func (c *countingStore) JobList(ctx context.Context, p store.JobListParams) ([]store.Job, error) {
+	c.calls.Add(1)
+	return c.Store.JobList(ctx, p)
+}
+
+func (c *countingStore) JobGet(ctx context.Context, name string) (store.Job, error) {
+	c.calls.Add(1)
+	return c.Store.JobGet(ctx, name)
+}
+
+func (c *countingStore) RunList(ctx context.Context, p store.RunListParams) ([]store.Run, int64, error) {
+	c.calls.Add(1)
+	return c.Store.RunList(ctx, p)
+}
+
+func (c *countingStore) JobCounts(ctx context.Context) (store.JobCounts, error) {
+	c.calls.Add(1)
+	return c.Store.JobCounts(ctx)
+}
+
+func parseCron(name, expr string, loc *time.Location) (job.Schedule, error) {
+	return cron.Parse(expr, cron.WithLocation(loc), cron.WithHashKey(name))
+}
+
+// scaleUI serves the UI over a real SQLite store holding n jobs (as
+// scripts/load-jobs creates them) and a real job controller.
+func scaleUI(tb testing.TB, n int) (http.Handler, *countingStore, *clock.Fake) {
+	tb.Helper()
+	ctx := context.Background()
+	clk := clock.NewFake(demoNow)
+	sq, err := sqlitestore.Open(ctx, tb.TempDir(), sqlitestore.WithClock(clk))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { sq.Close() })
+	for i := range n {
+		spec := store.JobSpec{Name: fmt.Sprintf("load-%05d", i), Cron: fmt.Sprintf("%d %d 29 2 *", i%60, i/60%24), Command: []string{"true"}}
+		if i%10 == 0 {
+			spec.Cron = fmt.Sprintf("%d * * * *", i%60)
+		}
+		if _, err := sq.JobCreate(ctx, store.JobCreateParams{Spec: spec}); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	st := &countingStore{Store: sq}
+	ctrl, err := job.NewController(job.Config{Store: st, Clock: clk, Parse: parseCron})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	back, err := webui.NewDaemonBackend(webui.DaemonConfig{Store: st, Jobs: jobController{ctrl}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	h, err := webui.New(webui.Config{Backend: back, Clock: clk, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return h, st, clk
+}
+
+func get(tb testing.TB, h http.Handler, path string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	req.Host = "localhost"
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	if w.Code != http.StatusOK {
+		tb.Fatalf("GET %s = %d", path, w.Code)
+	}
+	return w
+}
+
+// TestPagesStayBoundedWith10kJobs guards the structure that keeps the UI
+// fast with many jobs: the jobs list is one bounded page, and the overview
+// makes a fixed number of store calls whatever the number of jobs.
+func TestPagesStayBoundedWith10kJobs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("creates 10,000 jobs")
+	}
+	h, st, _ := scaleUI(t, 10000)
+	w := get(t, h, "/jobs")
+	if n := w.Body.Len(); n > 300<<10 {
+		t.Errorf("/jobs is %d KB with 10,000 jobs, want at most 300 KB", n>>10)
+	}
+	for _, path := range []string{"/", "/"} { // cold, then with the fire cache
+		before := st.calls.Load()
+		get(t, h, path)
+		if calls := st.calls.Load() - before; calls > 10 {
+			t.Errorf("GET %s made %d store calls with 10,000 jobs", path, calls)
+		}
+	}
+	next := get(t, h, "/jobs?after=load-00099")
+	if body := next.Body.String(); !strings.Contains(body, `data-job="load-00100"`) || strings.Contains(body, `data-job="load-00099"`) {
+		t.Error("the second page does not start after the first")
+	}
+	filtered := get(t, h, "/jobs?q=load-0999").Body.String()
+	if n := strings.Count(filtered, "<tr id=\"job-"); n != 10 {
+		t.Errorf("filter load-0999 shows %d jobs, want 10", n)
+	}
+}
+
+// benchScale measures one page over 10,000 jobs.
+func benchScale(b *testing.B, path string) {
+	h, _, _ := scaleUI(b, 10000)
+	get(b, h, path) // warm the caches
+	b.ReportAllocs()
+	var size int
+	for b.Loop() {
+		size = get(b, h, path).Body.Len()
+	}
+	b.ReportMetric(float64(size), "bytes/page")
+}
+
+func BenchmarkOverview10k(b *testing.B) { benchScale(b, "/") }
+
+// BenchmarkOverviewCold10k moves the clock past the fire cache's lifetime
+// before each request, so every one merges the fires of all jobs again.
+func BenchmarkOverviewCold10k(b *testing.B) {
+	h, _, clk := scaleUI(b, 10000)
+	b.ReportAllocs()
+	for b.Loop() {
+		clk.Advance(time.Minute)
+		get(b, h, "/")
+	}
+}
+func BenchmarkJobsPage10k(b *testing.B) { benchScale(b, "/jobs") }
+func BenchmarkJobPage10k(b *testing.B)  { benchScale(b, "/jobs/load-00042") }
+
+// BenchmarkConcurrentUI10k has 20 clients load the overview, the jobs list
+// and a job page in turn, and reports requests per second and the heap.
+func BenchmarkConcurrentUI10k(b *testing.B) {
+	h, _, _ := scaleUI(b, 10000)
+	paths := []string{"/", "/jobs", "/jobs/load-00042"}
+	for _, p := range paths {
+		get(b, h, p)
+	}
+	const clients = 20
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range clients {
+		wg.Go(func() {
+			for {
+				i := next.Add(1)
+				if i > int64(b.N) {
+					return
+				}
+				get(b, h, paths[i%int64(len(paths))])
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "req/s")
+	b.ReportMetric(float64(ms.HeapSys)/(1<<20), "heap-MiB")
+}
