@@ -18,7 +18,7 @@ const maxIterations = 100_000
 type res struct {
 	r         *Resource
 	attrs     map[string]any // evaluated attributes, metaparameters included
-	attrPos   map[string]manifest.Pos
+	attrPos   attrPositions
 	scope     *scope // declaring scope (for defaults)
 	container *res
 	isCont    bool
@@ -166,7 +166,6 @@ func (c *compiler) newRes(typ, title string, pos manifest.Pos, container *res, i
 	r := &res{
 		r:         &Resource{Type: typ, Title: title, Pos: pos, ref: formatRef(typ, title)},
 		attrs:     map[string]any{},
-		attrPos:   map[string]manifest.Pos{},
 		container: container,
 		isCont:    isContainer,
 	}

@@ -26,19 +26,6 @@ func (c *compiler) finish() *Catalog {
 			}
 		}
 		r.r.Virtual = r.virtual
-		r.r.Params = make(map[string]any, len(r.attrs))
-		for _, name := range sortedKeys(r.attrs) {
-			switch name {
-			case "before", "require", "notify", "subscribe", "tag":
-				continue
-			}
-			v, err := export(r.attrs[name])
-			if err != nil {
-				c.paramFail(r, name, "%v", err)
-				continue
-			}
-			r.r.Params[name] = v
-		}
 		if r.isCont || r.r.Type == "class" || r.r.Type == "stage" {
 			cat.Containers = append(cat.Containers, r.r)
 		} else {
@@ -95,7 +82,7 @@ func (c *compiler) finish() *Catalog {
 				if target == nil {
 					continue
 				}
-				e := Edge{From: r.r.Ref(), To: target.r.Ref(), Kind: Before, Via: mp, Pos: r.attrPos[mp]}
+				e := Edge{From: r.r.Ref(), To: target.r.Ref(), Kind: Before, Via: mp, Pos: r.attrPos.get(mp)}
 				if mp == "require" || mp == "subscribe" {
 					e.From, e.To = e.To, e.From
 				}
@@ -106,12 +93,39 @@ func (c *compiler) finish() *Catalog {
 			}
 		}
 	}
+	// The relationship metaparameters have become edges: each resource's
+	// attributes turn into its exported parameters in place, so a large
+	// catalog never holds two maps per resource at once.
+	for _, r := range c.all {
+		c.exportParams(r)
+	}
 	for _, es := range chainEdges {
 		cat.Edges = append(cat.Edges, es...)
 	}
 	cat.Edges = append(cat.Edges, c.extra...)
 	cat.Edges = append(cat.Edges, c.autoEdges(cat.Edges)...)
 	return cat
+}
+
+// exportParams makes r's evaluated attributes its Params: the relationship
+// metaparameters and tags (kept elsewhere) are dropped and every value is
+// exported to plain data. The attribute map is reused.
+func (c *compiler) exportParams(r *res) {
+	for _, name := range sortedKeys(r.attrs) {
+		switch name {
+		case "before", "require", "notify", "subscribe", "tag":
+			delete(r.attrs, name)
+			continue
+		}
+		v, err := export(r.attrs[name])
+		if err != nil {
+			c.paramFail(r, name, "%v", err)
+			delete(r.attrs, name)
+			continue
+		}
+		r.attrs[name] = v
+	}
+	r.r.Params = r.attrs
 }
 
 // metaTarget resolves one value of a relationship metaparameter.
@@ -123,16 +137,16 @@ func (c *compiler) metaTarget(r *res, param string, v any) *res {
 	case string:
 		var ok bool
 		if ref, ok = parseRefString(x); !ok {
-			c.errorf(r.attrPos[param], "Parameter %s failed on %s: '%s' is not a resource reference like Exec['name']", param, r.r.Ref(), x)
+			c.errorf(r.attrPos.get(param), "Parameter %s failed on %s: '%s' is not a resource reference like Exec['name']", param, r.r.Ref(), x)
 			return nil
 		}
 	default:
-		c.errorf(r.attrPos[param], "Parameter %s failed on %s: expected resource references, got %s", param, r.r.Ref(), typeName(v))
+		c.errorf(r.attrPos.get(param), "Parameter %s failed on %s: expected resource references, got %s", param, r.r.Ref(), typeName(v))
 		return nil
 	}
 	t := c.find(ref)
 	if t == nil || t.virtual {
-		c.errorf(r.attrPos[param], "Could not find resource '%s' in parameter '%s'", ref, param)
+		c.errorf(r.attrPos.get(param), "Could not find resource '%s' in parameter '%s'", ref, param)
 		return nil
 	}
 	return t
@@ -148,7 +162,7 @@ func (c *compiler) inheritMeta(r *res) {
 		for ct := r.container; ct != nil; ct = ct.container {
 			if v, ok := ct.attrs[mp]; ok {
 				r.attrs[mp] = v
-				r.attrPos[mp] = ct.attrPos[mp]
+				r.attrPos.set(mp, ct.attrPos.get(mp))
 				break
 			}
 		}

@@ -135,29 +135,30 @@ func (c *compiler) declareOne(s *scope, typ, title string, attrs []attrVal, pos 
 	r := c.newRes(typ, title, pos, s.container, c.defines[typ] != nil)
 	r.scope = s
 	r.virtual = virtual
+	r.attrPos = make(attrPositions, 0, len(attrs))
 	for _, a := range attrs {
 		if a.val == nil {
 			continue
 		}
 		r.attrs[a.name] = a.val
-		r.attrPos[a.name] = a.pos
+		r.attrPos.set(a.name, a.pos)
 	}
 	r.r.Tags = c.tagsFor(s, typ, title, r.attrs["tag"])
 	if al, ok := r.attrs["alias"]; ok {
 		for _, a := range flatten([]any{al}, nil) {
 			name, ok := a.(string)
 			if !ok {
-				c.errorf(r.attrPos["alias"], "Parameter alias failed on %s: an alias must be a String", r.r.Ref())
+				c.errorf(r.attrPos.get("alias"), "Parameter alias failed on %s: an alias must be a String", r.r.Ref())
 				continue
 			}
 			key := refKey(typ, name)
 			if other, taken := c.byKey[key]; taken && other != r {
-				c.errorf(r.attrPos["alias"], "Cannot alias %s to %s; resource %s already declared %s",
+				c.errorf(r.attrPos.get("alias"), "Cannot alias %s to %s; resource %s already declared %s",
 					r.r.Ref(), name, formatRef(typ, name), where(other.r.Pos))
 				continue
 			}
 			if other, taken := c.aliases[key]; taken {
-				c.errorf(r.attrPos["alias"], "Cannot alias %s to %s; %s already uses that alias",
+				c.errorf(r.attrPos.get("alias"), "Cannot alias %s to %s; %s already uses that alias",
 					r.r.Ref(), name, other.r.Ref())
 				continue
 			}
@@ -242,7 +243,7 @@ func (c *compiler) applyDefaults(r *res) {
 				continue
 			}
 			r.attrs[name] = d.val
-			r.attrPos[name] = d.pos
+			r.attrPos.set(name, d.pos)
 			if name == "tag" {
 				r.r.Tags = c.tagsFor(r.scope, r.r.Type, r.r.Title, d.val)
 			}
@@ -291,7 +292,7 @@ func (c *compiler) evalClass(from *scope, def *manifest.ClassDef, name string, a
 			continue
 		}
 		r.attrs[a.name] = a.val
-		r.attrPos[a.name] = a.pos
+		r.attrPos.set(a.name, a.pos)
 	}
 	if t, ok := r.attrs["tag"]; ok {
 		for _, tg := range flatten([]any{t}, nil) {
@@ -320,7 +321,7 @@ func (c *compiler) bindParams(sc *scope, r *res, params []manifest.Param, known 
 			continue
 		}
 		v, given := r.attrs[p.Name]
-		pos := r.attrPos[p.Name]
+		pos := r.attrPos.get(p.Name)
 		if !given {
 			if p.Default == nil {
 				c.errorf(r.r.Pos, "%s: expects a value for parameter '%s'", r.r.Ref(), p.Name)
@@ -354,7 +355,7 @@ func (c *compiler) evalDefine(r *res) {
 	c.bindParams(sc, r, r.define.Params, known)
 	for _, a := range sortedKeys(r.attrs) {
 		if !known[a] && !metaparams[a] {
-			c.errorf(r.attrPos[a], "%s: has no parameter named '%s'", r.r.Ref(), a)
+			c.errorf(r.attrPos.get(a), "%s: has no parameter named '%s'", r.r.Ref(), a)
 		}
 	}
 	c.evalBlock(sc, r.define.Body)

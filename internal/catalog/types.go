@@ -111,7 +111,7 @@ func Types() []string { return sortedKeys(builtinTypes) }
 // paramFail reports Puppet's "Parameter x failed on Ref: msg".
 func (c *compiler) paramFail(r *res, attr, format string, args ...any) {
 	pos := r.r.Pos
-	if p, ok := r.attrPos[attr]; ok {
+	if p, ok := r.attrPos.lookup(attr); ok {
 		pos = p
 	}
 	c.errorf(pos, "Parameter %s failed on %s: %s", attr, r.r.Ref(), fmt.Sprintf(format, args...))
@@ -128,7 +128,7 @@ func (c *compiler) validate(r *res, spec *typeSpec) {
 		}
 		a, ok := spec.attrs[name]
 		if !ok {
-			c.errorf(r.attrPos[name], "%s: has no parameter named '%s'", r.r.Ref(), name)
+			c.errorf(r.attrPos.get(name), "%s: has no parameter named '%s'", r.r.Ref(), name)
 			continue
 		}
 		if nv, ok := c.checkKind(r, name, a, v); ok {
@@ -299,7 +299,7 @@ func (c *compiler) validateMeta(r *res, name string, v any) {
 		}
 		if _, builtin := BuiltinSchedules[s]; !builtin {
 			if sr := c.byKey[refKey("schedule", s)]; sr == nil || sr.virtual {
-				c.errorf(r.attrPos[name], "Could not find schedule %s", s)
+				c.errorf(r.attrPos.get(name), "Could not find schedule %s", s)
 			}
 		}
 	case "tag":

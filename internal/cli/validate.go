@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/almanac-sh/almanac/internal/catalog"
@@ -79,11 +80,20 @@ const maxReported = 100
 func compileFiles(cmd string, paths []string) (*catalog.Catalog, manifest.ErrorList, error) {
 	var parsed []*manifest.File
 	var errs manifest.ErrorList
-	for _, p := range paths {
+	srcs := make([][]byte, len(paths))
+	total := 0
+	for i, p := range paths {
 		src, err := inputfile.Read(p)
 		if err != nil {
 			return nil, nil, usagef("%s: %v", cmd, unwrapPath(err))
 		}
+		srcs[i] = src
+		total += len(src)
+	}
+	limitMemory(total)
+	for i, p := range paths {
+		src := srcs[i]
+		srcs[i] = nil
 		if i := bytes.IndexByte(src, 0); i >= 0 {
 			return nil, nil, usagef("%s: %s:%d: NUL byte: a binary file, not a manifest", cmd, p, bytes.Count(src[:i], []byte("\n"))+1)
 		}
@@ -115,6 +125,22 @@ func compileFiles(cmd string, paths []string) (*catalog.Catalog, manifest.ErrorL
 		return cat, nil, err
 	}
 	return cat, nil, nil
+}
+
+// memoryPerInputByte bounds the heap of a one-shot compile relative to the
+// size of its manifests: 16 bytes of heap per byte of input keeps a 10 MB
+// manifest's compile under 20 times its size in resident memory, at some
+// extra garbage-collection work (about 0.3 s for 10 MB).
+const memoryPerInputByte = 16
+
+// limitMemory sets the Go runtime's soft memory limit for compiling total
+// bytes of manifests of 4 MiB or more, unless the user set GOMEMLIMIT.
+// Smaller inputs leave the collector as it is.
+func limitMemory(total int) {
+	if total < 4<<20 || os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	debug.SetMemoryLimit(max(int64(total)*memoryPerInputByte, 64<<20))
 }
 
 func unwrapPath(err error) error {
