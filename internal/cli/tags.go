@@ -88,10 +88,10 @@ func runTags(_ context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "%-11s %s\n", label+":", fmt.Sprintf(format, a...))
 	}
 	switch {
+	case len(v.Errors) > 0:
+		line("scheduled", "no: the errors below prevent scheduling")
 	case !v.Scheduled:
 		line("scheduled", "no")
-	case len(v.Errors) > 0:
-		line("scheduled", "yes, but no action is taken until the errors are fixed")
 	default:
 		line("scheduled", "yes")
 	}

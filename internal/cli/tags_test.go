@@ -37,7 +37,7 @@ next stop:  2024-11-01T18:00:00-04:00
 		{"errors block actions", []string{"--at", "2024-11-01T14:00:00Z",
 			"almanac-schedule-start=mon0800_tue0800", "almanac-schedule-stop=tue0800",
 			"almanac-schedule-timezone=utc", "almanac-schedule-notify=nobody",
-			"almanac-schedule-stop-hibernate=maybe", "--hibernation-supported"}, `scheduled:  yes, but no action is taken until the errors are fixed
+			"almanac-schedule-stop-hibernate=maybe", "--hibernation-supported"}, `scheduled:  no: the errors below prevent scheduling
 time zone:  UTC
 start:      mon0800_tue0800
 stop:       tue0800
@@ -47,6 +47,20 @@ warning:    almanac-schedule-notify is an invalid email address: nobody
 `},
 		{"errors json", []string{"--json", "--at", "2024-11-01T14:00:00Z", "almanac-schedule-start=mon0900_tue2500"},
 			`{"scheduled":false,"errors":["almanac-schedule-timezone is missing","almanac-schedule-start is an invalid schedule: mon0900_tue2500 (\"tue2500\" at offset 9: hour 25 out of range)"],"warnings":[],"next_start":null,"next_stop":null}
+`},
+		// Each of the four errors that prevent scheduling makes "scheduled"
+		// false while the valid parts are still reported.
+		{"error 1 json: bad start beside a good stop", []string{"--json", "--at", "2024-11-01T14:00:00Z",
+			"almanac-schedule-start=mon0900_tue2500", "almanac-schedule-stop=mon1700", "almanac-schedule-timezone=utc"},
+			`{"scheduled":false,"errors":["almanac-schedule-start is an invalid schedule: mon0900_tue2500 (\"tue2500\" at offset 9: hour 25 out of range)"],"warnings":[],"next_start":null,"next_stop":null}
+`},
+		{"error 3 json: same time", []string{"--json", "--at", "2024-11-01T14:00:00Z",
+			"almanac-schedule-start=mon0800", "almanac-schedule-stop=mon0800", "almanac-schedule-timezone=utc"},
+			`{"scheduled":false,"errors":["almanac-schedule-start and almanac-schedule-stop have the same time value: mon0800"],"warnings":[],"next_start":null,"next_stop":null}
+`},
+		{"error 4 json: bad hibernate", []string{"--json", "--at", "2024-11-01T14:00:00Z", "--hibernation-supported",
+			"almanac-schedule-stop=fri1800", "almanac-schedule-timezone=utc", "almanac-schedule-stop-hibernate=maybe"},
+			`{"scheduled":false,"errors":["almanac-schedule-stop-hibernate is an invalid value (want true or false): maybe"],"warnings":[],"next_start":null,"next_stop":null}
 `},
 		{"hibernate and warnings", []string{"--at", "2024-11-01T14:00:00Z", "--hibernation-supported",
 			"almanac-schedule-stop=fri1800", "almanac-schedule-timezone=Europe/Berlin", "almanac-schedule-stop-hibernate=true"}, `scheduled:  yes

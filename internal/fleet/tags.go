@@ -76,7 +76,8 @@ type Finding struct {
 // Validation is the outcome of validating one resource's tags.
 type Validation struct {
 	// Scheduled is true when the resource has a valid start and/or stop
-	// schedule and a valid time zone. Unscheduled resources are left alone.
+	// schedule, a valid time zone and no validation error. Unscheduled
+	// resources are left alone.
 	Scheduled bool
 	// Errors prevent any action; Warnings do not.
 	Errors   []Finding
@@ -93,7 +94,7 @@ type Validation struct {
 }
 
 // Actionable reports whether the scheduler may act on the resource: it is
-// scheduled and no validation error blocks it.
+// scheduled, which no validation error allows.
 func (v *Validation) Actionable() bool { return v.Scheduled && len(v.Errors) == 0 }
 
 // NextStart returns the first start instant strictly after t, or false when the
@@ -195,10 +196,11 @@ func Validate(tags map[string]string, hibernationSupported bool) Validation {
 	if v.Zone == nil {
 		v.Start, v.Stop = nil, nil
 	}
-	v.Scheduled = v.Zone != nil && (v.Start != nil || v.Stop != nil)
-	if !v.Scheduled {
+	if v.Zone == nil || (v.Start == nil && v.Stop == nil) {
 		return v
 	}
+	// The resource has a schedule; the checks below may still find errors,
+	// and any error prevents scheduling (the end of this function).
 
 	// Rule 3: a start and a stop at the same day and time.
 	if v.Start != nil && v.Stop != nil {
@@ -236,6 +238,9 @@ func Validate(tags map[string]string, hibernationSupported bool) Validation {
 			warnf(n, "%s is an invalid email address: %s", n.key, n.value)
 		}
 	}
+	// Any validation error prevents scheduling: the resource is reported
+	// with its errors and the valid parts, and no action is taken.
+	v.Scheduled = len(v.Errors) == 0
 	return v
 }
 

@@ -60,8 +60,8 @@ func TestValidate(t *testing.T) {
 		{name: "start only", tags: tags{"almanac-schedule-start": "mon0900", "almanac-schedule-timezone": "UTC"}, scheduled: true},
 		{name: "stop only, IANA zone", tags: tags{"almanac-schedule-stop": "fri1800", "almanac-schedule-timezone": "Europe/Berlin"}, scheduled: true},
 		{name: "error 1: invalid start",
-			tags:      tags{"almanac-schedule-start": "mon0900_tue2500", "almanac-schedule-stop": "mon1700", "almanac-schedule-timezone": "utc"},
-			scheduled: true,
+			tags: tags{"almanac-schedule-start": "mon0900_tue2500", "almanac-schedule-stop": "mon1700", "almanac-schedule-timezone": "utc"},
+
 			errors: []Finding{{"almanac-schedule-start", "mon0900_tue2500",
 				`almanac-schedule-start is an invalid schedule: mon0900_tue2500 ("tue2500" at offset 9: hour 25 out of range)`}}},
 		{name: "error 1: invalid stop, start alone is invalid too",
@@ -85,18 +85,18 @@ func TestValidate(t *testing.T) {
 				{"almanac-schedule-start", "mon9", `almanac-schedule-start is an invalid schedule: mon9 ("mon9" at offset 1: time must be four digits HHMM)`},
 			}},
 		{name: "error 3: same time value (seed example)",
-			tags:      tags{"prosperops-schedule-start": "mon0800_tue0800_wed0800", "prosperops-schedule-stop": "mon2000_tue0800_wed2000", "prosperops-schedule-timezone": "utc"},
-			scheduled: true,
+			tags: tags{"prosperops-schedule-start": "mon0800_tue0800_wed0800", "prosperops-schedule-stop": "mon2000_tue0800_wed2000", "prosperops-schedule-timezone": "utc"},
+
 			errors: []Finding{{"prosperops-schedule-stop", "mon2000_tue0800_wed2000",
 				"prosperops-schedule-start and prosperops-schedule-stop have the same time value: tue0800"}}},
 		{name: "error 3 lists every clash",
-			tags:      tags{"almanac-schedule-power-on": "mon0800_1200", "almanac-schedule-power-off": "mon1200_0800", "almanac-schedule-timezone": "utc"},
-			scheduled: true,
+			tags: tags{"almanac-schedule-power-on": "mon0800_1200", "almanac-schedule-power-off": "mon1200_0800", "almanac-schedule-timezone": "utc"},
+
 			errors: []Finding{{"almanac-schedule-power-off", "mon1200_0800",
 				"almanac-schedule-power-on and almanac-schedule-power-off have the same time value: mon0800, mon1200"}}},
 		{name: "error 4: hibernate not a boolean, supported",
-			tags: tags{"almanac-schedule-stop": "fri1800", "almanac-schedule-timezone": "utc", "almanac-schedule-stop-hibernate": "yes"},
-			hib:  true, scheduled: true,
+			tags:   tags{"almanac-schedule-stop": "fri1800", "almanac-schedule-timezone": "utc", "almanac-schedule-stop-hibernate": "yes"},
+			hib:    true,
 			errors: []Finding{{"almanac-schedule-stop-hibernate", "yes", "almanac-schedule-stop-hibernate is an invalid value (want true or false): yes"}}},
 		{name: "hibernate not a boolean, unsupported: no finding",
 			tags:      tags{"almanac-schedule-stop": "fri1800", "almanac-schedule-timezone": "utc", "almanac-schedule-stop-hibernate": "yes"},
@@ -216,8 +216,11 @@ func FuzzValidate(f *testing.F) {
 		if v.Scheduled && v.Zone == nil {
 			t.Fatal("scheduled without a zone")
 		}
-		if !v.Scheduled && (len(v.Warnings) > 0 || v.Hibernate || v.Notify != "") {
+		if !v.Scheduled && len(v.Errors) == 0 && (len(v.Warnings) > 0 || v.Hibernate || v.Notify != "") {
 			t.Fatalf("unscheduled resource had later tags checked: %+v", v)
+		}
+		if v.Scheduled && len(v.Errors) > 0 {
+			t.Fatalf("scheduled despite errors: %+v", v)
 		}
 		for _, fd := range append(v.Errors, v.Warnings...) {
 			if fd.Key == "" || fd.Message == "" {
