@@ -11,13 +11,18 @@ import (
 )
 
 // finishMany moves every listed run that is still pending or running to
-// its terminal state in one statement. The column names of v differ from
-// the runs table's so that RETURNING reads the runs row.
+// its terminal state in one statement. The rows are locked in id order
+// first, so two batches finishing overlapping runs listed in different
+// orders wait for each other instead of deadlocking. The column names of v
+// differ from the runs table's so that RETURNING reads the runs row.
 const finishMany = `
+WITH locked AS (
+    SELECT id AS lid FROM runs WHERE id = ANY($1::bigint[]) AND state IN ('pending', 'running') ORDER BY id FOR UPDATE
+)
 UPDATE runs SET state = v.vstate, exit_code = v.vexit, output = COALESCE(v.vout, runs.output),
        error = v.verr, finished_at = $6
-  FROM unnest($1::bigint[], $2::text[], $3::integer[], $4::bytea[], $5::text[]) AS v(vid, vstate, vexit, vout, verr)
- WHERE runs.id = v.vid AND runs.state IN ('pending', 'running')
+  FROM unnest($1::bigint[], $2::text[], $3::integer[], $4::bytea[], $5::text[]) AS v(vid, vstate, vexit, vout, verr), locked
+ WHERE runs.id = v.vid AND locked.lid = v.vid AND runs.state IN ('pending', 'running')
 RETURNING ` + runCols
 
 // countMany adds a batch's outcomes to the jobs' status. The rows are
@@ -33,15 +38,22 @@ UPDATE jobs SET succeeded = jobs.succeeded + d.ok, failed = jobs.failed + d.bad,
  WHERE jobs.name = d.dname AND locked.name = d.dname`
 
 // pruneMany is prune for several jobs, each with its own limits.
+//
+// The doomed rows are locked in id order before they are deleted, so two
+// batches pruning the same jobs cannot deadlock.
 const pruneMany = `
-DELETE FROM runs WHERE id IN (
-    SELECT id FROM (
-        SELECT r.id, r.state, p.ks, p.kf, row_number() OVER (
-                   PARTITION BY r.job, r.state = 'succeeded'
-                   ORDER BY r.scheduled_time DESC, r.id DESC) AS rank
-          FROM runs r JOIN unnest($1::text[], $2::bigint[], $3::bigint[]) AS p(pjob, ks, kf) ON r.job = p.pjob
-         WHERE r.state IN ('succeeded', 'failed', 'killed', 'missed')) ranked
-     WHERE rank > CASE WHEN state = 'succeeded' THEN ks ELSE kf END)`
+WITH doomed AS (
+    SELECT id AS did FROM runs WHERE id IN (
+        SELECT id FROM (
+            SELECT r.id, r.state, p.ks, p.kf, row_number() OVER (
+                       PARTITION BY r.job, r.state = 'succeeded'
+                       ORDER BY r.scheduled_time DESC, r.id DESC) AS rank
+              FROM runs r JOIN unnest($1::text[], $2::bigint[], $3::bigint[]) AS p(pjob, ks, kf) ON r.job = p.pjob
+             WHERE r.state IN ('succeeded', 'failed', 'killed', 'missed')) ranked
+         WHERE rank > CASE WHEN state = 'succeeded' THEN ks ELSE kf END)
+    ORDER BY id FOR UPDATE
+)
+DELETE FROM runs USING doomed WHERE runs.id = doomed.did`
 
 // appendMany inserts events in the order given.
 const appendMany = `
