@@ -299,6 +299,13 @@ func (c *Client) RunGet(ctx context.Context, id int64) (apitype.Run, error) {
 	return call[apitype.Run](ctx, c, "GET", "/api/v1/runs/"+strconv.FormatInt(id, 10), nil, nil)
 }
 
+// RunKill asks the daemon to stop an active run and returns the run as it
+// was when the request was accepted; it ends as killed once its processes
+// have exited.
+func (c *Client) RunKill(ctx context.Context, id int64) (apitype.Run, error) {
+	return call[apitype.Run](ctx, c, "POST", "/api/v1/runs/"+strconv.FormatInt(id, 10)+"/kill", nil, nil)
+}
+
 // RunLog returns a run's captured output and its state at the time of the
 // call.
 func (c *Client) RunLog(ctx context.Context, id int64) (output []byte, state string, err error) {

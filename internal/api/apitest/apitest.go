@@ -227,6 +227,7 @@ type Controller struct {
 	mu      sync.Mutex
 	changed []string
 	next    map[string][]time.Time
+	killed  []int64
 }
 
 // SetNext sets the instants NextFires and JobStatus report for a job.
@@ -362,6 +363,25 @@ func (c *Controller) NextFires(ctx context.Context, name string, from time.Time,
 		}
 	}
 	return out, nil
+}
+
+// Kill implements httpapi.Controller: it records the request (see Killed);
+// the fake does not change the run.
+func (c *Controller) Kill(ctx context.Context, id int64) error {
+	if _, err := c.St.RunGet(ctx, id); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.killed = append(c.killed, id)
+	return nil
+}
+
+// Killed returns the runs Kill was asked to stop, in order.
+func (c *Controller) Killed() []int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.killed)
 }
 
 // JobStatuses implements the batch status the web UI asks for, job by job.

@@ -113,6 +113,33 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// killRun asks the controller to stop an active run and answers 202 with
+// the run as it is now; the run ends as killed once its process group has
+// exited. A run that has already ended is a conflict.
+func (s *Server) killRun(w http.ResponseWriter, r *http.Request) error {
+	run, err := s.loadRun(r)
+	if err != nil {
+		return err
+	}
+	if run.State.Terminal() {
+		return &apitype.Error{Code: apitype.CodeConflict, Message: fmt.Sprintf("run %d has already ended (%s)", run.ID, run.State)}
+	}
+	err = s.cfg.Controller.Kill(r.Context(), run.ID)
+	switch {
+	case errors.Is(err, store.ErrConflict):
+		return &apitype.Error{Code: apitype.CodeConflict, Message: fmt.Sprintf("run %d has already ended", run.ID)}
+	case errors.Is(err, store.ErrNotFound):
+		return &apitype.Error{Code: apitype.CodeNotFound, Message: fmt.Sprintf("run %d not found", run.ID)}
+	case err != nil:
+		return fmt.Errorf("kill run %d: %w", run.ID, err)
+	}
+	if now, err := s.cfg.Store.RunGet(r.Context(), run.ID); err == nil {
+		run = now
+	}
+	writeJSON(w, http.StatusAccepted, runFromStore(run))
+	return nil
+}
+
 // getRunLog returns a run's captured output (the tail of stdout and stderr,
 // interleaved) as plain text. The run's state travels in a header so a
 // client can tell whether more output may come.

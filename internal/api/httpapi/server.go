@@ -65,6 +65,10 @@ type Controller interface {
 	// NextFires returns up to n instants strictly after from at which the
 	// job is scheduled, in the job's zone.
 	NextFires(ctx context.Context, name string, from time.Time, n int) ([]time.Time, error)
+	// Kill stops an active run's process group (TERM, then KILL after the
+	// grace period); the run ends as killed. store.ErrConflict if it has
+	// already ended.
+	Kill(ctx context.Context, id int64) error
 }
 
 // JobStatus is the controller's live view of a job.
@@ -169,6 +173,7 @@ func (s *Server) routes() {
 	h("GET /api/v1/runs", s.listRuns)
 	h("GET /api/v1/runs/{id}", s.getRun)
 	h("GET /api/v1/runs/{id}/log", s.getRunLog)
+	h("POST /api/v1/runs/{id}/kill", s.killRun)
 	h("GET /api/v1/events", s.listEvents)
 	s.resourceRoutes(h)
 	for _, path := range paths {
