@@ -16,6 +16,7 @@ var synopses = map[string]string{
 	"describe":  "almanac describe [flags] job NAME | resource ID | apply ID",
 	"get":       "almanac get [flags] jobs|runs|resources|events|applies|windows",
 	"inventory": "almanac inventory [flags]",
+	"kill":      "almanac kill [flags] RUN|JOB",
 	"logs":      "almanac logs [flags] RUN",
 	"next":      "almanac next [--tz ZONE] [--from RFC3339] [-n N] [--json] EXPR",
 	"resume":    "almanac resume [flags] NAME",

@@ -12,6 +12,44 @@ func init() {
 	register("kill", "stop a run: kill RUN (a run id), or kill JOB (every active run of the job)", runKill)
 }
 
+// runFilter selects, for a job name given where a run is expected, which
+// of the job's runs are meant (newest first), and what to say when it has
+// none.
+type runFilter struct {
+	states []string
+	limit  int
+	none   string
+}
+
+// runsOf resolves a RUN|JOB argument of command cmd: a positive run id is
+// that run; a job name is the job's runs that f selects.
+func runsOf(ctx context.Context, c *apiclient.Client, cmd, arg string, f runFilter) ([]int64, error) {
+	if id, err := strconv.ParseInt(arg, 10, 64); err == nil {
+		if id <= 0 {
+			return nil, usagef("%s: run id %d must be positive", cmd, id)
+		}
+		return []int64{id}, nil
+	}
+	if err := checkJobName(cmd, arg); err != nil {
+		return nil, usagef("%s: %q is neither a run id nor a job name", cmd, arg)
+	}
+	p, err := c.RunList(ctx, apiclient.RunFilter{Job: arg, States: f.states, Limit: f.limit})
+	if apiclient.IsNotFound(err) {
+		return nil, fmt.Errorf("%s: job %q not found", cmd, arg)
+	}
+	if err != nil {
+		return nil, apiErr(err)
+	}
+	if len(p.Items) == 0 {
+		return nil, fmt.Errorf("%s: job %q has %s", cmd, arg, f.none)
+	}
+	ids := make([]int64, len(p.Items))
+	for i, r := range p.Items {
+		ids[i] = r.ID
+	}
+	return ids, nil
+}
+
 // runKill stops one run, or every pending and running run of a job: the
 // daemon sends SIGTERM to the run's process group, SIGKILL after the grace
 // period, and records the run as killed.
@@ -29,29 +67,9 @@ func runKill(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var ids []int64
-	if id, err := strconv.ParseInt(pos[0], 10, 64); err == nil {
-		if id <= 0 {
-			return usagef("kill: run id %d must be positive", id)
-		}
-		ids = []int64{id}
-	} else {
-		if err := checkJobName("kill", pos[0]); err != nil {
-			return usagef("kill: %q is neither a run id nor a job name", pos[0])
-		}
-		p, err := c.RunList(ctx, apiclient.RunFilter{Job: pos[0], States: []string{"pending", "running"}, Limit: 1000})
-		if apiclient.IsNotFound(err) {
-			return fmt.Errorf("kill: job %q not found", pos[0])
-		}
-		if err != nil {
-			return apiErr(err)
-		}
-		if len(p.Items) == 0 {
-			return fmt.Errorf("kill: job %q has no active runs", pos[0])
-		}
-		for _, r := range p.Items {
-			ids = append(ids, r.ID)
-		}
+	ids, err := runsOf(ctx, c, "kill", pos[0], runFilter{states: []string{"pending", "running"}, limit: 1000, none: "no active runs"})
+	if err != nil {
+		return err
 	}
 	for _, id := range ids {
 		r, err := c.RunKill(ctx, id)

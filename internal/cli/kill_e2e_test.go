@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -59,13 +58,11 @@ func TestKillEndsARunAsKilled(t *testing.T) {
 	// Killing it again, or a job with no active run, is refused.
 	refused := func(args ...string) string {
 		t.Helper()
-		cmd := exec.Command(bin, args...)
-		cmd.Env = append(os.Environ(), "ALMANAC_SERVER="+d.url, "ALMANAC_TOKEN="+e2eToken)
-		out, err := cmd.CombinedOutput()
+		out, err := runBinary(t, bin, []string{"ALMANAC_SERVER=" + d.url, "ALMANAC_TOKEN=" + e2eToken}, args...)
 		if err == nil {
 			t.Errorf("almanac %v succeeded: %s", args, out)
 		}
-		return string(out)
+		return out
 	}
 	if out := refused("kill", strconv.FormatInt(id, 10)); !strings.Contains(out, "already ended") {
 		t.Errorf("second kill: %s", out)

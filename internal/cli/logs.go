@@ -2,10 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"strconv"
-
-	"github.com/almanac-sh/almanac/internal/api/apiclient"
 )
 
 func init() {
@@ -26,27 +22,12 @@ func runLogs(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	id, err := strconv.ParseInt(pos[0], 10, 64)
+	// A job name means its most recent run that has started.
+	ids, err := runsOf(ctx, c, "logs", pos[0], runFilter{states: []string{"running", "succeeded", "failed", "killed"}, limit: 1, none: "no started runs"})
 	if err != nil {
-		// A job name: its most recent run that has started.
-		if err := checkJobName("logs", pos[0]); err != nil {
-			return usagef("logs: %q is neither a run id nor a job name", pos[0])
-		}
-		p, err := c.RunList(ctx, apiclient.RunFilter{Job: pos[0], States: []string{"running", "succeeded", "failed", "killed"}, Limit: 1})
-		if apiclient.IsNotFound(err) {
-			return fmt.Errorf("logs: job %q not found", pos[0])
-		}
-		if err != nil {
-			return apiErr(err)
-		}
-		if len(p.Items) == 0 {
-			return fmt.Errorf("logs: job %q has no started runs", pos[0])
-		}
-		id = p.Items[0].ID
-	} else if id <= 0 {
-		return usagef("logs: run id %d must be positive", id)
+		return err
 	}
-	out, _, err := c.RunLog(ctx, id)
+	out, _, err := c.RunLog(ctx, ids[0])
 	if err != nil {
 		return apiErr(err)
 	}

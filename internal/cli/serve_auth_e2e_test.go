@@ -31,6 +31,19 @@ func authGet(url string) (*http.Response, error) {
 	return http.DefaultClient.Do(req)
 }
 
+// runBinary runs the almanac binary with env added to the environment, in
+// a fresh directory, and returns its combined output.
+func runBinary(t *testing.T, bin string, env []string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Dir = t.TempDir()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	return out.String(), err
+}
+
 // TestServeGeneratesToken starts a daemon without a token: it must create
 // one in its data directory, private to its user, refuse requests without
 // it even on loopback, and let the CLI find it through --data.
@@ -74,13 +87,7 @@ func TestServeGeneratesToken(t *testing.T) {
 
 	// The CLI finds the token through --data, and fails clearly without it.
 	run := func(args ...string) (string, error) {
-		cmd := exec.Command(bin, args...)
-		cmd.Env = append(os.Environ(), "ALMANAC_SERVER="+d.url, "ALMANAC_TOKEN=", "ALMANAC_DATA=")
-		cmd.Dir = t.TempDir()
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		err := cmd.Run()
-		return out.String(), err
+		return runBinary(t, bin, []string{"ALMANAC_SERVER=" + d.url, "ALMANAC_TOKEN=", "ALMANAC_DATA="}, args...)
 	}
 	if out, err := run("get", "jobs", "--data", data); err != nil {
 		t.Errorf("get jobs --data: %v\n%s", err, out)

@@ -177,14 +177,7 @@ func TestEndToEndRunAndLogs(t *testing.T) {
 	}
 
 	// Graceful shutdown: SIGTERM ends the daemon with status 0.
-	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-d.done:
-	case <-time.After(30 * time.Second):
-		t.Fatal("daemon did not stop within 30s of SIGTERM")
-	}
+	d.stop(t)
 	if !d.cmd.ProcessState.Success() || !strings.Contains(d.logs.String(), `"msg":"stopped"`) {
 		t.Fatalf("after SIGTERM: %v", d.cmd.ProcessState)
 	}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -13,7 +12,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -69,12 +67,7 @@ func TestServeTLS(t *testing.T) {
 	}
 
 	run := func(args ...string) (string, error) {
-		cmd := exec.Command(bin, args...)
-		cmd.Env = append(os.Environ(), "ALMANAC_SERVER="+d.url, "ALMANAC_TOKEN="+e2eToken, "ALMANAC_CA_CERT=")
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		err := cmd.Run()
-		return out.String(), err
+		return runBinary(t, bin, []string{"ALMANAC_SERVER=" + d.url, "ALMANAC_TOKEN=" + e2eToken, "ALMANAC_CA_CERT="}, args...)
 	}
 	if out, err := run("get", "jobs", "--ca-cert", certFile); err != nil {
 		t.Errorf("get jobs --ca-cert: %v\n%s", err, out)
