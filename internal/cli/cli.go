@@ -27,6 +27,7 @@ const (
 
 // env is what a command runs with.
 type env struct {
+	stdin  io.Reader // the process's standard input, for "-" arguments
 	stdout io.Writer
 	stderr io.Writer
 	clock  clock.Clock // nil means the real clock
@@ -90,7 +91,7 @@ func (x *exitError) Unwrap() error { return x.err }
 // Main runs the command line args (without the program name) and returns the
 // process exit code. It never panics on user input.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	e := &env{stdout: stdout, stderr: stderr}
+	e := &env{stdin: os.Stdin, stdout: stdout, stderr: stderr}
 	if len(args) == 2 && args[0] == "help" {
 		if _, ok := commands[args[1]]; !ok {
 			fmt.Fprintf(stderr, "almanac: help: unknown command %q (run 'almanac help' for the list)\n", args[1])

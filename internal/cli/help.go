@@ -15,6 +15,7 @@ var synopses = map[string]string{
 	"delete":    "almanac delete [flags] NAME",
 	"describe":  "almanac describe [flags] job NAME | resource ID | apply ID",
 	"get":       "almanac get [flags] jobs|runs|resources|events|applies|windows",
+	"import":    "almanac import crontab [--user U] [--system] FILE|-   |   almanac import cronjob FILE.yaml|-",
 	"inventory": "almanac inventory [flags]",
 	"kill":      "almanac kill [flags] RUN|JOB",
 	"logs":      "almanac logs [flags] RUN",

@@ -1,0 +1,54 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestImportThenValidate imports each sample file and checks that the
+// manifest printed passes `almanac validate`, that warnings go to stderr
+// and that bad invocations are usage errors.
+func TestImportThenValidate(t *testing.T) {
+	tests := []struct {
+		args      []string
+		jobs      int
+		warning   string
+		wantCode  int
+		wantError string
+	}{
+		{args: []string{"import", "crontab", "--user", "web", "../../testdata/import/user.crontab"}, jobs: 5, warning: "@reboot runs once when cron starts"},
+		{args: []string{"import", "crontab", "--system", "../../testdata/import/etc-crontab"}, jobs: 5, warning: "runs as user www-data"},
+		{args: []string{"import", "cronjob", "../../testdata/import/cronjobs.yaml"}, jobs: 3, warning: "a ConfigMap, not a CronJob"},
+		{args: []string{"import", "cronjob", "--system", "x.yaml"}, wantCode: exitUsage, wantError: "crontabs only"},
+		{args: []string{"import", "anacron", "x"}, wantCode: exitUsage, wantError: "usage"},
+		{args: []string{"import", "crontab", "/dev/zero"}, wantCode: exitUsage, wantError: "not a regular file"},
+		{args: []string{"import", "crontab", "../../testdata/import/cronjobs.yaml"}, wantCode: exitFailure, wantError: "no entry that could be imported"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args[1:], " "), func(t *testing.T) {
+			out, errOut, code := runCLI(t, tt.args...)
+			if tt.wantError != "" {
+				if code != tt.wantCode || !strings.Contains(errOut, tt.wantError) {
+					t.Fatalf("exit %d, stderr %q; want %d and %q", code, errOut, tt.wantCode, tt.wantError)
+				}
+				return
+			}
+			if code != 0 || !strings.Contains(errOut, tt.warning) {
+				t.Fatalf("exit %d, stderr %q", code, errOut)
+			}
+			p := filepath.Join(t.TempDir(), "imported.pp")
+			if err := os.WriteFile(p, []byte(out), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			vout, verr, vcode := runCLI(t, "validate", p)
+			if vcode != 0 {
+				t.Fatalf("validate of the import: exit %d\n%s\n%s", vcode, verr, out)
+			}
+			if n := strings.Count(out, "\njob { "); n != tt.jobs {
+				t.Errorf("%d jobs imported, want %d (validate: %s)", n, tt.jobs, strings.TrimSpace(vout))
+			}
+		})
+	}
+}

@@ -1,0 +1,228 @@
+package importer_test
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/calendar"
+	"github.com/almanac-sh/almanac/internal/catalog"
+	"github.com/almanac-sh/almanac/internal/cron"
+	"github.com/almanac-sh/almanac/internal/importer"
+	"github.com/almanac-sh/almanac/internal/job"
+	"github.com/almanac-sh/almanac/internal/manifest"
+	"github.com/almanac-sh/almanac/internal/manifestjob"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+const dir = "../../testdata/import"
+
+// convert runs the importer a test input calls for: YAML is a CronJob
+// file, a name starting with etc- a system crontab, anything else a user
+// crontab.
+func convert(t *testing.T, name string) importer.Result {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res importer.Result
+	switch {
+	case strings.HasSuffix(name, ".yaml"):
+		res, err = importer.CronJob(name, src)
+	default:
+		res, err = importer.Crontab(name, src, crontabOptions(name))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func inputs(t *testing.T) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		if n := e.Name(); !strings.HasSuffix(n, ".pp") && !strings.HasSuffix(n, ".warnings") {
+			out = append(out, n)
+		}
+	}
+	if len(out) < 3 {
+		t.Fatalf("only %d inputs in %s", len(out), dir)
+	}
+	return out
+}
+
+func golden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// TestGolden compares each input's manifest and warnings with the files
+// beside it.
+func TestGolden(t *testing.T) {
+	for _, name := range inputs(t) {
+		t.Run(name, func(t *testing.T) {
+			res := convert(t, name)
+			golden(t, filepath.Join(dir, name+".pp"), res.Manifest)
+			golden(t, filepath.Join(dir, name+".warnings"), strings.Join(res.Warnings, "\n")+"\n")
+		})
+	}
+}
+
+func parseCron(name, expr string, loc *time.Location) (job.Schedule, error) {
+	return cron.Parse(expr, cron.WithLocation(loc), cron.WithHashKey(name))
+}
+
+// TestRoundTrip compiles every imported manifest as `almanac validate`
+// and `serve --manifests` do, and checks that each job fires at the same
+// instants as its source line: the schedule text and zone recorded in the
+// job's comment, parsed on their own.
+func TestRoundTrip(t *testing.T) {
+	from := time.Date(2026, 3, 27, 12, 0, 0, 0, time.UTC) // the week of a DST change in Europe
+	for _, name := range inputs(t) {
+		t.Run(name, func(t *testing.T) {
+			res := convert(t, name)
+			f, err := manifest.ParseFile(name+".pp", []byte(res.Manifest))
+			if err != nil {
+				t.Fatalf("parse: %v\n%s", err, res.Manifest)
+			}
+			cat, err := catalog.Compile(f)
+			if err != nil {
+				t.Fatalf("compile: %v", err)
+			}
+			set, err := manifestjob.FromCatalog(cat, parseCron)
+			var el manifest.ErrorList
+			if errors.As(err, &el) || err != nil {
+				t.Fatalf("jobs: %v", err)
+			}
+			if len(set.Jobs) != res.Jobs || res.Jobs == 0 {
+				t.Fatalf("%d jobs in the manifest, importer said %d", len(set.Jobs), res.Jobs)
+			}
+			for _, spec := range set.Jobs {
+				loc := time.UTC
+				if spec.TimeZone != "" {
+					if loc, err = calendar.LoadZone(spec.TimeZone); err != nil {
+						t.Fatal(err)
+					}
+				}
+				got, err := parseCron(spec.Name, spec.Cron, loc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := cron.Parse(sourceSchedule(t, res.Manifest, spec.Name), cron.WithLocation(loc), cron.WithHashKey(spec.Name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				g, w := from, from
+				for range 5 {
+					g, w = got.Next(g), want.Next(w)
+					if !g.Equal(w) {
+						t.Errorf("%s: next fire %s, the source schedule says %s", spec.Name, g, w)
+					}
+				}
+			}
+		})
+	}
+}
+
+// sourceSchedule recovers a job's schedule from the source line the
+// importer quoted above it: the crontab's first five fields (or its @
+// macro), or the CronJob's schedule without a CRON_TZ= prefix.
+func sourceSchedule(t *testing.T, m, name string) string {
+	t.Helper()
+	i := strings.Index(m, "job { '"+name+"':")
+	if i < 0 {
+		t.Fatalf("no job %s", name)
+	}
+	head := m[:i]
+	start := strings.LastIndex(head[:len(head)-1], "\n\n")
+	block := head[start+2:]
+	first, _, _ := strings.Cut(block, "\n")
+	_, src, ok := strings.Cut(first, ": ")
+	if !ok {
+		t.Fatalf("no source comment above %s: %q", name, first)
+	}
+	if strings.Contains(src, "CronJob") || strings.Contains(src, "ScheduledJob") {
+		// The YAML's schedule is not in the comment; the cron attribute
+		// is the YAML's text, checked by the golden file.
+		_, rest, _ := strings.Cut(m[i:], "cron")
+		_, q, _ := strings.Cut(rest, "'")
+		s, _, _ := strings.Cut(q, "'")
+		return s
+	}
+	f := strings.Fields(src)
+	if strings.HasPrefix(f[0], "@") {
+		return f[0]
+	}
+	return strings.Join(f[:5], " ")
+}
+
+func FuzzCrontab(f *testing.F) {
+	for _, s := range []string{
+		"* * * * * echo hi\n", "MAILTO=a@b\nCRON_TZ=Europe/Berlin\n0 3 * * * x%y%z\n", "@reboot x\n@daily y\n",
+		"SHELL=/bin/bash\n*/5 * * * * root run-parts\n", "61 * * * * bad\n", "A = 'quoted value'\n1 2 3 4 5 \\%cmd%in\n",
+	} {
+		f.Add([]byte(s), false)
+		f.Add([]byte(s), true)
+	}
+	f.Fuzz(func(t *testing.T, src []byte, system bool) {
+		res, err := importer.Crontab("f", src, importer.CrontabOptions{System: system})
+		if err != nil {
+			return
+		}
+		checkParses(t, res)
+	})
+}
+
+func FuzzCronJob(f *testing.F) {
+	f.Add([]byte("apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: a}\nspec:\n  schedule: '* * * * *'\n  jobTemplate: {spec: {template: {spec: {containers: [{name: c, command: [x]}]}}}}\n"))
+	f.Add([]byte("kind: CronJob\n---\nkind: ConfigMap\n---\n"))
+	f.Add([]byte("spec: [1, 2]\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		res, err := importer.CronJob("f", src)
+		if err != nil {
+			return
+		}
+		checkParses(t, res)
+	})
+}
+
+// checkParses requires an importer's manifest to be valid manifest syntax
+// whatever the input: every value it writes must be quoted correctly.
+func checkParses(t *testing.T, res importer.Result) {
+	t.Helper()
+	if _, err := manifest.ParseFile("out.pp", []byte(res.Manifest)); err != nil {
+		t.Fatalf("the output does not parse: %v\n%s", err, res.Manifest)
+	}
+}
+
+// crontabOptions reads a name starting with etc- as a system crontab and
+// the others as the web team's user crontab.
+func crontabOptions(name string) importer.CrontabOptions {
+	if strings.HasPrefix(name, "etc-") {
+		return importer.CrontabOptions{System: true}
+	}
+	return importer.CrontabOptions{User: "web"}
+}

@@ -1,0 +1,112 @@
+// Package importer turns other schedulers' definitions into almanac
+// manifests: Vixie/cronie crontabs and Kubernetes CronJob (and the older
+// ScheduledJob) YAML become `job` resources. A converter is pure: bytes in,
+// manifest text and warnings out. What cannot be expressed as a job is
+// kept as a comment in the manifest and reported as a warning.
+package importer
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Result is a converted file.
+type Result struct {
+	// Manifest is the manifest text: one `job` resource per imported
+	// entry, each preceded by comments saying where it came from.
+	Manifest string
+	// Warnings name what was not imported or not imported exactly, as
+	// "FILE:LINE: message" (or "FILE: document N: message" for YAML).
+	Warnings []string
+	// Jobs counts the job resources in Manifest.
+	Jobs int
+}
+
+// job is one job resource to write.
+type job struct {
+	name     string
+	comments []string // written above the resource, one "# " line each
+	attrs    []attr
+}
+
+type attr struct {
+	name  string
+	value string // already in manifest syntax
+}
+
+func (j *job) set(name, value string) { j.attrs = append(j.attrs, attr{name, value}) }
+
+// write appends j to b as a `job` resource with aligned attributes.
+func (j *job) write(b *strings.Builder) {
+	for _, c := range j.comments {
+		for _, line := range strings.Split(c, "\n") {
+			b.WriteString(strings.TrimRight("# "+line, " ") + "\n")
+		}
+	}
+	width := 0
+	for _, a := range j.attrs {
+		width = max(width, len(a.name))
+	}
+	fmt.Fprintf(b, "job { %s:\n", quote(j.name))
+	for _, a := range j.attrs {
+		fmt.Fprintf(b, "  %-*s => %s,\n", width, a.name, a.value)
+	}
+	b.WriteString("}\n")
+}
+
+// quote is s as a single-quoted manifest string.
+func quote(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+}
+
+// quoteList is ss as a manifest array of strings.
+func quoteList(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = quote(s)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// quoteHash is m as a manifest hash of strings, keys sorted.
+func quoteHash(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = quote(k) + " => " + quote(m[k])
+	}
+	return "{ " + strings.Join(parts, ", ") + " }"
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// nameCleaner replaces what a job name may not contain.
+var nameCleaner = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// names hands out job names that are valid and unique within one import.
+type names map[string]bool
+
+// make returns a job name built from base (cleaned, at most 128 bytes,
+// starting with a letter or digit), with -2, -3 … appended when taken.
+func (n names) make(base string) string {
+	s := strings.Trim(nameCleaner.ReplaceAllString(base, "-"), "-._")
+	if s == "" {
+		s = "job"
+	}
+	if len(s) > 120 {
+		s = strings.TrimRight(s[:120], "-._")
+	}
+	name := s
+	for i := 2; n[name]; i++ {
+		name = s + "-" + strconv.Itoa(i)
+	}
+	n[name] = true
+	return name
+}
