@@ -39,7 +39,7 @@ type cronJob struct {
 				ActiveDeadlineSeconds *int64 `yaml:"activeDeadlineSeconds"`
 				Template              struct {
 					Spec struct {
-						Containers []container     `yaml:"containers"`
+						Containers []container    `yaml:"containers"`
 						Extra      map[string]any `yaml:",inline"`
 					} `yaml:"spec"`
 				} `yaml:"template"`
