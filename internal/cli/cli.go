@@ -34,11 +34,14 @@ type env struct {
 }
 
 // now returns the current instant from the env's clock.
-func (e *env) now() time.Time {
+func (e *env) now() time.Time { return e.clk().Now() }
+
+// clk returns the env's clock, the real one unless a test set another.
+func (e *env) clk() clock.Clock {
 	if e.clock == nil {
-		return clock.Real{}.Now()
+		return clock.Real{}
 	}
-	return e.clock.Now()
+	return e.clock
 }
 
 // command is one subcommand.

@@ -18,7 +18,7 @@ var synopses = map[string]string{
 	"import":    "almanac import crontab [--user U] [--system] FILE|-   |   almanac import cronjob FILE.yaml|-",
 	"inventory": "almanac inventory [flags]",
 	"kill":      "almanac kill [flags] RUN|JOB",
-	"logs":      "almanac logs [flags] RUN",
+	"logs":      "almanac logs [-f] [flags] RUN|JOB",
 	"next":      "almanac next [--tz ZONE] [--from RFC3339] [-n N] [--json] EXPR",
 	"resume":    "almanac resume [flags] NAME",
 	"run":       "almanac run NAME --schedule CRON | --at TIME [--tz ZONE] [flags] -- COMMAND...",

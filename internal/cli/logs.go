@@ -2,6 +2,9 @@ package cli
 
 import (
 	"context"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/api/apiclient"
 )
 
 func init() {
@@ -11,6 +14,7 @@ func init() {
 func runLogs(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("logs")
 	cf := addClientFlags(fs)
+	follow := fs.Bool("f", false, "follow: print the output as the run writes it, until the run ends")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -27,10 +31,44 @@ func runLogs(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *follow {
+		return followLog(ctx, e, c, ids[0])
+	}
 	out, _, err := c.RunLog(ctx, ids[0])
 	if err != nil {
 		return apiErr(err)
 	}
 	_, err = e.stdout.Write(out)
 	return err
+}
+
+// followInterval is how often `logs -f` asks for new output.
+const followInterval = 500 * time.Millisecond
+
+// followLog prints a run's output as it comes, asking the daemon for the
+// bytes after those already printed, until the run has ended.
+func followLog(ctx context.Context, e *env, c *apiclient.Client, id int64) error {
+	clk := e.clk()
+	var offset int64
+	for {
+		out, next, state, err := c.RunLogFrom(ctx, id, offset)
+		if err != nil {
+			return apiErr(err)
+		}
+		if _, err := e.stdout.Write(out); err != nil {
+			return err
+		}
+		offset = max(next, offset)
+		switch state {
+		case "succeeded", "failed", "killed", "missed":
+			return nil
+		}
+		t := clk.NewTimer(followInterval)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C():
+		}
+	}
 }

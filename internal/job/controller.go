@@ -84,6 +84,9 @@ type Controller struct {
 	droppedEnds int
 
 	health storeHealth
+	// live maps the IDs of runs executing on this node to their output,
+	// readable from any goroutine (the API follows it).
+	live sync.Map
 }
 
 // entry is the controller's view of one job. It keeps only what

@@ -36,6 +36,13 @@ type Process interface {
 	Kill()
 }
 
+// LiveOutput is implemented by a Process whose output can be read while it
+// runs: the bytes from offset (counted from the start of its output) on,
+// and the offset to ask from next.
+type LiveOutput interface {
+	OutputSince(offset int64) ([]byte, int64)
+}
+
 // Result is how a process ended.
 type Result struct {
 	// ExitCode is the exit status, nil if the process did not exit normally
@@ -199,6 +206,23 @@ func (t *tail) Write(b []byte) (int, error) {
 	t.buf = append(t.buf, b...)
 	return n, nil
 }
+
+// since returns the output from byte offset (counted from the start of the
+// stream) on, and the offset after it. Bytes already dropped from the tail
+// are skipped: the answer then starts at the oldest byte kept.
+func (t *tail) since(offset int64) ([]byte, int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	total := t.dropped + int64(len(t.buf))
+	if offset >= total {
+		return nil, total
+	}
+	start := max(offset-t.dropped, 0)
+	return append([]byte(nil), t.buf[start:]...), total
+}
+
+// OutputSince implements LiveOutput.
+func (p *proc) OutputSince(offset int64) ([]byte, int64) { return p.out.since(offset) }
 
 // bytes returns the kept tail, prefixed by a note when some was dropped.
 func (t *tail) bytes() []byte {

@@ -133,6 +133,18 @@ func (c *Controller) NextFires(ctx context.Context, name string, from time.Time,
 	return out, nil
 }
 
+// LiveOutput returns the output of a run executing on this node from byte
+// offset on, the offset to ask from next, and false when the run is not
+// executing here (finished, pending, or on another node).
+func (c *Controller) LiveOutput(id, offset int64) ([]byte, int64, bool) {
+	v, ok := c.live.Load(id)
+	if !ok {
+		return nil, 0, false
+	}
+	b, next := v.(LiveOutput).OutputSince(offset)
+	return b, next, true
+}
+
 // Fire is one upcoming scheduled instant of a job.
 type Fire struct {
 	Job  string

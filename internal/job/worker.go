@@ -108,6 +108,9 @@ func (c *Controller) startRuns(ctx context.Context, runs []store.Run, now time.T
 		}
 		x := &execution{run: s.run, spec: s.spec, proc: s.proc, stopc: make(chan stopRequest, 1)}
 		c.active[s.run.ID] = x
+		if lo, ok := s.proc.(LiveOutput); ok {
+			c.live.Store(s.run.ID, lo)
+		}
 		go c.supervise(x)
 	}
 }
@@ -222,6 +225,7 @@ func (c *Controller) finish(ctx context.Context, rs []result) {
 	ends := make([]ending, len(rs))
 	for i, r := range rs {
 		delete(c.active, r.x.run.ID)
+		c.live.Delete(r.x.run.ID)
 		p := store.RunFinishParams{ExitCode: r.res.ExitCode, Output: r.res.Output}
 		switch {
 		case r.stopped != nil:

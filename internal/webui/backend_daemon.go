@@ -303,6 +303,13 @@ func (d *daemonBackend) Run(ctx context.Context, id int64) (Run, error) {
 	if err != nil {
 		return Run{}, notFound(err)
 	}
+	// While the run executes on this node its output so far comes from the
+	// process, so the run page shows it as it is written.
+	if lo, ok := d.cfg.Jobs.(httpapi.LiveOutputter); ok && !r.State.Terminal() {
+		if out, _, live := lo.LiveOutput(r.ID, 0); live {
+			r.Output = out
+		}
+	}
 	return runView(r), nil
 }
 

@@ -309,16 +309,32 @@ func (c *Client) RunKill(ctx context.Context, id int64) (apitype.Run, error) {
 // RunLog returns a run's captured output and its state at the time of the
 // call.
 func (c *Client) RunLog(ctx context.Context, id int64) (output []byte, state string, err error) {
-	resp, err := c.send(ctx, "GET", "/api/v1/runs/"+strconv.FormatInt(id, 10)+"/log", nil, nil)
+	output, _, state, err = c.RunLogFrom(ctx, id, 0)
+	return output, state, err
+}
+
+// RunLogFrom returns a run's output from byte offset on, the offset to ask
+// from next time, and the run's state: calling it again with next until
+// the state is final follows the run as it writes.
+func (c *Client) RunLogFrom(ctx context.Context, id, offset int64) (output []byte, next int64, state string, err error) {
+	var q url.Values
+	if offset > 0 {
+		q = url.Values{"offset": {strconv.FormatInt(offset, 10)}}
+	}
+	resp, err := c.send(ctx, "GET", "/api/v1/runs/"+strconv.FormatInt(id, 10)+"/log", q, nil)
 	if err != nil {
-		return nil, "", err
+		return nil, 0, "", err
 	}
 	defer resp.Body.Close()
 	output, err = io.ReadAll(resp.Body)
 	if err != nil {
-		return nil, "", &UnreachableError{Server: c.Server(), Err: err}
+		return nil, 0, "", &UnreachableError{Server: c.Server(), Err: err}
 	}
-	return output, resp.Header.Get("X-Almanac-Run-State"), nil
+	next, err = strconv.ParseInt(resp.Header.Get("X-Almanac-Output-Next"), 10, 64)
+	if err != nil {
+		next = offset + int64(len(output)) // a daemon from before offsets
+	}
+	return output, next, resp.Header.Get("X-Almanac-Run-State"), nil
 }
 
 // EventFilter selects events for EventList. Kinds may name families ("run").

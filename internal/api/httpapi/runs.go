@@ -142,19 +142,50 @@ func (s *Server) killRun(w http.ResponseWriter, r *http.Request) error {
 
 // getRunLog returns a run's captured output (the tail of stdout and stderr,
 // interleaved) as plain text. The run's state travels in a header so a
-// client can tell whether more output may come.
+// client can tell whether more output may come. While the run executes on
+// this node its output so far is read from the process; ?offset=N skips
+// the first N bytes of the output, and the next offset to ask from travels
+// in the OutputNextHeader, so a client can follow a run as it goes.
 func (s *Server) getRunLog(w http.ResponseWriter, r *http.Request) error {
+	if err := checkQuery(r, "offset"); err != nil {
+		return err
+	}
+	offset, err := queryInt(r, "offset", 0, 0)
+	if err != nil {
+		return err
+	}
 	run, err := s.loadRun(r)
 	if err != nil {
 		return err
 	}
+	out, next, live := []byte(nil), int64(0), false
+	if lo, ok := s.cfg.Controller.(LiveOutputter); ok && !run.State.Terminal() {
+		out, next, live = lo.LiveOutput(run.ID, offset)
+	}
+	if !live {
+		stored := run.Output
+		out, next = stored[min(offset, int64(len(stored))):], int64(len(stored))
+	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set(RunStateHeader, string(run.State))
+	w.Header().Set(OutputNextHeader, strconv.FormatInt(next, 10))
 	w.WriteHeader(http.StatusOK)
-	w.Write(run.Output)
+	w.Write(out)
 	return nil
 }
 
 // RunStateHeader carries the run's state on GET /api/v1/runs/{id}/log.
 const RunStateHeader = "X-Almanac-Run-State"
+
+// OutputNextHeader carries, on GET /api/v1/runs/{id}/log, the offset to
+// pass as ?offset= to get only the output written after this answer.
+const OutputNextHeader = "X-Almanac-Output-Next"
+
+// LiveOutputter is implemented by a Controller that can read the output of
+// runs executing on this node while they run.
+type LiveOutputter interface {
+	// LiveOutput returns the output from byte offset on, the next offset,
+	// and false when the run is not executing here.
+	LiveOutput(id, offset int64) ([]byte, int64, bool)
+}
