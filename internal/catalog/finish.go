@@ -78,6 +78,9 @@ func (c *compiler) finish() *Catalog {
 				continue
 			}
 			for _, t := range flatten([]any{v}, nil) {
+				if mp == "notify" && r.r.Type == "job" && isNotifyTarget(t) {
+					continue // where to send the job's notifications, not an edge
+				}
 				target := c.metaTarget(r, mp, t)
 				if target == nil {
 					continue
@@ -112,6 +115,19 @@ func (c *compiler) finish() *Catalog {
 // exported to plain data. The attribute map is reused.
 func (c *compiler) exportParams(r *res) {
 	for _, name := range sortedKeys(r.attrs) {
+		if name == "notify" && r.r.Type == "job" {
+			// A job's notify may name notification targets besides jobs.
+			var targets []any
+			for _, t := range flatten([]any{r.attrs[name]}, nil) {
+				if isNotifyTarget(t) {
+					targets = append(targets, t)
+				}
+			}
+			if len(targets) > 0 {
+				r.attrs[name] = targets
+				continue
+			}
+		}
 		switch name {
 		case "before", "require", "notify", "subscribe", "tag":
 			delete(r.attrs, name)
@@ -126,6 +142,13 @@ func (c *compiler) exportParams(r *res) {
 		r.attrs[name] = v
 	}
 	r.r.Params = r.attrs
+}
+
+// isNotifyTarget reports whether a value of a job's notify is a place to
+// send notifications (mailto:…, a URL) rather than a resource reference.
+func isNotifyTarget(v any) bool {
+	s, ok := v.(string)
+	return ok && (strings.HasPrefix(s, "mailto:") || strings.Contains(s, "://"))
 }
 
 // metaTarget resolves one value of a relationship metaparameter.

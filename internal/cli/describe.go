@@ -135,6 +135,14 @@ func runDescribe(ctx context.Context, e *env, args []string) error {
 	kv("History kept", fmt.Sprintf("%d succeeded, %d failed", keepOK, keepFailed))
 	kv("Schedule gate", s.Schedule)
 	kv("Requires", strings.Join(s.Require, ", "))
+	if len(s.Notify) > 0 {
+		kv("Notify", strings.Join(s.Notify, ", "))
+		on := s.NotifyOn
+		if len(on) == 0 {
+			on = []string{"failure", "missed"}
+		}
+		kv("Notify on", strings.Join(on, ", "))
+	}
 	fmt.Fprintln(w, "Status:")
 	st := j.Status
 	active := make([]string, len(st.Active))

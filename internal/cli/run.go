@@ -17,6 +17,12 @@ func init() {
 	register("run", "create or update a job on the daemon: run NAME --schedule CRON | --at TIME -- COMMAND...", runRun)
 }
 
+// stringsFlag is a repeatable string flag.
+type stringsFlag []string
+
+func (s *stringsFlag) String() string     { return strings.Join(*s, ",") }
+func (s *stringsFlag) Set(v string) error { *s = append(*s, v); return nil }
+
 // atLayouts are the accepted --at forms without an offset; they are read in
 // --tz (default UTC).
 var atLayouts = []string{"2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02 15:04"}
@@ -28,6 +34,9 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	schedule := fs.String("schedule", "", "cron expression of a repeating job")
 	at := fs.String("at", "", "instant of a one-shot job (RFC 3339, or YYYY-MM-DDTHH:MM in --tz)")
 	tz := fs.String("tz", "", "time zone of the schedule (IANA name or tag form; default UTC)")
+	var notify stringsFlag
+	fs.Var(&notify, "notify", "where to report the job's outcomes: mailto:ADDRESS, an http(s):// webhook or slack+https://URL (repeatable)")
+	notifyOn := fs.String("notify-on", "", "outcomes to report, comma-separated: failure, missed, recovered, success (default failure,missed)")
 	cf := addOutputFlags(fs)
 	pos, jsonOut, err := cf.parse(args)
 	if err != nil {
@@ -43,7 +52,12 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	if len(command) == 0 {
 		return usagef("run: missing COMMAND after -- (usage: almanac run NAME --schedule CRON -- COMMAND...)")
 	}
-	spec := apitype.JobSpec{TimeZone: *tz}
+	spec := apitype.JobSpec{TimeZone: *tz, Notify: notify}
+	if *notifyOn != "" {
+		for _, o := range strings.Split(*notifyOn, ",") {
+			spec.NotifyOn = append(spec.NotifyOn, strings.TrimSpace(o))
+		}
+	}
 	switch {
 	case *schedule != "" && *at != "":
 		return usagef("run: give --schedule or --at, not both")

@@ -18,6 +18,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/connlimit"
 	"github.com/almanac-sh/almanac/internal/job"
+	"github.com/almanac-sh/almanac/internal/jobnotify"
 	"github.com/almanac-sh/almanac/internal/loopback"
 	"github.com/almanac-sh/almanac/internal/store"
 	"github.com/almanac-sh/almanac/internal/store/sqlitestore"
@@ -37,17 +38,21 @@ type serveOptions struct {
 	token     string
 	// insecure turns authentication off (--insecure-no-auth); the API then
 	// answers only loopback requests addressed to a loopback name.
-	insecure  bool
-	node      string
-	grace     time.Duration
-	reset     bool // set a damaged or lost SQLite database aside and start empty
-	http      httpLimits
-	tls       tlsFiles
-	agent     agentOptions // agent mode, with manifests (serve_agent.go)
-	fleet     fleetOptions
-	windows   windowFlag         // --windows items (serve_windowset.go)
-	named     *namedWindows      // the calendars they and --demo define
-	schedules *manifestSchedules // the schedule resources of --manifests
+	insecure bool
+	node     string
+	grace    time.Duration
+	reset    bool // set a damaged or lost SQLite database aside and start empty
+	// notifyDefault are the notification targets of jobs that name none;
+	// publicBase is the daemon's URL for links in notifications.
+	notifyDefault stringsFlag
+	publicBase    string
+	http          httpLimits
+	tls           tlsFiles
+	agent         agentOptions // agent mode, with manifests (serve_agent.go)
+	fleet         fleetOptions
+	windows       windowFlag         // --windows items (serve_windowset.go)
+	named         *namedWindows      // the calendars they and --demo define
+	schedules     *manifestSchedules // the schedule resources of --manifests
 	// errOut receives problems that need more than one line (the
 	// positioned errors of bad manifests at start-up).
 	errOut io.Writer
@@ -90,6 +95,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	addHTTPFlags(fs, &o.http)
 	fs.BoolVar(&o.reset, "reset", false, "if the SQLite database under --data is damaged or lost, set it aside (renamed, never deleted) and start with an empty one")
 	addTLSFlags(fs, &o.tls)
+	fs.Var(&o.notifyDefault, "notify-default", "notification target of jobs that name none: mailto:ADDRESS, an http(s):// webhook or slack+https://URL (repeatable)")
+	fs.StringVar(&o.publicBase, "public-url", "", "the daemon's URL as people reach it, for links in notifications (default: http(s)://LISTEN)")
 	addWindowFlags(fs, &o.windows)
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
@@ -125,6 +132,11 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	if err := o.tls.load(); err != nil {
 		return err
+	}
+	for _, t := range o.notifyDefault {
+		if err := job.CheckNotifyTarget(t); err != nil {
+			return usagef("serve: --notify-default: %v", err)
+		}
 	}
 	if o.grace < 0 {
 		return usagef("serve: --grace %s must not be negative", o.grace)
@@ -264,7 +276,11 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	ctrl, err := newController(ctrlStore, o, clk, log, manifests.gateFunc())
+	notifier := jobnotify.New(jobnotify.Config{
+		SMTP: o.fleet.smtp, From: o.fleet.smtpFrom, Default: o.notifyDefault, PublicURL: o.publicURL(),
+		Events: st, Clock: clk, Logger: log.With("component", "notify"),
+	})
+	ctrl, err := newController(ctrlStore, o, clk, log, manifests.gateFunc(), notifier.Report)
 	if err != nil {
 		return err
 	}
@@ -317,6 +333,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 	stopFleet := fl.start(ctx)
 	defer stopFleet()
 	go manifests.watch(ctrlCtx)
+	go notifier.Run(ctrlCtx)
 
 	var runErr error
 	select {
@@ -360,6 +377,14 @@ func openStore(ctx context.Context, o serveOptions, clk clock.Clock) (store.Stor
 		return openPostgres(ctx, o.storeURL, clk)
 	}
 	return nil, usagef("serve: --store %q: want empty (SQLite under --data) or postgres://...", redactURL(o.storeURL))
+}
+
+// publicURL is where people reach the daemon: --public-url, or its address.
+func (o *serveOptions) publicURL() string {
+	if o.publicBase != "" {
+		return o.publicBase
+	}
+	return o.tls.scheme() + "://" + o.listen
 }
 
 // storeHealthReason returns /healthz's check: the store's write failure, if

@@ -36,8 +36,9 @@ func openSQLite(ctx context.Context, dir string, clk clock.Clock) (store.Store, 
 }
 
 // newController builds the job controller the daemon runs.
-func newController(st store.Store, o serveOptions, clk clock.Clock, log *slog.Logger, gates job.GateFunc) (controller, error) {
+func newController(st store.Store, o serveOptions, clk clock.Clock, log *slog.Logger, gates job.GateFunc, report func(context.Context, job.Outcome)) (controller, error) {
 	c, err := job.NewController(job.Config{
+		Report:        report,
 		Store:         st,
 		Clock:         clk,
 		Parse:         parseCron,

@@ -43,6 +43,9 @@ type Config struct {
 	// HeartbeatInterval is how often running runs are heart-beaten; a run
 	// without a heartbeat for 3 intervals is presumed dead (default 10 s).
 	HeartbeatInterval time.Duration
+	// Report, if set, receives each recorded outcome (failure, success,
+	// recovered, missed) from the controller's loop; it must not block.
+	Report func(ctx context.Context, o Outcome)
 }
 
 // Controller turns job specs into runs and executes them. Create it with

@@ -88,6 +88,7 @@ func (c *Controller) fire(ctx context.Context, e *entry, d due, now time.Time, f
 			msg += fmt.Sprintf(": later than the starting deadline of %s", limit)
 		}
 		events = append(events, store.Event{Time: now, Kind: store.EventRunMissed, Job: spec.Name, Message: msg, Data: data})
+		c.report(ctx, Outcome{Kind: OutcomeMissed, Spec: spec, Run: store.Run{Job: spec.Name, ScheduledTime: lastMissed}, Message: msg, Time: now})
 	}
 	if !runIt {
 		c.advanceJob(ctx, e, d.last, events)
@@ -388,8 +389,12 @@ func (c *Controller) release(ctx context.Context, r store.Run, now time.Time) {
 
 // miss ends a held run that can no longer start in time.
 func (c *Controller) miss(ctx context.Context, r store.Run, now time.Time, why string) {
-	c.finishHeld(ctx, r, now, store.RunMissed, why, store.EventRunMissed,
-		fmt.Sprintf("run %d for %s missed: %s", r.ID, r.ScheduledTime.Format(time.RFC3339), why))
+	msg := fmt.Sprintf("run %d for %s missed: %s", r.ID, r.ScheduledTime.Format(time.RFC3339), why)
+	c.finishHeld(ctx, r, now, store.RunMissed, why, store.EventRunMissed, msg)
+	if e := c.jobs[r.Job]; e != nil {
+		r.State = store.RunMissed
+		c.report(ctx, Outcome{Kind: OutcomeMissed, Spec: e.c.spec, Run: r, Message: msg, Time: now})
+	}
 }
 
 func (c *Controller) finishHeld(ctx context.Context, r store.Run, now time.Time, state store.RunState, why string, kind store.EventKind, msg string) {

@@ -3,6 +3,8 @@ package job
 import (
 	"fmt"
 	"maps"
+	"net/mail"
+	"net/url"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -128,6 +130,7 @@ func Validate(spec *store.JobSpec, parse ParseFunc) error {
 	if l := spec.FailedJobsHistoryLimit; l != nil {
 		v.between("failed_jobs_history_limit", int64(*l), MaxHistoryLimit)
 	}
+	v.notify(spec)
 	v.refs(spec.Name, "require", spec.Requires)
 	v.refs(spec.Name, "before", spec.Before)
 	for i, b := range spec.Before {
@@ -231,6 +234,55 @@ func (v *validator) env(spec *store.JobSpec) {
 			v.add("env", "environment variable name %q must be non-empty without '=' or NUL", k)
 		} else if strings.ContainsRune(spec.Env[k], 0) {
 			v.add("env."+k, "value contains a NUL byte")
+		}
+	}
+}
+
+// MaxNotify bounds the notify list.
+const MaxNotify = 16
+
+// NotifyOutcomes are the outcomes notify_on may name, and DefaultNotifyOn
+// what is reported when it names none.
+var (
+	NotifyOutcomes  = []string{"failure", "missed", "recovered", "success"}
+	DefaultNotifyOn = []string{"failure", "missed"}
+)
+
+// CheckNotifyTarget reports what is wrong with a notify target:
+// mailto:ADDRESS, an http:// or https:// URL (a webhook receiving JSON), or
+// slack+https://URL (a Slack-compatible incoming webhook receiving text).
+func CheckNotifyTarget(t string) error {
+	switch scheme, rest, _ := strings.Cut(t, ":"); scheme {
+	case "mailto":
+		a, err := mail.ParseAddress(rest)
+		if err != nil || a.Name != "" || a.Address != rest {
+			return fmt.Errorf("%q is not mailto: followed by one email address", t)
+		}
+		return nil
+	case "http", "https", "slack+https":
+		u, err := url.Parse(t)
+		if err != nil || u.Host == "" || len(t) > 2048 {
+			return fmt.Errorf("%q is not a valid URL", t)
+		}
+		return nil
+	}
+	return fmt.Errorf("%q: want mailto:ADDRESS, an http(s):// webhook URL or slack+https://URL", t)
+}
+
+// notify checks the notification targets and outcomes.
+func (v *validator) notify(spec *store.JobSpec) {
+	if len(spec.Notify) > MaxNotify {
+		v.add("notify", "%d targets; the limit is %d", len(spec.Notify), MaxNotify)
+		return
+	}
+	for i, t := range spec.Notify {
+		if err := CheckNotifyTarget(t); err != nil {
+			v.add(fmt.Sprintf("notify[%d]", i), "%v", err)
+		}
+	}
+	for i, o := range spec.NotifyOn {
+		if !slices.Contains(NotifyOutcomes, o) {
+			v.add(fmt.Sprintf("notify_on[%d]", i), "%q is not one of %s", o, strings.Join(NotifyOutcomes, ", "))
 		}
 	}
 }

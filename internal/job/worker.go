@@ -306,6 +306,7 @@ func (c *Controller) recordEnds(ctx context.Context, ends []ending, now time.Tim
 			continue
 		}
 		recorded[i] = true
+		c.reportEnd(ctx, r.Run, items[i].Output, now)
 		if job := ends[i].run.Job; !woken[job] {
 			woken[job] = true
 			c.afterFinish(ctx, job, now)

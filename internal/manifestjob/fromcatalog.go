@@ -131,6 +131,21 @@ func convert(r *catalog.Resource, errs *manifest.ErrorList) (store.JobSpec, bool
 			spec.Command = append(spec.Command, s)
 		}
 	}
+	for _, list := range []struct {
+		name string
+		to   *[]string
+	}{{"notify", &spec.Notify}, {"notify_on", &spec.NotifyOn}} {
+		switch v := p[list.name].(type) {
+		case string:
+			*list.to = []string{v}
+		case []any:
+			for _, x := range v {
+				if s, ok := x.(string); ok {
+					*list.to = append(*list.to, s)
+				}
+			}
+		}
+	}
 	if env, has := p["env"].(map[string]any); has {
 		spec.Env = make(map[string]string, len(env))
 		for _, k := range slices.Sorted(mapKeys(env)) {

@@ -116,6 +116,12 @@ type JobSpec struct {
 	// Before lists downstream jobs that wait for this job's run of the same
 	// instant (the reverse of Requires, as Puppet's before/require).
 	Before []string `json:"before,omitempty"`
+	// Notify lists where to report the job's runs: mailto:ADDRESS, an
+	// http(s) webhook URL (JSON), or a Slack-compatible incoming webhook.
+	Notify []string `json:"notify,omitempty"`
+	// NotifyOn lists the outcomes reported: failure, missed, recovered,
+	// success (empty means failure and missed).
+	NotifyOn []string `json:"notify_on,omitempty"`
 }
 
 // JobStatus is what the store remembers about a job's runs beyond the runs
@@ -246,6 +252,8 @@ const (
 	EventRunKilled    EventKind = "run.killed"
 	EventRunMissed    EventKind = "run.missed"
 	EventRunSkipped   EventKind = "run.skipped"
+	EventNotifySent   EventKind = "notify.sent"
+	EventNotifyFailed EventKind = "notify.failed"
 )
 
 // Event is one entry of the append-only log.

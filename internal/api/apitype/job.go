@@ -69,6 +69,12 @@ type JobSpec struct {
 	// Before lists jobs whose run for the same scheduled instant waits for
 	// this job's run to succeed (the reverse of Require).
 	Before []string `json:"before,omitempty"`
+	// Notify lists where the job's outcomes are reported: mailto:ADDRESS,
+	// an http(s):// webhook URL, or slack+https://URL.
+	Notify []string `json:"notify,omitempty"`
+	// NotifyOn lists the outcomes reported: failure, missed, recovered,
+	// success (default failure and missed).
+	NotifyOn []string `json:"notify_on,omitempty"`
 }
 
 // JobStatus is what the controller has observed about a job.

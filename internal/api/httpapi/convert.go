@@ -41,6 +41,8 @@ func specToStore(name string, in apitype.JobSpec) (store.JobSpec, error) {
 		Schedule:                   strings.TrimSpace(in.Schedule),
 		Requires:                   in.Require,
 		Before:                     in.Before,
+		Notify:                     in.Notify,
+		NotifyOn:                   in.NotifyOn,
 	}
 	if in.Cron != "" && out.Cron == "" && in.At == nil {
 		return out, invalid("cron", "cron expression is blank")
@@ -104,6 +106,8 @@ func specFromStore(in store.JobSpec) apitype.JobSpec {
 		Schedule:                   in.Schedule,
 		Require:                    in.Requires,
 		Before:                     in.Before,
+		Notify:                     in.Notify,
+		NotifyOn:                   in.NotifyOn,
 	}
 	if in.Shell != "" {
 		out.Command = apitype.Command{Shell: in.Shell}
