@@ -89,6 +89,7 @@ func (c *Controller) fire(ctx context.Context, e *entry, d due, now time.Time, f
 		}
 		events = append(events, store.Event{Time: now, Kind: store.EventRunMissed, Job: spec.Name, Message: msg, Data: data})
 		c.report(ctx, Outcome{Kind: OutcomeMissed, Spec: spec, Run: store.Run{Job: spec.Name, ScheduledTime: lastMissed}, Message: msg, Time: now})
+		c.log.Info("runs missed", "job", spec.Name, "count", missed, "first", d.first, "last", lastMissed)
 	}
 	if !runIt {
 		c.advanceJob(ctx, e, d.last, events)
@@ -98,6 +99,7 @@ func (c *Controller) fire(ctx context.Context, e *entry, d due, now time.Time, f
 		if active := c.activeRuns(ctx, spec.Name, 0); len(active) > 0 {
 			events = append(events, store.Event{Time: now, Kind: store.EventRunSkipped, Job: spec.Name,
 				Message: fmt.Sprintf("skipped the run for %s: previous run active (run %d)", d.last.In(e.c.loc).Format(time.RFC3339), active[0].ID)})
+			c.log.Info("run skipped", "job", spec.Name, "instant", d.last, "reason", "previous run active", "active_run", active[0].ID)
 			c.advanceJob(ctx, e, d.last, events)
 			return
 		}
@@ -284,6 +286,7 @@ func (c *Controller) evaluate(ctx context.Context, e *entry, r store.Run, now ti
 		if active := c.activeRuns(ctx, spec.Name, r.ID); len(active) > 0 {
 			c.finishHeld(ctx, r, now, store.RunMissed, "skipped: previous run active", store.EventRunSkipped,
 				fmt.Sprintf("skipped run %d: previous run active (run %d)", r.ID, active[0].ID))
+			c.log.Info("run skipped", "job", r.Job, "run", r.ID, "instant", r.ScheduledTime, "reason", "previous run active", "active_run", active[0].ID)
 			return time.Time{}, false
 		}
 	case store.Replace:
@@ -391,6 +394,7 @@ func (c *Controller) release(ctx context.Context, r store.Run, now time.Time) {
 func (c *Controller) miss(ctx context.Context, r store.Run, now time.Time, why string) {
 	msg := fmt.Sprintf("run %d for %s missed: %s", r.ID, r.ScheduledTime.Format(time.RFC3339), why)
 	c.finishHeld(ctx, r, now, store.RunMissed, why, store.EventRunMissed, msg)
+	c.log.Info("run missed", "job", r.Job, "run", r.ID, "instant", r.ScheduledTime, "reason", why)
 	if e := c.jobs[r.Job]; e != nil {
 		r.State = store.RunMissed
 		c.report(ctx, Outcome{Kind: OutcomeMissed, Spec: e.c.spec, Run: r, Message: msg, Time: now})

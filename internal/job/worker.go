@@ -107,6 +107,7 @@ func (c *Controller) startRuns(ctx context.Context, runs []store.Run, now time.T
 			continue
 		}
 		x := &execution{run: s.run, spec: s.spec, proc: s.proc, stopc: make(chan stopRequest, 1)}
+		c.log.Info("run started", "job", s.run.Job, "run", s.run.ID, "instant", s.run.ScheduledTime, "attempt", s.run.Attempt, "reason", s.run.Reason)
 		c.active[s.run.ID] = x
 		if lo, ok := s.proc.(LiveOutput); ok {
 			c.live.Store(s.run.ID, lo)
@@ -306,6 +307,7 @@ func (c *Controller) recordEnds(ctx context.Context, ends []ending, now time.Tim
 			continue
 		}
 		recorded[i] = true
+		c.logEnd(r.Run, items[i])
 		c.reportEnd(ctx, r.Run, items[i].Output, now)
 		if job := ends[i].run.Job; !woken[job] {
 			woken[job] = true
@@ -332,6 +334,26 @@ func (c *Controller) retry(ctx context.Context, r store.Run, spec store.JobSpec,
 		return
 	}
 	heap.Push(&c.readyAt, next.ReadyAt)
+	c.log.Info("run retry scheduled", "job", r.Job, "run", r.ID, "instant", r.ScheduledTime, "attempt", next.Attempt, "in", delay)
+}
+
+// logEnd logs a recorded run end, one line.
+func (c *Controller) logEnd(r store.Run, p store.RunFinishParams) {
+	attrs := []any{"job", r.Job, "run", r.ID, "instant", r.ScheduledTime, "state", p.State}
+	if p.ExitCode != nil {
+		attrs = append(attrs, "exit", *p.ExitCode)
+	}
+	if !r.StartedAt.IsZero() && !r.FinishedAt.IsZero() {
+		attrs = append(attrs, "took", r.FinishedAt.Sub(r.StartedAt))
+	}
+	if p.Error != "" {
+		attrs = append(attrs, "error", p.Error)
+	}
+	if p.State == store.RunFailed {
+		c.log.Warn("run finished", attrs...)
+		return
+	}
+	c.log.Info("run finished", attrs...)
 }
 
 // backoff is the delay before attempt+1: base × 2^(attempt-1), capped.
