@@ -40,6 +40,9 @@ type Backend interface {
 	Events(ctx context.Context, q EventQuery) (events []Event, next int64, err error)
 	// SetSuspended suspends (true) or resumes (false) a job; ErrNotFound.
 	SetSuspended(ctx context.Context, job string, suspended bool) error
+	// Kill stops an active run (it ends as killed); ErrNotFound, or another
+	// error when the run has already ended.
+	Kill(ctx context.Context, id int64) error
 	// Trigger starts a manual run of a job now and returns it; ErrNotFound.
 	Trigger(ctx context.Context, job string) (Run, error)
 	// Resources returns every managed resource, ordered by name.

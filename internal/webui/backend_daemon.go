@@ -29,6 +29,8 @@ type JobController interface {
 	// JobStatuses computes the status of a page of jobs at once.
 	JobStatuses(ctx context.Context, jobs []store.Job) (map[string]httpapi.JobStatus, error)
 	NextFires(ctx context.Context, name string, from time.Time, n int) ([]time.Time, error)
+	// Kill stops an active run's process group; the run ends as killed.
+	Kill(ctx context.Context, id int64) error
 	// Upcoming merges the next fires of every job that is not suspended.
 	Upcoming(ctx context.Context, from time.Time, limit int) ([]job.Fire, error)
 }
@@ -372,6 +374,10 @@ func (d *daemonBackend) SetSuspended(ctx context.Context, name string, suspended
 		return notFound(d.cfg.Jobs.Suspend(ctx, name))
 	}
 	return notFound(d.cfg.Jobs.Resume(ctx, name))
+}
+
+func (d *daemonBackend) Kill(ctx context.Context, id int64) error {
+	return notFound(d.cfg.Jobs.Kill(ctx, id))
 }
 
 func (d *daemonBackend) Trigger(ctx context.Context, name string) (Run, error) {

@@ -1,6 +1,7 @@
 package webui
 
 import (
+	"fmt"
 	"net/http"
 	"strconv"
 )
@@ -57,6 +58,20 @@ func (s *server) runLive(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.render(w, r, http.StatusOK, "run", "live", s.newPage(r, "", "jobs", d))
+}
+
+// runKill stops an active run and goes back to its page.
+func (s *server) runKill(w http.ResponseWriter, r *http.Request) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		s.fail(w, r, http.StatusNotFound, "Run ids are positive integers; "+strconv.Quote(r.PathValue("id"))+" is not one.")
+		return
+	}
+	if err := s.cfg.Backend.Kill(r.Context(), id); err != nil {
+		s.actionError(w, r, err)
+		return
+	}
+	http.Redirect(w, r, fmt.Sprintf("/runs/%d", id), http.StatusSeeOther)
 }
 
 // runLog serves the captured output as plain text.

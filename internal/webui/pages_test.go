@@ -606,3 +606,37 @@ func TestLoopbackHost(t *testing.T) {
 		})
 	}
 }
+
+func TestKillFromRunPage(t *testing.T) {
+	h := newHarness(t, webui.Config{})
+	token := h.csrf("/jobs")
+	resp := h.post("/jobs/report/trigger", url.Values{"csrf": {token}}, nil)
+	resp.Body.Close()
+	runPath := resp.Header.Get("Location")
+	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(runPath, "/runs/") {
+		t.Fatalf("trigger: %d to %q", resp.StatusCode, runPath)
+	}
+	_, body := h.get(runPath)
+	mustContain(t, body, `action="`+runPath+`/kill"`, `class="kill"`)
+
+	resp = h.post(runPath+"/kill", url.Values{"csrf": {token}}, nil)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != runPath {
+		t.Fatalf("kill: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	_, body = h.get(runPath)
+	mustContain(t, body, `id="run-state" class="badge`, `>killed</span>`)
+	if strings.Contains(body, `class="kill"`) {
+		t.Error("a finished run still offers Kill")
+	}
+	resp = h.post(runPath+"/kill", url.Values{"csrf": {token}}, nil)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusConflict {
+		t.Errorf("second kill: %d, want 409", resp.StatusCode)
+	}
+	resp = h.post(runPath+"/kill", url.Values{}, nil)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("kill without the CSRF token: %d, want 403", resp.StatusCode)
+	}
+}

@@ -130,6 +130,7 @@ func (s *server) routes() {
 	s.mux.HandleFunc("GET /runs/{id}", s.run)
 	s.mux.HandleFunc("GET /runs/{id}/live", s.runLive)
 	s.mux.HandleFunc("GET /runs/{id}/log", s.runLog)
+	s.mux.HandleFunc("POST /runs/{id}/kill", s.runKill)
 	s.mux.HandleFunc("GET /windows", s.windows)
 	s.mux.HandleFunc("GET /resources", s.resources)
 	s.mux.HandleFunc("GET /events", s.events)

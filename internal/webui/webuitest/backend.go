@@ -448,6 +448,26 @@ func (b *Backend) Trigger(_ context.Context, name string) (webui.Run, error) {
 	return r, nil
 }
 
+// Kill implements webui.Backend: an active run ends as killed at once.
+func (b *Backend) Kill(_ context.Context, id int64) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.err != nil {
+		return b.err
+	}
+	if id < 1 || id > int64(len(b.runs)) {
+		return fmt.Errorf("run %d: %w", id, webui.ErrNotFound)
+	}
+	r := &b.runs[id-1]
+	if !r.Active() {
+		return fmt.Errorf("run %d has already ended (%s)", id, r.State)
+	}
+	now := b.clock.Now()
+	r.State, r.FinishedAt, r.Error = webui.RunKilled, now, "killed on request"
+	b.addEvent(webui.Event{Time: now, Kind: "run.killed", Job: r.Job, RunID: id, Message: "killed on request"})
+	return nil
+}
+
 // Resources implements webui.Backend.
 func (b *Backend) Resources(context.Context) ([]webui.Resource, error) {
 	b.mu.Lock()
