@@ -143,6 +143,9 @@ func runDescribe(ctx context.Context, e *env, args []string) error {
 		}
 		kv("Notify on", strings.Join(on, ", "))
 	}
+	if s.AlertAfter != 0 {
+		kv("Alert after", time.Duration(s.AlertAfter).String())
+	}
 	fmt.Fprintln(w, "Status:")
 	st := j.Status
 	active := make([]string, len(st.Active))

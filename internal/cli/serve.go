@@ -334,6 +334,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 	defer stopFleet()
 	go manifests.watch(ctrlCtx)
 	go notifier.Run(ctrlCtx)
+	go notifier.WatchOverdue(ctrlCtx, st)
 
 	var runErr error
 	select {

@@ -14,6 +14,7 @@ const (
 	OutcomeSuccess   = "success"   // a run succeeded
 	OutcomeRecovered = "recovered" // the first success after a failed run
 	OutcomeMissed    = "missed"    // scheduled instants passed without a run
+	OutcomeOverdue   = "overdue"   // no success for longer than the job's alert_after
 )
 
 // Outcome is a reportable event of a job: the run that ended (for missed

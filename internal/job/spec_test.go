@@ -44,6 +44,10 @@ func TestValidate(t *testing.T) {
 		{"relative cwd", store.JobSpec{Name: "a", Cron: "1m", Shell: "x", Cwd: "tmp"}, "cwd"},
 		{"duplicate require", store.JobSpec{Name: "a", Cron: "1m", Shell: "x", Requires: []string{"b", "b"}}, "require[1]: job \"b\" is listed twice"},
 		{"require and before", store.JobSpec{Name: "a", Cron: "1m", Shell: "x", Requires: []string{"b"}, Before: []string{"b"}}, "before[0]"},
+		{"alert after a second", store.JobSpec{Name: "a", Cron: "1m", Shell: "x", AlertAfterSeconds: 1}, "alert_after"},
+		{"alert after a day", store.JobSpec{Name: "a", Cron: "1m", Shell: "x", AlertAfterSeconds: 86400}, ""},
+		{"bad notify target", store.JobSpec{Name: "a", Cron: "1m", Shell: "x", Notify: []string{"ftp://x"}}, "notify[0]"},
+		{"bad notify outcome", store.JobSpec{Name: "a", Cron: "1m", Shell: "x", NotifyOn: []string{"always"}}, "notify_on[0]"},
 		{"too many args", store.JobSpec{Name: "a", Cron: "1m", Command: make([]string, MaxArgs+1)}, "command"},
 	}
 	for _, tc := range tests {

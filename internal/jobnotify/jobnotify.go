@@ -122,7 +122,8 @@ func (n *Notifier) Report(_ context.Context, o job.Outcome) {
 	if len(on) == 0 {
 		on = job.DefaultNotifyOn
 	}
-	if len(targets) == 0 || !slices.Contains(on, o.Kind) {
+	// Overdue is asked for by setting alert_after, whatever notify_on says.
+	if len(targets) == 0 || (!slices.Contains(on, o.Kind) && o.Kind != job.OutcomeOverdue) {
 		return
 	}
 	ev := n.event(o)
@@ -277,6 +278,8 @@ func subject(ev Event) string {
 		return fmt.Sprintf("[almanac] %s recovered", ev.Job)
 	case job.OutcomeMissed:
 		return fmt.Sprintf("[almanac] %s missed a run", ev.Job)
+	case job.OutcomeOverdue:
+		return fmt.Sprintf("[almanac] %s is overdue: no recent success", ev.Job)
 	}
 	return fmt.Sprintf("[almanac] %s succeeded", ev.Job)
 }

@@ -178,6 +178,13 @@ func convert(r *catalog.Resource, errs *manifest.ErrorList) (store.JobSpec, bool
 		}
 		spec.BackoffLimit = int(n)
 	}
+	if v, ok := p["alert_after"].(string); ok {
+		d, err := time.ParseDuration(v)
+		if err != nil || d%time.Second != 0 {
+			fail("alert_after", "%q: expected a duration such as '26h'", v)
+		}
+		spec.AlertAfterSeconds = int64(d / time.Second)
+	}
 	switch v := p["timeout"].(type) {
 	case int64:
 		spec.TimeoutSeconds = v

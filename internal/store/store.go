@@ -122,6 +122,10 @@ type JobSpec struct {
 	// NotifyOn lists the outcomes reported: failure, missed, recovered,
 	// success (empty means failure and missed).
 	NotifyOn []string `json:"notify_on,omitempty"`
+	// AlertAfterSeconds, if positive, makes the job "overdue" when its last
+	// success (or its creation) is older than that: one notification is
+	// sent, whatever happened to the runs (a dead-man check).
+	AlertAfterSeconds int64 `json:"alert_after_seconds,omitempty"`
 }
 
 // JobStatus is what the store remembers about a job's runs beyond the runs
@@ -254,6 +258,7 @@ const (
 	EventRunSkipped   EventKind = "run.skipped"
 	EventNotifySent   EventKind = "notify.sent"
 	EventNotifyFailed EventKind = "notify.failed"
+	EventJobOverdue   EventKind = "job.overdue"
 )
 
 // Event is one entry of the append-only log.

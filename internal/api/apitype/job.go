@@ -75,6 +75,9 @@ type JobSpec struct {
 	// NotifyOn lists the outcomes reported: failure, missed, recovered,
 	// success (default failure and missed).
 	NotifyOn []string `json:"notify_on,omitempty"`
+	// AlertAfter sends one "overdue" notification when the job's last
+	// success is older than this (a Go duration such as "26h").
+	AlertAfter Duration `json:"alert_after,omitempty"`
 }
 
 // JobStatus is what the controller has observed about a job.

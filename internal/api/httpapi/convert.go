@@ -44,6 +44,12 @@ func specToStore(name string, in apitype.JobSpec) (store.JobSpec, error) {
 		Notify:                     in.Notify,
 		NotifyOn:                   in.NotifyOn,
 	}
+	if a := time.Duration(in.AlertAfter); a != 0 {
+		if a < 0 || a%time.Second != 0 {
+			return out, invalid("alert_after", fmt.Sprintf("must be a positive whole number of seconds, not %s", a))
+		}
+		out.AlertAfterSeconds = int64(a / time.Second)
+	}
 	if in.Cron != "" && out.Cron == "" && in.At == nil {
 		return out, invalid("cron", "cron expression is blank")
 	}
@@ -108,6 +114,7 @@ func specFromStore(in store.JobSpec) apitype.JobSpec {
 		Before:                     in.Before,
 		Notify:                     in.Notify,
 		NotifyOn:                   in.NotifyOn,
+		AlertAfter:                 apitype.Duration(time.Duration(in.AlertAfterSeconds) * time.Second),
 	}
 	if in.Shell != "" {
 		out.Command = apitype.Command{Shell: in.Shell}

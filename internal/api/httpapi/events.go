@@ -18,7 +18,7 @@ var EventKinds = append([]store.EventKind{
 	store.EventRunScheduled, store.EventRunStarted, store.EventRunSucceeded,
 	store.EventRunFailed, store.EventRunRetry, store.EventRunKilled,
 	store.EventRunMissed, store.EventRunSkipped,
-	store.EventNotifySent, store.EventNotifyFailed,
+	store.EventNotifySent, store.EventNotifyFailed, store.EventJobOverdue,
 }, ResourceEventKinds...)
 
 // eventKinds resolves one ?kind= element: an exact kind ("run.failed") or a

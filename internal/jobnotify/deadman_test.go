@@ -1,0 +1,106 @@
+package jobnotify_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/jobnotify"
+	"github.com/almanac-sh/almanac/internal/store"
+	"github.com/almanac-sh/almanac/internal/store/sqlitestore"
+)
+
+// TestOverdueOncePerSilence: a job with alert_after that does not succeed
+// is reported overdue once, not again at later checks nor after a restart
+// (a new Notifier), and again only after a success goes stale in turn.
+func TestOverdueOncePerSilence(t *testing.T) {
+	ctx := context.Background()
+	clk := clock.NewFake(t0)
+	st, err := sqlitestore.Open(ctx, t.TempDir(), sqlitestore.WithClock(clk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var mu sync.Mutex
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var ev jobnotify.Event
+		json.NewDecoder(r.Body).Decode(&ev)
+		mu.Lock()
+		got = append(got, ev.Job+":"+ev.Event)
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	spec := store.JobSpec{Name: "nightly", Cron: "0 2 * * *", Command: []string{"true"}, AlertAfterSeconds: 3600, Notify: []string{srv.URL}}
+	if _, err := st.JobCreate(ctx, store.JobCreateParams{Spec: spec, Now: t0}); err != nil {
+		t.Fatal(err)
+	}
+	quiet := store.JobSpec{Name: "quiet", Cron: "0 2 * * *", Command: []string{"true"}, Notify: []string{srv.URL}}
+	if _, err := st.JobCreate(ctx, store.JobCreateParams{Spec: quiet, Now: t0}); err != nil {
+		t.Fatal(err)
+	}
+	overdue := func() int {
+		evs, _, err := st.EventList(ctx, store.EventListParams{Kinds: []store.EventKind{store.EventJobOverdue}, Page: store.Page{Limit: 100}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(evs)
+	}
+	check := func(n *jobnotify.Notifier, at time.Duration) {
+		clk.Set(t0.Add(at))
+		n.CheckOverdue(ctx, st)
+	}
+	n := jobnotify.New(jobnotify.Config{Events: st, Clock: clk})
+	check(n, 30*time.Minute)
+	if overdue() != 0 {
+		t.Fatal("overdue before alert_after passed")
+	}
+	check(n, 61*time.Minute)
+	check(n, 2*time.Hour)
+	check(jobnotify.New(jobnotify.Config{Events: st, Clock: clk}), 3*time.Hour) // a restarted daemon
+	if c := overdue(); c != 1 {
+		t.Fatalf("%d overdue events, want 1", c)
+	}
+	// A success re-arms the check.
+	r, err := st.RunInsert(ctx, store.RunInsertParams{Run: store.Run{Job: "nightly", ScheduledTime: t0.Add(3 * time.Hour), Attempt: 1, Reason: store.ReasonSchedule, ReadyAt: t0.Add(3 * time.Hour)}, Now: t0.Add(3 * time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.RunFinish(ctx, store.RunFinishParams{ID: r.ID, State: store.RunSucceeded, Now: t0.Add(3 * time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	check(n, 3*time.Hour+30*time.Minute)
+	check(n, 4*time.Hour+time.Minute)
+	if c := overdue(); c != 2 {
+		t.Fatalf("%d overdue events after a stale success, want 2", c)
+	}
+	// The deliveries: run the queue until both arrive.
+	ctxRun, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go n.Run(ctxRun)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		mu.Lock()
+		k := len(got)
+		mu.Unlock()
+		if k >= 1 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, g := range got {
+		if g != "nightly:overdue" {
+			t.Errorf("delivered %s", g)
+		}
+	}
+	if len(got) == 0 {
+		t.Error("no overdue notification delivered")
+	}
+}
