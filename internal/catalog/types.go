@@ -83,7 +83,7 @@ var builtinTypes = map[string]*typeSpec{
 		"concurrency_policy":        {kind: kEnum, enum: []string{"Allow", "Forbid", "Replace"}},
 		"suspend":                   {kind: kBool}, "backoff_limit": {kind: kInt}, "timeout": {kind: kNumber},
 		"successful_jobs_history_limit": {kind: kInt}, "failed_jobs_history_limit": {kind: kInt},
-		"notify_on": {kind: kStrings}, "alert_after": {kind: kString},
+		"notify_on": {kind: kStrings}, "alert_after": {kind: kString}, "run_as": {kind: kString},
 	}, check: checkJob},
 }
 

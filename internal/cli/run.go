@@ -38,6 +38,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	fs.Var(&notify, "notify", "where to report the job's outcomes: mailto:ADDRESS, an http(s):// webhook or slack+https://URL (repeatable)")
 	notifyOn := fs.String("notify-on", "", "outcomes to report, comma-separated: failure, missed, recovered, success (default failure,missed)")
 	alertAfter := fs.Duration("alert-after", 0, "send one overdue notification when the job has not succeeded for this long (like 26h)")
+	runAs := fs.String("run-as", "", "run the command as this USER or USER:GROUP (the daemon must run as root)")
 	cf := addOutputFlags(fs)
 	pos, jsonOut, err := cf.parse(args)
 	if err != nil {
@@ -53,7 +54,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	if len(command) == 0 {
 		return usagef("run: missing COMMAND after -- (usage: almanac run NAME --schedule CRON -- COMMAND...)")
 	}
-	spec := apitype.JobSpec{TimeZone: *tz, Notify: notify, AlertAfter: apitype.Duration(*alertAfter)}
+	spec := apitype.JobSpec{TimeZone: *tz, Notify: notify, AlertAfter: apitype.Duration(*alertAfter), RunAs: *runAs}
 	if *notifyOn != "" {
 		for _, o := range strings.Split(*notifyOn, ",") {
 			spec.NotifyOn = append(spec.NotifyOn, strings.TrimSpace(o))

@@ -32,6 +32,13 @@ func (c *Controller) PutJob(ctx context.Context, spec store.JobSpec, src store.S
 	if err := Validate(&spec, c.cfg.Parse); err != nil {
 		return store.Job{}, false, err
 	}
+	// Whether the command can run as run_as depends on this machine, so it
+	// is checked here, where the job is accepted, not by Validate.
+	if spec.RunAs != "" {
+		if _, err := lookupRunAs(spec.RunAs); err != nil {
+			return store.Job{}, false, &ValidationError{Job: spec.Name, Fields: []FieldError{{Field: "run_as", Message: err.Error()}}}
+		}
+	}
 	old, err := c.st.JobGet(ctx, spec.Name)
 	if errors.Is(err, store.ErrNotFound) {
 		j, err = c.CreateJob(ctx, spec, src)

@@ -98,9 +98,16 @@ func (e *Exec) Start(_ context.Context, run store.Run, spec store.JobSpec) (Proc
 	for _, k := range keys {
 		env = append(env, k+"="+spec.Env[k])
 	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if spec.RunAs != "" {
+		id, err := lookupRunAs(spec.RunAs)
+		if err != nil {
+			return nil, fmt.Errorf("run_as: %w", err)
+		}
+		env = id.apply(cmd.SysProcAttr, env)
+	}
 	cmd.Env = append(env, Env(run)...)
 	cmd.Dir = spec.Cwd
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, err

@@ -44,6 +44,8 @@ func TestValidate(t *testing.T) {
 		{"relative cwd", store.JobSpec{Name: "a", Cron: "1m", Shell: "x", Cwd: "tmp"}, "cwd"},
 		{"duplicate require", store.JobSpec{Name: "a", Cron: "1m", Shell: "x", Requires: []string{"b", "b"}}, "require[1]: job \"b\" is listed twice"},
 		{"require and before", store.JobSpec{Name: "a", Cron: "1m", Shell: "x", Requires: []string{"b"}, Before: []string{"b"}}, "before[0]"},
+		{"run as user and group", store.JobSpec{Name: "a", Cron: "1m", Shell: "x", RunAs: "backup:disk"}, ""},
+		{"run as bad", store.JobSpec{Name: "a", Cron: "1m", Shell: "x", RunAs: "a b"}, "run_as"},
 		{"alert after a second", store.JobSpec{Name: "a", Cron: "1m", Shell: "x", AlertAfterSeconds: 1}, "alert_after"},
 		{"alert after a day", store.JobSpec{Name: "a", Cron: "1m", Shell: "x", AlertAfterSeconds: 86400}, ""},
 		{"bad notify target", store.JobSpec{Name: "a", Cron: "1m", Shell: "x", Notify: []string{"ftp://x"}}, "notify[0]"},

@@ -131,6 +131,9 @@ func Validate(spec *store.JobSpec, parse ParseFunc) error {
 		v.between("failed_jobs_history_limit", int64(*l), MaxHistoryLimit)
 	}
 	v.notify(spec)
+	if spec.RunAs != "" && !runAsRE.MatchString(spec.RunAs) {
+		v.add("run_as", "%q is not USER or USER:GROUP (names or numeric ids)", spec.RunAs)
+	}
 	if a := spec.AlertAfterSeconds; a != 0 && (a < 60 || a > MaxDurationSeconds) {
 		v.add("alert_after", "must be between 1 minute and 366 days, not %s", time.Duration(a)*time.Second)
 	}

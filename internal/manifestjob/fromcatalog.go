@@ -178,6 +178,9 @@ func convert(r *catalog.Resource, errs *manifest.ErrorList) (store.JobSpec, bool
 		}
 		spec.BackoffLimit = int(n)
 	}
+	if v, ok := p["run_as"].(string); ok {
+		spec.RunAs = v
+	}
 	if v, ok := p["alert_after"].(string); ok {
 		d, err := time.ParseDuration(v)
 		if err != nil || d%time.Second != 0 {

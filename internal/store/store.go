@@ -126,6 +126,9 @@ type JobSpec struct {
 	// success (or its creation) is older than that: one notification is
 	// sent, whatever happened to the runs (a dead-man check).
 	AlertAfterSeconds int64 `json:"alert_after_seconds,omitempty"`
+	// RunAs is the user (and optionally the group, "user:group") the
+	// command runs as; empty means the daemon's user.
+	RunAs string `json:"run_as,omitempty"`
 }
 
 // JobStatus is what the store remembers about a job's runs beyond the runs

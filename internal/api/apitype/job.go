@@ -78,6 +78,9 @@ type JobSpec struct {
 	// AlertAfter sends one "overdue" notification when the job's last
 	// success is older than this (a Go duration such as "26h").
 	AlertAfter Duration `json:"alert_after,omitempty"`
+	// RunAs is the user, or "user:group", the command runs as (names or
+	// numeric ids); empty means the daemon's user.
+	RunAs string `json:"run_as,omitempty"`
 }
 
 // JobStatus is what the controller has observed about a job.

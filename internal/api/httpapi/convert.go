@@ -43,6 +43,7 @@ func specToStore(name string, in apitype.JobSpec) (store.JobSpec, error) {
 		Before:                     in.Before,
 		Notify:                     in.Notify,
 		NotifyOn:                   in.NotifyOn,
+		RunAs:                      in.RunAs,
 	}
 	if a := time.Duration(in.AlertAfter); a != 0 {
 		if a < 0 || a%time.Second != 0 {
@@ -115,6 +116,7 @@ func specFromStore(in store.JobSpec) apitype.JobSpec {
 		Notify:                     in.Notify,
 		NotifyOn:                   in.NotifyOn,
 		AlertAfter:                 apitype.Duration(time.Duration(in.AlertAfterSeconds) * time.Second),
+		RunAs:                      in.RunAs,
 	}
 	if in.Shell != "" {
 		out.Command = apitype.Command{Shell: in.Shell}
