@@ -10,8 +10,8 @@ import (
 	"testing"
 )
 
-// TestContractApply runs `almanac apply` with the flags DESIGN §8 fixes and
-// checks the exit codes of §5: 0 / 2 changes / 4 failures / 6 both with
+// TestContractApply runs `almanac apply` with the flags the CLI contract fixes and
+// checks its exit codes (docs/apply.md): 0 / 2 changes / 4 failures / 6 both with
 // --detailed-exitcodes, 1 for a compile error or a cycle.
 func TestContractApply(t *testing.T) {
 	t.Parallel()

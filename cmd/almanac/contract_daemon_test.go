@@ -170,7 +170,7 @@ func (w *lockedWriter) String() string {
 	return w.buf.String()
 }
 
-// TestContractDaemon runs the daemon/client commands of DESIGN §8 against a
+// TestContractDaemon runs the daemon/client commands of the CLI contract against a
 // real `almanac serve` with a temporary --data directory.
 func TestContractDaemon(t *testing.T) {
 	t.Parallel()

@@ -1,6 +1,6 @@
 package main
 
-// Black-box tests of the stable CLI contract (DESIGN §8): TestMain builds the
+// Black-box tests of the stable CLI contract: TestMain builds the
 // real binary once and every test runs it as a separate process, exactly as a
 // script outside this repository would, checking exit codes, the output
 // formats the contract fixes and the behaviour on bad input.

@@ -15,7 +15,7 @@ func init() {
 	register("windows", "check an instant against Zincati-style reboot windows", runWindows)
 }
 
-// windowsJSON is the --json output of `almanac windows` (DESIGN §8). Inside
+// windowsJSON is the --json output of `almanac windows` (docs/windows.md). Inside
 // an open window, window_end says when it closes (null if it never does) and
 // next_start is null; outside, window_end is null and next_start says when
 // the next window opens.

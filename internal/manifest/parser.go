@@ -200,7 +200,7 @@ func (p *parser) statements(top bool) []Expr {
 			p.a.scratch = append(p.a.scratch, e)
 			continue
 		}
-		p.recover(start)
+		p.synchronize(start)
 	}
 }
 
@@ -220,9 +220,9 @@ func (p *parser) safeStatement() (e Expr, ok bool) {
 	return p.statement(), true
 }
 
-// recover skips tokens after an error until a likely statement start at the
+// synchronize skips tokens after an error until a likely statement start at the
 // nesting level where the failed statement began.
-func (p *parser) recover(start int) {
+func (p *parser) synchronize(start int) {
 	if p.i == start {
 		p.next()
 	}

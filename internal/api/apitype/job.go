@@ -34,7 +34,7 @@ type Job struct {
 // Pointer fields distinguish "not given" (the server's default applies) from
 // an explicit zero.
 type JobSpec struct {
-	// Cron is a cron expression (DESIGN §3.1), evaluated in TimeZone.
+	// Cron is a cron expression (docs/cron.md), evaluated in TimeZone.
 	Cron string `json:"cron,omitempty"`
 	// At is the single instant of a one-shot job.
 	At *time.Time `json:"at,omitempty"`
