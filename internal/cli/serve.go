@@ -47,6 +47,7 @@ type serveOptions struct {
 	notifyDefault stringsFlag
 	publicBase    string
 	http          httpLimits
+	reboot        rebootFlags
 	tls           tlsFiles
 	agent         agentOptions // agent mode, with manifests (serve_agent.go)
 	fleet         fleetOptions
@@ -93,6 +94,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	fs.DurationVar(&o.grace, "grace", 30*time.Second, "at shutdown, how long active runs may finish before they are killed")
 	addFleetFlags(fs, &o.fleet)
 	addHTTPFlags(fs, &o.http)
+	addRebootFlags(fs, &o.reboot)
 	fs.BoolVar(&o.reset, "reset", false, "if the SQLite database under --data is damaged or lost, set it aside (renamed, never deleted) and start with an empty one")
 	addTLSFlags(fs, &o.tls)
 	fs.Var(&o.notifyDefault, "notify-default", "notification target of jobs that name none: mailto:ADDRESS, an http(s):// webhook or slack+https://URL (repeatable)")
@@ -128,6 +130,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if err := o.http.check(); err != nil {
+		return err
+	}
+	if err := o.reboot.check(); err != nil {
 		return err
 	}
 	if err := o.tls.load(); err != nil {
@@ -296,6 +301,11 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 		Logger: log, Metrics: metrics, Version: Version, Health: storeHealthReason(ctrl),
 	})
 	cl.register(api)
+	locks, err := newFleetLock(o, st, manifests, notifier.Alert, clk, log)
+	if err != nil {
+		return err
+	}
+	api.Handle("/fleetlock/", locks)
 	api.Handle("GET /api/v1/windows", httpapi.WindowsHandler(daemonWindows{o.named, o.schedules}, clk))
 
 	ag, stopAgent, err := startAgent(ctx, o, st, clk, log, api, cl.agentLeading(), manifests)
@@ -335,6 +345,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 	go manifests.watch(ctrlCtx)
 	go notifier.Run(ctrlCtx)
 	go notifier.WatchOverdue(ctrlCtx, st)
+	go locks.WatchHolds(ctrlCtx)
 
 	var runErr error
 	select {

@@ -26,7 +26,7 @@ func withWebUI(api http.Handler, st store.Store, ctrl webui.JobController, res w
 		return nil, err
 	}
 	mux := http.NewServeMux()
-	for _, p := range []string{"/api/", "/healthz", "/metrics"} {
+	for _, p := range []string{"/api/", "/healthz", "/metrics", "/fleetlock/"} {
 		mux.Handle(p, api)
 	}
 	mux.Handle("/", ui)

@@ -43,6 +43,8 @@ type Event struct {
 	OutputTail string    `json:"output_tail,omitempty"`
 	URL        string    `json:"url,omitempty"`
 	Time       time.Time `json:"time"`
+	// Subject is set on alerts that are not about one job's run.
+	Subject string `json:"subject,omitempty"`
 }
 
 // EventAppender records delivery attempts; the store satisfies it.
@@ -269,8 +271,25 @@ func (n *Notifier) post(ctx context.Context, url string, body []byte) error {
 	return nil
 }
 
+// Alert sends a message that is not about a job (a reboot slot held too
+// long) to the daemon's default targets. It never blocks.
+func (n *Notifier) Alert(_ context.Context, subject, body string) {
+	ev := Event{Event: "alert", Subject: subject, Message: body, Time: n.cfg.Clock.Now()}
+	for _, t := range n.cfg.Default {
+		select {
+		case n.queue <- delivery{target: t, ev: ev}:
+		default:
+			n.dropped.Add(1)
+			n.cfg.Logger.Error("notification queue full; dropped", "event", "alert", "target", redact(t))
+		}
+	}
+}
+
 // subject is the one-line summary of ev.
 func subject(ev Event) string {
+	if ev.Subject != "" {
+		return ev.Subject
+	}
 	switch ev.Event {
 	case job.OutcomeFailure:
 		return fmt.Sprintf("[almanac] %s failed", ev.Job)

@@ -262,6 +262,10 @@ const (
 	EventNotifySent   EventKind = "notify.sent"
 	EventNotifyFailed EventKind = "notify.failed"
 	EventJobOverdue   EventKind = "job.overdue"
+	// FleetLock reboot slots (Resource is "reboot-group/NAME").
+	EventRebootLocked   EventKind = "reboot.locked"
+	EventRebootUnlocked EventKind = "reboot.unlocked"
+	EventRebootHeldLong EventKind = "reboot.held-long"
 )
 
 // Event is one entry of the append-only log.
@@ -328,6 +332,21 @@ type JobListParams struct {
 	// NameContains, if set, selects only jobs whose name contains it
 	// (case-sensitive), for searching a long list.
 	NameContains string
+}
+
+// RebootLockParams asks for a reboot slot.
+type RebootLockParams struct {
+	Group, Holder string
+	// Max is the most holders the group may have.
+	Max int
+	// Now is when the slot is taken, if it is.
+	Now time.Time
+}
+
+// RebootLock is a reboot slot held.
+type RebootLock struct {
+	Group, Holder string
+	Since         time.Time
 }
 
 // JobCounts are aggregate numbers of jobs, counted by the store.
@@ -519,6 +538,16 @@ type Store interface {
 	JobList(ctx context.Context, p JobListParams) ([]Job, error)
 	// JobCounts counts the jobs and the suspended ones without listing them.
 	JobCounts(ctx context.Context) (JobCounts, error)
+
+	// RebootLockAcquire takes a reboot slot in a group for holder, unless
+	// the group already has max holders; a holder that already has a slot
+	// keeps it (granted, whatever max says). It is atomic across nodes.
+	RebootLockAcquire(ctx context.Context, p RebootLockParams) (granted bool, err error)
+	// RebootLockRelease gives a holder's slot back; releasing a slot not
+	// held is no error.
+	RebootLockRelease(ctx context.Context, group, holder string) error
+	// RebootLocks lists the slots held, by group then holder.
+	RebootLocks(ctx context.Context) ([]RebootLock, error)
 	// JobAdvance moves a job's LastScheduleTime forward (never back); ErrNotFound.
 	JobAdvance(ctx context.Context, p JobAdvanceParams) error
 

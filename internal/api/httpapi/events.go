@@ -19,6 +19,7 @@ var EventKinds = append([]store.EventKind{
 	store.EventRunFailed, store.EventRunRetry, store.EventRunKilled,
 	store.EventRunMissed, store.EventRunSkipped,
 	store.EventNotifySent, store.EventNotifyFailed, store.EventJobOverdue,
+	store.EventRebootLocked, store.EventRebootUnlocked, store.EventRebootHeldLong,
 }, ResourceEventKinds...)
 
 // eventKinds resolves one ?kind= element: an exact kind ("run.failed") or a

@@ -31,6 +31,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"JobCRUD", testJobCRUD},
 		{"JobList", testJobList},
 		{"JobAdvance", testJobAdvance},
+		{"RebootLocks", testRebootLocks},
+		{"RebootLocksConcurrent", testRebootLocksConcurrent},
 		{"RunInsertUnique", testRunInsertUnique},
 		{"RunInsertConcurrent", testRunInsertConcurrent},
 		{"RunListPaging", testRunListPaging},

@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"log/slog"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/fleetlock"
+)
+
+// rebootFlags are serve's FleetLock settings.
+type rebootFlags struct {
+	groups  stringsFlag // NAME=MAX[@WINDOW]
+	secrets stringsFlag // NAME=SECRET
+	allow   stringsFlag // CIDR
+	maxHold time.Duration
+
+	parsed  []fleetlock.Group
+	allowed []netip.Prefix
+}
+
+func addRebootFlags(fs *flag.FlagSet, f *rebootFlags) {
+	fs.Var(&f.groups, "reboot-group", "a FleetLock reboot group for Zincati: NAME=MAX[@WINDOW], at most MAX members rebooting at once, only inside WINDOW (a --windows name or a manifest schedule) when given (repeatable)")
+	fs.Var(&f.secrets, "fleetlock-secret", "NAME=SECRET: members of reboot group NAME authenticate with the base URL http://HOST/fleetlock/SECRET (repeatable)")
+	fs.Var(&f.allow, "fleetlock-allow", "a network (CIDR) whose members may use http://HOST/fleetlock without a secret (repeatable)")
+	fs.DurationVar(&f.maxHold, "reboot-max-hold", 2*time.Hour, "report a reboot slot held longer than this (it is never broken)")
+}
+
+// check parses the flags; the windows are checked when the daemon knows them.
+func (f *rebootFlags) check() error {
+	secrets := map[string]string{}
+	for _, s := range f.secrets {
+		name, secret, ok := strings.Cut(s, "=")
+		if !ok || name == "" || len(secret) < 8 || strings.ContainsAny(secret, "/?#% ") {
+			return usagef("serve: --fleetlock-secret %q: want NAME=SECRET, the secret at least 8 characters without / ? # %% or spaces", s)
+		}
+		secrets[name] = secret
+	}
+	seen := map[string]bool{}
+	for _, g := range f.groups {
+		name, rest, ok := strings.Cut(g, "=")
+		max, window, _ := strings.Cut(rest, "@")
+		n, err := strconv.Atoi(max)
+		if !ok || name == "" || err != nil || n < 1 || n > 10000 {
+			return usagef("serve: --reboot-group %q: want NAME=MAX[@WINDOW] with MAX from 1 to 10000", g)
+		}
+		if seen[name] {
+			return usagef("serve: --reboot-group %s is given twice", name)
+		}
+		seen[name] = true
+		f.parsed = append(f.parsed, fleetlock.Group{Name: name, Max: n, Window: window, Secret: secrets[name], MaxHold: f.maxHold})
+	}
+	for name := range secrets {
+		if !seen[name] {
+			return usagef("serve: --fleetlock-secret names %s, which is no --reboot-group", name)
+		}
+	}
+	for _, a := range f.allow {
+		p, err := netip.ParsePrefix(a)
+		if err != nil {
+			if addr, aerr := netip.ParseAddr(a); aerr == nil {
+				p = netip.PrefixFrom(addr, addr.BitLen())
+			} else {
+				return usagef("serve: --fleetlock-allow %q is not a network like 10.0.0.0/8 or an address", a)
+			}
+		}
+		f.allowed = append(f.allowed, p.Masked())
+	}
+	if f.maxHold <= 0 {
+		return usagef("serve: --reboot-max-hold %s must be positive", f.maxHold)
+	}
+	return nil
+}
+
+// newFleetLock builds the FleetLock server over the daemon's store and
+// windows: named windows first, then the manifests' schedules.
+func newFleetLock(o serveOptions, st fleetlock.Store, manifests *manifestJobs, alert func(ctx context.Context, subject, body string), clk clock.Clock, log *slog.Logger) (*fleetlock.Server, error) {
+	lookup := func(name string) (fleetlock.Window, bool) {
+		if o.named != nil {
+			for _, w := range o.named.list {
+				if w.name == name {
+					return w.cfg.Calendar, true
+				}
+			}
+		}
+		if g := manifests.gateFunc(); g != nil {
+			if gate, ok := g(name); ok {
+				return gate, true
+			}
+		}
+		return nil, false
+	}
+	for _, g := range o.reboot.parsed {
+		if g.Window == "" {
+			continue
+		}
+		if _, ok := lookup(g.Window); !ok {
+			return nil, usagef("serve: --reboot-group %s: no window or manifest schedule is named %q", g.Name, g.Window)
+		}
+	}
+	return fleetlock.New(fleetlock.Config{
+		Groups:  func() []fleetlock.Group { return o.reboot.parsed },
+		Windows: lookup,
+		Store:   st,
+		Clock:   clk,
+		Logger:  log.With("component", "fleetlock"),
+		Allow:   o.reboot.allowed,
+		MaxHold: o.reboot.maxHold,
+		Alert:   alert,
+	}), nil
+}
