@@ -220,7 +220,7 @@ func TestStatusAndHeldLong(t *testing.T) {
 		Groups:  func() []fleetlock.Group { return groups },
 		Windows: func(name string) (fleetlock.Window, bool) { return weekend{}, name == "weekend" },
 		Store:   st, Clock: clk, MaxHold: time.Hour,
-		Alert:   func(context.Context, string, string) { alerts.Add(1) },
+		Alert: func(context.Context, string, string) { alerts.Add(1) },
 	})
 	ctx := context.Background()
 	if _, err := st.RebootLockAcquire(ctx, store.RebootLockParams{Group: "workers", Holder: "w1", Max: 2, Now: t0}); err != nil {
