@@ -76,6 +76,10 @@ var builtinTypes = map[string]*typeSpec{
 		"periodmatch": {kind: kEnum, enum: []string{"number", "distance"}},
 		"repeat":      {kind: kAny}, "weekday": {kind: kAny}, "windows": {kind: kAny}, "time_zone": {kind: kString},
 	}, check: checkSchedule},
+	"reboot_group": {namevar: "name", attrs: map[string]attrSpec{
+		"name": {kind: kString}, "max_holders": {kind: kInt}, "window": {kind: kString},
+		"secret": {kind: kString}, "max_hold": {kind: kString},
+	}},
 	"job": {namevar: "name", attrs: map[string]attrSpec{
 		"name": {kind: kString}, "cron": {kind: kString}, "at": {kind: kString}, "time_zone": {kind: kString},
 		"command": {kind: kStrings}, "env": {kind: kHash}, "cwd": {kind: kAbsPath},

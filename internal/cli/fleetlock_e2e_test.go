@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"net/http"
 	"strings"
 	"testing"
@@ -40,6 +41,23 @@ func TestFleetLockThroughTheDaemon(t *testing.T) {
 	}
 	if out := d.cli(t, bin, "get", "events", "--kind", "reboot"); !strings.Contains(out, "m2 holds a reboot slot in group workers") {
 		t.Errorf("the event log lacks the slots:\n%s", out)
+	}
+}
+
+// TestRebootGroupFromManifest declares a reboot group in a manifest
+// loaded by serve --manifests.
+func TestRebootGroupFromManifest(t *testing.T) {
+	bin := almanacBinary(t)
+	t.Parallel()
+	dir := t.TempDir()
+	replaceManifest(t, filepath.Join(dir, "fleet.pp"), "reboot_group { 'db': max_holders => 1, secret => 'db-secret-1' }\n")
+	d := startDaemon(t, bin, t.TempDir(), "--manifests", dir)
+	base := d.url + "/fleetlock/db-secret-1/v1/pre-reboot"
+	if code, e := zincatiCall(t, base, "db-1", "db"); code != 200 {
+		t.Fatalf("first member: %d %v", code, e)
+	}
+	if code, e := zincatiCall(t, base, "db-2", "db"); code != 409 || e["kind"] != "failed_lock_semaphore_full" {
+		t.Errorf("second member: %d %v", code, e)
 	}
 }
 

@@ -103,8 +103,22 @@ func newFleetLock(o serveOptions, st fleetlock.Store, manifests *manifestJobs, a
 			return nil, usagef("serve: --reboot-group %s: no window or manifest schedule is named %q", g.Name, g.Window)
 		}
 	}
+	groups := func() []fleetlock.Group {
+		// The flags' groups, then the manifests' (a flag wins a name).
+		out := append([]fleetlock.Group(nil), o.reboot.parsed...)
+		have := map[string]bool{}
+		for _, g := range out {
+			have[g.Name] = true
+		}
+		for _, g := range manifests.rebootGroups() {
+			if !have[g.Name] {
+				out = append(out, fleetlock.Group{Name: g.Name, Max: g.Max, Window: g.Window, Secret: g.Secret, MaxHold: g.MaxHold})
+			}
+		}
+		return out
+	}
 	return fleetlock.New(fleetlock.Config{
-		Groups:  func() []fleetlock.Group { return o.reboot.parsed },
+		Groups:  groups,
 		Windows: lookup,
 		Store:   st,
 		Clock:   clk,

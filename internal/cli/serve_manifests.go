@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/clock"
@@ -39,8 +40,10 @@ type manifestJobs struct {
 	// schedules are the catalog's schedule resources, for the windows
 	// list; swapped with the gates.
 	schedules *manifestSchedules
-	ctrl      manifestController
-	watcher   *manifestdir.Watcher
+	// reboot are the manifests' reboot_group resources, for FleetLock.
+	reboot  atomic.Pointer[[]manifestjob.RebootGroup]
+	ctrl    manifestController
+	watcher *manifestdir.Watcher
 	// loc is where schedules without time_zone read wall-clock time:
 	// --agent-tz, else the local zone, for job gates as for agent mode.
 	loc *time.Location
@@ -72,6 +75,17 @@ func (m *manifestJobs) gateFunc() job.GateFunc {
 		return nil
 	}
 	return m.gates.Lookup
+}
+
+// rebootGroups is the reboot_group resources of the manifests in force.
+func (m *manifestJobs) rebootGroups() []manifestjob.RebootGroup {
+	if m == nil {
+		return nil
+	}
+	if p := m.reboot.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // scheduleSet is the schedule resources of the manifests in force; nil
@@ -165,6 +179,7 @@ func (m *manifestJobs) accept(ctx context.Context, s *manifestdir.Snapshot) erro
 		}
 	}
 	m.gates.Store(set.Gates)
+	m.reboot.Store(&set.RebootGroups)
 	m.schedules.load(s.Catalog)
 	res, err := syncManifestJobs(ctx, controllerJobs{m.st, m.ctrl}, set.Jobs, m.clk.Now())
 	// Held runs may wait on a gate that just changed: look at all jobs.

@@ -26,6 +26,8 @@ type Set struct {
 	// SuspendSet names the jobs whose resource sets `suspend` itself;
 	// for the others an operator's suspend or resume may stand.
 	SuspendSet map[string]bool
+	// RebootGroups are the reboot_group resources.
+	RebootGroups []RebootGroup
 }
 
 // FromCatalog converts the catalog's (non-virtual) job resources. parse is
@@ -69,6 +71,7 @@ func FromCatalog(cat *catalog.Catalog, parse job.ParseFunc, opts ...puppetsched.
 		set.Jobs = append(set.Jobs, spec)
 	}
 	edges(cat, set, byRef, &errs)
+	rebootGroups(cat, set, &errs, opts)
 	for i := range set.Jobs {
 		spec := &set.Jobs[i]
 		if err := job.Validate(spec, parse); err != nil {

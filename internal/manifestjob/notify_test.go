@@ -45,3 +45,31 @@ job { 'first': cron => '0 0 * * *', command => 'first', notify => Job['dump'] }
 		t.Errorf("bad targets: %v", err)
 	}
 }
+
+func TestRebootGroups(t *testing.T) {
+	set, err := FromCatalog(compile(t, `
+schedule { 'weekend': range => '00:00 - 23:59', weekday => ['Sat', 'Sun'] }
+reboot_group { 'workers': max_holders => 3, window => 'weekend', secret => 'long-enough', max_hold => '90m' }
+reboot_group { 'default': }
+`), parseCron)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.RebootGroups) != 2 {
+		t.Fatalf("groups %+v", set.RebootGroups)
+	}
+	w := set.RebootGroups[1]
+	if set.RebootGroups[0].Name == "workers" {
+		w = set.RebootGroups[0]
+	}
+	if w.Max != 3 || w.Window != "weekend" || w.Secret != "long-enough" || w.MaxHold.Minutes() != 90 {
+		t.Errorf("workers = %+v", w)
+	}
+	if _, ok := set.Gates["weekend"]; !ok {
+		t.Error("the group's window did not become a gate")
+	}
+	_, err = FromCatalog(compile(t, "reboot_group { 'a b': max_holders => 0, secret => 'short' }\n"), parseCron)
+	if err == nil || !strings.Contains(err.Error(), "site.pp:1:16: Reboot_group[a b]: the group name") {
+		t.Errorf("bad group: %v", err)
+	}
+}

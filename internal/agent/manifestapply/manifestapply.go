@@ -37,8 +37,9 @@ func Providers() map[string]apply.Provider {
 }
 
 // controllerTypes are catalog resources another part of the daemon acts
-// on: `job` resources belong to the job controller, not to an apply.
-var controllerTypes = map[string]bool{"job": true}
+// on: `job` resources belong to the job controller and `reboot_group`
+// resources to the FleetLock server, not to an apply.
+var controllerTypes = map[string]bool{"job": true, "reboot_group": true}
 
 // Config configures an Applier. Dir is required.
 type Config struct {
