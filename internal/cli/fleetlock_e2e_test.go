@@ -2,8 +2,8 @@ package cli
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 )
