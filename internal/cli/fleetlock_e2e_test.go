@@ -42,6 +42,28 @@ func TestFleetLockThroughTheDaemon(t *testing.T) {
 	if out := d.cli(t, bin, "get", "events", "--kind", "reboot"); !strings.Contains(out, "m2 holds a reboot slot in group workers") {
 		t.Errorf("the event log lacks the slots:\n%s", out)
 	}
+	resp, err := authGet(d.url + "/api/v1/reboot-groups")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var list struct {
+		Items []struct {
+			Name    string `json:"name"`
+			Max     int    `json:"max_holders"`
+			Auth    string `json:"auth"`
+			Holders []struct {
+				ID string `json:"id"`
+			} `json:"holders"`
+		} `json:"items"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Items) != 1 || list.Items[0].Name != "workers" || list.Items[0].Max != 1 || list.Items[0].Auth != "secret" ||
+		len(list.Items[0].Holders) != 1 || list.Items[0].Holders[0].ID != "m2" {
+		t.Errorf("GET /api/v1/reboot-groups = %+v", list)
+	}
 }
 
 // TestRebootGroupFromManifest declares a reboot group in a manifest

@@ -296,15 +296,16 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 	if err := metrics.Prime(ctx); err != nil {
 		return fmt.Errorf("read event log: %w", err)
 	}
-	api := httpapi.New(httpapi.Config{
-		Store: st, Controller: ctrl, Fleet: fl, Token: o.token, Clock: clk,
-		Logger: log, Metrics: metrics, Version: Version, Health: storeHealthReason(ctrl),
-	})
-	cl.register(api)
 	locks, err := newFleetLock(o, st, manifests, notifier.Alert, clk, log)
 	if err != nil {
 		return err
 	}
+	api := httpapi.New(httpapi.Config{
+		RebootGroups: rebootGroupsAPI(locks),
+		Store:        st, Controller: ctrl, Fleet: fl, Token: o.token, Clock: clk,
+		Logger: log, Metrics: metrics, Version: Version, Health: storeHealthReason(ctrl),
+	})
+	cl.register(api)
 	api.Handle("/fleetlock/", locks)
 	api.Handle("GET /api/v1/windows", httpapi.WindowsHandler(daemonWindows{o.named, o.schedules}, clk))
 
@@ -314,7 +315,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 	}
 	defer stopAgent()
 
-	handler, err := withWebUI(api, st, ctrl, fl, cl, ag, o, clk, log)
+	handler, err := withWebUI(api, st, ctrl, fl, cl, ag, o, clk, log, rebootGroupsAPI(locks))
 	if err != nil {
 		return err
 	}

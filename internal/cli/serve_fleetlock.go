@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/fleetlock"
 )
@@ -127,4 +128,31 @@ func newFleetLock(o serveOptions, st fleetlock.Store, manifests *manifestJobs, a
 		MaxHold: o.reboot.maxHold,
 		Alert:   alert,
 	}), nil
+}
+
+// rebootGroupsAPI converts the FleetLock server's status for the API and
+// the web UI.
+func rebootGroupsAPI(locks *fleetlock.Server) func(ctx context.Context) ([]apitype.RebootGroup, error) {
+	return func(ctx context.Context) ([]apitype.RebootGroup, error) {
+		st, err := locks.Status(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]apitype.RebootGroup, 0, len(st))
+		for _, g := range st {
+			v := apitype.RebootGroup{Name: g.Name, Max: g.Max, Window: g.Window, Open: g.Open, Auth: "allow-list", Holders: []apitype.RebootHolder{}}
+			if g.Secret != "" {
+				v.Auth = "secret"
+			}
+			if !g.NextOpen.IsZero() {
+				t := g.NextOpen
+				v.NextOpen = &t
+			}
+			for _, h := range g.Holders {
+				v.Holders = append(v.Holders, apitype.RebootHolder{ID: h.ID, Since: h.Since, Overdue: h.Overdue})
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	}
 }

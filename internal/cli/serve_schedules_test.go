@@ -199,7 +199,7 @@ func TestManifestSchedulesHTTP(t *testing.T) {
 	ctrl := &apitest.Controller{St: st, Now: at}
 	api := httpapi.New(httpapi.Config{Store: st, Controller: ctrl, Clock: clk})
 	api.Handle("GET /api/v1/windows", httpapi.WindowsHandler(daemonWindows{o.named, o.schedules}, clk))
-	h, err := withWebUI(api, st, ctrl, nil, &clusterNode{self: "n", addr: "127.0.0.1:8080", clk: clk}, nil, o, clk, slog.New(slog.DiscardHandler))
+	h, err := withWebUI(api, st, ctrl, nil, &clusterNode{self: "n", addr: "127.0.0.1:8080", clk: clk}, nil, o, clk, slog.New(slog.DiscardHandler), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

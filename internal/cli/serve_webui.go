@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 
+	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/api/httpapi"
 	"github.com/almanac-sh/almanac/internal/calendar"
 	"github.com/almanac-sh/almanac/internal/clock"
@@ -13,11 +15,11 @@ import (
 )
 
 // withWebUI serves the web UI beside the API on one listener: /api/,
-// /healthz and /metrics go to the API, every other path to the UI, which
+// /healthz, /metrics and /fleetlock/ go to the API, every other path to the UI, which
 // does its own authentication (a login form when the daemon has a token).
-func withWebUI(api http.Handler, st store.Store, ctrl webui.JobController, res webui.ResourceLister, cl httpapi.ClusterSource, ag httpapi.Agent, o serveOptions, clk clock.Clock, log *slog.Logger) (http.Handler, error) {
+func withWebUI(api http.Handler, st store.Store, ctrl webui.JobController, res webui.ResourceLister, cl httpapi.ClusterSource, ag httpapi.Agent, o serveOptions, clk clock.Clock, log *slog.Logger, reboot func(context.Context) ([]apitype.RebootGroup, error)) (http.Handler, error) {
 	back, err := webui.NewDaemonBackend(webui.DaemonConfig{Store: st, Jobs: ctrl, Resources: res, Describe: describeCron,
-		Windows: daemonWindows{o.named, o.schedules}.uiWindows, Cluster: cl, Agent: ag})
+		Windows: daemonWindows{o.named, o.schedules}.uiWindows, Cluster: cl, Agent: ag, RebootGroups: reboot})
 	if err != nil {
 		return nil, err
 	}

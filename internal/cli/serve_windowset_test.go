@@ -207,7 +207,7 @@ func TestWebUIDaemonPages(t *testing.T) {
 	log := slog.New(slog.DiscardHandler)
 	api := httpapi.New(httpapi.Config{Store: st, Controller: &apitest.Controller{St: st, Now: at}, Clock: clk})
 	h, err := withWebUI(api, st, &apitest.Controller{St: st, Now: at}, nil,
-		&clusterNode{self: "test-node", addr: "127.0.0.1:8080", clk: clk}, nil, serveOptions{named: nw}, clk, log)
+		&clusterNode{self: "test-node", addr: "127.0.0.1:8080", clk: clk}, nil, serveOptions{named: nw}, clk, log, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,6 +40,8 @@ type Backend interface {
 	Events(ctx context.Context, q EventQuery) (events []Event, next int64, err error)
 	// SetSuspended suspends (true) or resumes (false) a job; ErrNotFound.
 	SetSuspended(ctx context.Context, job string, suspended bool) error
+	// RebootGroups returns the FleetLock reboot groups and their holders.
+	RebootGroups(ctx context.Context) ([]apitype.RebootGroup, error)
 	// Kill stops an active run (it ends as killed); ErrNotFound, or another
 	// error when the run has already ended.
 	Kill(ctx context.Context, id int64) error

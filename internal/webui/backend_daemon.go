@@ -56,6 +56,8 @@ type DaemonConfig struct {
 	// Agent is agent mode's report keeper (serve --manifests); nil when
 	// the daemon runs no agent.
 	Agent httpapi.Agent
+	// RebootGroups lists the FleetLock reboot groups; nil shows none.
+	RebootGroups func(ctx context.Context) ([]apitype.RebootGroup, error)
 	// Describe gives a cron expression's plain-English reading in a zone.
 	Describe func(cron, zone string) string
 }
@@ -374,6 +376,13 @@ func (d *daemonBackend) SetSuspended(ctx context.Context, name string, suspended
 		return notFound(d.cfg.Jobs.Suspend(ctx, name))
 	}
 	return notFound(d.cfg.Jobs.Resume(ctx, name))
+}
+
+func (d *daemonBackend) RebootGroups(ctx context.Context) ([]apitype.RebootGroup, error) {
+	if d.cfg.RebootGroups == nil {
+		return nil, nil
+	}
+	return d.cfg.RebootGroups(ctx)
 }
 
 func (d *daemonBackend) Kill(ctx context.Context, id int64) error {

@@ -3,6 +3,8 @@ package webui
 import (
 	"html/template"
 	"net/http"
+
+	"github.com/almanac-sh/almanac/internal/api/apitype"
 )
 
 type windowView struct {
@@ -26,7 +28,18 @@ func (s *server) windows(w http.ResponseWriter, r *http.Request) {
 		}
 		out[i] = windowView{Window: win, Calendar: cal.render()}
 	}
-	s.render(w, r, http.StatusOK, "windows", "", s.newPage(r, "Windows", "windows", out))
+	groups, err := s.cfg.Backend.RebootGroups(r.Context())
+	if err != nil {
+		s.backendError(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "windows", "", s.newPage(r, "Windows", "windows", windowsData{Windows: out, RebootGroups: groups}))
+}
+
+// windowsData is the windows page: the calendars and the reboot groups.
+type windowsData struct {
+	Windows      []windowView
+	RebootGroups []apitype.RebootGroup
 }
 
 type resourceView struct {

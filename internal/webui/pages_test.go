@@ -640,3 +640,12 @@ func TestKillFromRunPage(t *testing.T) {
 		t.Errorf("kill without the CSRF token: %d, want 403", resp.StatusCode)
 	}
 }
+
+func TestRebootGroupsOnWindowsPage(t *testing.T) {
+	h := newHarness(t, webui.Config{})
+	code, body := h.get("/windows")
+	if code != http.StatusOK {
+		t.Fatalf("GET /windows = %d", code)
+	}
+	mustContain(t, body, `id="reboot-groups"`, `data-group="workers"`, `data-holder="worker-3"`, "1 of 2 taken", `data-group="db"`, "weekend-maintenance", "closed")
+}

@@ -110,6 +110,8 @@ type Config struct {
 	// Health, if set, is asked by /healthz for a fault that makes the
 	// daemon degraded (503): a non-empty reason.
 	Health func() (reason string)
+	// RebootGroups, if set, serves GET /api/v1/reboot-groups.
+	RebootGroups func(ctx context.Context) ([]apitype.RebootGroup, error)
 }
 
 // Server is the API's http.Handler. It is safe for concurrent use.
@@ -175,6 +177,7 @@ func (s *Server) routes() {
 	h("GET /api/v1/runs/{id}/log", s.getRunLog)
 	h("POST /api/v1/runs/{id}/kill", s.killRun)
 	h("GET /api/v1/events", s.listEvents)
+	h("GET /api/v1/reboot-groups", s.listRebootGroups)
 	s.resourceRoutes(h)
 	for _, path := range paths {
 		methods := strings.Join(allowed[path], ", ")
@@ -286,6 +289,20 @@ func (s *Server) authorized(r *http.Request) bool {
 
 // TokenCookie is the cookie a browser may carry the bearer token in.
 const TokenCookie = "almanac_token"
+
+// listRebootGroups answers the FleetLock groups and their holders.
+func (s *Server) listRebootGroups(w http.ResponseWriter, r *http.Request) error {
+	groups := []apitype.RebootGroup{}
+	if s.cfg.RebootGroups != nil {
+		gs, err := s.cfg.RebootGroups(r.Context())
+		if err != nil {
+			return fmt.Errorf("reboot groups: %w", err)
+		}
+		groups = append(groups, gs...)
+	}
+	writeJSON(w, http.StatusOK, apitype.RebootGroupList{Items: groups})
+	return nil
+}
 
 func (s *Server) health(w http.ResponseWriter, _ *http.Request) error {
 	if s.cfg.Health != nil {

@@ -448,6 +448,22 @@ func (b *Backend) Trigger(_ context.Context, name string) (webui.Run, error) {
 	return r, nil
 }
 
+// RebootGroups implements webui.Backend: two groups, one member holding
+// a slot.
+func (b *Backend) RebootGroups(context.Context) ([]apitype.RebootGroup, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.err != nil {
+		return nil, b.err
+	}
+	now := b.clock.Now()
+	next := now.Add(26 * time.Hour).Truncate(time.Hour)
+	return []apitype.RebootGroup{
+		{Name: "workers", Max: 2, Open: true, Auth: "secret", Holders: []apitype.RebootHolder{{ID: "worker-3", Since: now.Add(-12 * time.Minute)}}},
+		{Name: "db", Max: 1, Window: "weekend-maintenance", NextOpen: &next, Auth: "allow-list", Holders: []apitype.RebootHolder{}},
+	}, nil
+}
+
 // Kill implements webui.Backend: an active run ends as killed at once.
 func (b *Backend) Kill(_ context.Context, id int64) error {
 	b.mu.Lock()
