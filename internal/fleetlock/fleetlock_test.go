@@ -170,12 +170,14 @@ func TestTwoNodesOnPostgreSQL(t *testing.T) {
 	url := pgtest.Schema(t)
 	clk := clock.NewFake(t0)
 	var nodes []*httptest.Server
+	var stores []*pgstore.Store
 	for range 2 {
 		st, err := pgstore.Open(context.Background(), url, pgstore.WithClock(clk))
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { st.Close() })
+		stores = append(stores, st)
 		nodes = append(nodes, newServer(t, st, clk))
 	}
 	var granted atomic.Int32
@@ -191,6 +193,12 @@ func TestTwoNodesOnPostgreSQL(t *testing.T) {
 	wg.Wait()
 	if granted.Load() != 2 {
 		t.Errorf("%d members got a slot of a group of 2", granted.Load())
+	}
+	// The first node dies: the slots it granted stay taken for the other.
+	nodes[0].Close()
+	stores[0].Close()
+	if code, e := zincati(t, nodes[1].URL+"/fleetlock/s3cret", "pre-reboot", "late", "workers", true); code != 409 || e["kind"] != "failed_lock_semaphore_full" {
+		t.Errorf("after the first node died a new member got a slot: %d %v", code, e)
 	}
 }
 
