@@ -427,3 +427,14 @@ func TestOpenBadURL(t *testing.T) {
 		t.Error("bad URL accepted")
 	}
 }
+
+// TestCloseTwice: closing a store twice (a deferred Close after an
+// explicit one) is harmless.
+func TestCloseTwice(t *testing.T) {
+	s := open(t)
+	for range 2 {
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

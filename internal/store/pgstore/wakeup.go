@@ -154,6 +154,11 @@ func (h *hub) session(ctx context.Context) error {
 // close stops the listener and closes every subscriber's channel.
 func (h *hub) close() {
 	h.mu.Lock()
+	if h.closed { // closing twice is harmless
+		h.mu.Unlock()
+		<-h.done
+		return
+	}
 	h.closed = true
 	started := h.started
 	if started {
