@@ -46,8 +46,8 @@ func TestNotifyOnFailure(t *testing.T) {
 	}
 	select {
 	case m := <-mails:
-		if !strings.Contains(m, "RCPT TO:<ops@example.com>") || !strings.Contains(m, "Subject: [almanac] broken failed") {
-			t.Errorf("mail:\n%s", m)
+		if m.To != "ops@example.com" || !strings.Contains(m.Data, "Subject: [almanac] broken failed") {
+			t.Errorf("mail to %q:\n%s", m.To, m.Data)
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("no mail reached the SMTP listener")

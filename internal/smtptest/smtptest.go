@@ -12,54 +12,76 @@ import (
 	"testing"
 )
 
+// Message is what the server received in one transaction.
+type Message struct {
+	From, To string // the envelope's addresses, without brackets
+	Data     string // the message, headers and body, CRLF line ends
+}
+
 // Start listens on a free loopback port until the test ends and returns
-// the address and the messages received: the MAIL FROM and RCPT TO lines,
-// then the data.
-func Start(t testing.TB) (addr string, messages <-chan string) {
+// the address and the messages received.
+func Start(t testing.TB) (addr string, messages <-chan Message) {
+	return start(t, false)
+}
+
+// StartRejecting is Start with a server that refuses every recipient
+// (550), to test delivery failures.
+func StartRejecting(t testing.TB) (addr string, messages <-chan Message) {
+	return start(t, true)
+}
+
+func start(t testing.TB, reject bool) (string, <-chan Message) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
-	got := make(chan string, 16)
+	got := make(chan Message, 16)
 	go func() {
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			go serve(c, got)
+			go serve(c, reject, got)
 		}
 	}()
 	return ln.Addr().String(), got
 }
 
 // serve speaks SMTP on one connection.
-func serve(c net.Conn, got chan<- string) {
+func serve(c net.Conn, reject bool, got chan<- Message) {
 	defer c.Close()
 	r := bufio.NewReader(c)
 	say := func(s string) { io.WriteString(c, s+"\r\n") }
 	say("220 smtptest ESMTP")
-	var msg strings.Builder
+	var m Message
 	for {
 		line, err := r.ReadString('\n')
 		if err != nil {
 			return
 		}
-		cmd := strings.ToUpper(strings.TrimSpace(line))
+		cmd := strings.TrimRight(line, "\r\n")
+		upper := strings.ToUpper(cmd)
 		switch {
-		case strings.HasPrefix(cmd, "EHLO"), strings.HasPrefix(cmd, "HELO"):
-			say("250 smtptest")
-		case strings.HasPrefix(cmd, "MAIL FROM"):
-			msg.Reset()
-			msg.WriteString(strings.TrimSpace(line) + "\n")
+		case strings.HasPrefix(upper, "EHLO"), strings.HasPrefix(upper, "HELO"):
+			say("250-smtptest")
+			say("250 8BITMIME")
+		case strings.HasPrefix(upper, "MAIL FROM:"):
+			m = Message{}
+			m.From, _, _ = strings.Cut(strings.TrimLeft(cmd[len("MAIL FROM:"):], "< "), ">")
 			say("250 ok")
-		case strings.HasPrefix(cmd, "RCPT TO"):
-			msg.WriteString(strings.TrimSpace(line) + "\n")
+		case strings.HasPrefix(upper, "RCPT TO:"):
+			if reject {
+				say("550 no such user")
+				continue
+			}
+			m.To = strings.Trim(cmd[len("RCPT TO:"):], "<> ")
 			say("250 ok")
-		case cmd == "DATA":
+		case upper == "DATA":
 			say("354 end with <CRLF>.<CRLF>")
+			var b strings.Builder
 			for {
 				l, err := r.ReadString('\n')
 				if err != nil {
@@ -68,20 +90,19 @@ func serve(c net.Conn, got chan<- string) {
 				if l == ".\r\n" {
 					break
 				}
-				msg.WriteString(l)
+				b.WriteString(l)
 			}
+			m.Data = b.String()
 			say("250 queued")
 			select {
-			case got <- msg.String():
+			case got <- m:
 			default:
 			}
-		case cmd == "RSET", cmd == "NOOP":
-			say("250 ok")
-		case cmd == "QUIT":
+		case upper == "QUIT":
 			say("221 bye")
 			return
 		default:
-			say("502 not implemented")
+			say("250 ok")
 		}
 	}
 }
