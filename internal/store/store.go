@@ -519,6 +519,9 @@ type EventListParams struct {
 	// Resource selects the events about one managed resource (the Resource
 	// field); empty = all.
 	Resource string
+	// Since and Until select events at or after Since and before Until;
+	// zero = unbounded.
+	Since, Until time.Time
 	Page
 }
 

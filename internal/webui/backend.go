@@ -210,6 +210,8 @@ type EventQuery struct {
 	Job      string
 	Resource string
 	Kind     string
+	// Since and Until bound the events' time; zero = unbounded.
+	Since, Until time.Time
 	Cursor   int64 // only events with ID < Cursor; 0 starts at the newest
 	Limit    int
 }

@@ -326,7 +326,7 @@ func (d *daemonBackend) Events(ctx context.Context, q EventQuery) ([]Event, int6
 	if limit <= 0 {
 		limit = 100
 	}
-	p := store.EventListParams{Job: q.Job, Page: store.Page{Cursor: q.Cursor, Limit: limit}}
+	p := store.EventListParams{Job: q.Job, Since: q.Since, Until: q.Until, Page: store.Page{Cursor: q.Cursor, Limit: limit}}
 	if q.Kind != "" {
 		p.Kinds = []store.EventKind{store.EventKind(q.Kind)}
 	}

@@ -3,15 +3,48 @@ package webui
 import (
 	"net/http"
 	"strings"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/api/httpapi"
 )
 
-// eventKinds are suggested in the event log's kind filter.
-var eventKinds = []string{
-	"job.created", "job.updated", "job.deleted", "job.suspended", "job.resumed",
-	"run.scheduled", "run.started", "run.succeeded", "run.failed", "run.retry", "run.killed", "run.missed", "run.skipped",
-	"resource-added", "resource-removed", "tag-added", "tag-updated", "tag-removed", "state-changed",
-	"validation-error", "validation-warning", "action-started", "action-succeeded", "action-retried",
-	"action-failed", "action-skipped", "notification-sent", "notification-failed", "inventory-failed",
+// eventKinds are suggested in the event log's kind filter: the kinds the
+// event log really holds (as the API lists them), and their families.
+var eventKinds = func() []string {
+	families := map[string]bool{}
+	var out []string
+	for _, k := range httpapi.EventKinds {
+		f, _, _ := strings.Cut(string(k), ".")
+		if !families[f] {
+			families[f] = true
+			out = append(out, f)
+		}
+		out = append(out, string(k))
+	}
+	return out
+}()
+
+// failureKinds are shown in the failure colour in the event log.
+func failureKind(kind string) bool {
+	return strings.HasSuffix(kind, "failed") || strings.HasSuffix(kind, "missed") || strings.HasSuffix(kind, "error") ||
+		strings.HasSuffix(kind, "killed") || strings.HasSuffix(kind, "overdue") || strings.HasSuffix(kind, "held-long")
+}
+
+// parseWhen reads a time filter: RFC 3339, or a date and time (or a date)
+// in the UI's zone, as a datetime-local input sends it.
+func parseWhen(s string, loc *time.Location) (time.Time, bool) {
+	if s == "" {
+		return time.Time{}, true
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, true
+	}
+	for _, layout := range []string{"2006-01-02T15:04", "2006-01-02 15:04", "2006-01-02"} {
+		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
 }
 
 type eventsData struct {
@@ -34,6 +67,13 @@ func (s *server) events(w http.ResponseWriter, r *http.Request) {
 	eq := EventQuery{
 		Job: strings.TrimSpace(q.Get("job")), Resource: strings.TrimSpace(q.Get("resource")),
 		Kind: strings.TrimSpace(q.Get("kind")), Cursor: cursor, Limit: s.cfg.PageSize,
+	}
+	var okSince, okUntil bool
+	eq.Since, okSince = parseWhen(strings.TrimSpace(q.Get("since")), s.cfg.Location)
+	eq.Until, okUntil = parseWhen(strings.TrimSpace(q.Get("until")), s.cfg.Location)
+	if !okSince || !okUntil {
+		s.fail(w, r, http.StatusBadRequest, "Times in since= and until= are like 2026-11-25T03:00 (in the UI's zone) or RFC 3339.")
+		return
 	}
 	evs, next, err := s.cfg.Backend.Events(r.Context(), eq)
 	if err != nil {

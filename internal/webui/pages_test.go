@@ -649,3 +649,31 @@ func TestRebootGroupsOnWindowsPage(t *testing.T) {
 	}
 	mustContain(t, body, `id="reboot-groups"`, `data-group="workers"`, `data-holder="worker-3"`, "1 of 2 taken", `data-group="db"`, "weekend-maintenance", "closed")
 }
+
+func TestEventLogFilters(t *testing.T) {
+	h := newHarness(t, webui.Config{})
+	_, body := h.get("/events")
+	if strings.Contains(body, `<option value="tag-added">`) || !strings.Contains(body, `<option value="resource.tag-added">`) {
+		t.Error("the kind suggestions are not the event log's real kinds")
+	}
+	for _, m := range regexp.MustCompile(`<option value="([^"]+)">`).FindAllStringSubmatch(body, -1) {
+		code, page := h.get("/events?kind=" + url.QueryEscape(m[1]))
+		if code != http.StatusOK || strings.Contains(page, "is not") {
+			t.Errorf("suggested kind %q is refused: %d", m[1], code)
+		}
+	}
+	if !strings.Contains(body, `class="failure"`) {
+		t.Error("failed events are not marked")
+	}
+	all := strings.Count(body, "<tr data-event=")
+	since := demoNow.Add(-2 * time.Hour).Format(time.RFC3339)
+	_, recent := h.get("/events?since=" + url.QueryEscape(since))
+	n := strings.Count(recent, "<tr data-event=")
+	if n == 0 || n >= all {
+		t.Errorf("since=%s shows %d of %d events", since, n, all)
+	}
+	mustContain(t, recent, `name="since" value="`+demoNow.Add(-2*time.Hour).In(time.UTC).Format("2006-01-02T15:04")+`"`)
+	if code, _ := h.get("/events?until=yesterday"); code != http.StatusBadRequest {
+		t.Errorf("until=yesterday: %d, want 400", code)
+	}
+}

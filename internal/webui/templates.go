@@ -35,6 +35,13 @@ func (s *server) parseTemplates() (map[string]*template.Template, error) {
 		"hours":    hours,
 		"applyURL": func(id int64) string { return fmt.Sprintf("/applies/%d", id) },
 		"outcome":  outcomeClass,
+		"failureKind": failureKind,
+		"localInput": func(t time.Time, loc *time.Location) string {
+			if t.IsZero() {
+				return ""
+			}
+			return t.In(loc).Format("2006-01-02T15:04")
+		},
 		"eventsURL": func(q EventQuery) string {
 			return eventsURL(q)
 		},
@@ -176,6 +183,12 @@ func eventsURL(q EventQuery) string {
 	}
 	if q.Kind != "" {
 		v.Set("kind", q.Kind)
+	}
+	if !q.Since.IsZero() {
+		v.Set("since", q.Since.UTC().Format(time.RFC3339))
+	}
+	if !q.Until.IsZero() {
+		v.Set("until", q.Until.UTC().Format(time.RFC3339))
 	}
 	if q.Cursor > 0 {
 		v.Set("before", fmt.Sprint(q.Cursor))

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/store"
@@ -35,7 +36,7 @@ func eventKinds(name string) []store.EventKind {
 }
 
 func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) error {
-	if err := checkQuery(r, "job", "resource", "kind", "page", "limit"); err != nil {
+	if err := checkQuery(r, "job", "resource", "kind", "since", "until", "page", "limit"); err != nil {
 		return err
 	}
 	q := r.URL.Query()
@@ -59,6 +60,18 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) error {
 				return badRequest("?kind", fmt.Sprintf("%q is not an event kind (one of job, run, resource, %s)", one, strings.Join(names, ", ")))
 			}
 			p.Kinds = append(p.Kinds, kinds...)
+		}
+	}
+	for _, b := range []struct {
+		name string
+		to   *time.Time
+	}{{"since", &p.Since}, {"until", &p.Until}} {
+		if v := q.Get(b.name); v != "" {
+			t, err := time.Parse(time.RFC3339, v)
+			if err != nil {
+				return badRequest("?"+b.name, fmt.Sprintf("%q is not an RFC 3339 time", v))
+			}
+			*b.to = t
 		}
 	}
 	var err error

@@ -39,3 +39,19 @@ func TestRunLogOffset(t *testing.T) {
 		})
 	}
 }
+
+func TestEventsTimeRange(t *testing.T) {
+	b := setup(t)
+	for _, tt := range []struct {
+		query string
+		code  int
+	}{
+		{"?since=2030-06-01T00:00:00Z&until=2030-06-02T00:00:00Z", http.StatusOK},
+		{"?since=yesterday", http.StatusBadRequest},
+		{"?until=2030-06-01", http.StatusBadRequest},
+	} {
+		if r := b.do(t, "GET", "/api/v1/events"+tt.query, ""); r.code != tt.code {
+			t.Errorf("GET /api/v1/events%s = %d, want %d", tt.query, r.code, tt.code)
+		}
+	}
+}

@@ -62,8 +62,10 @@ func (s *Store) EventList(ctx context.Context, p store.EventListParams) ([]store
 		   AND (cardinality($2::text[]) = 0 OR kind = ANY($2))
 		   AND ($3 = 0 OR id < $3)
 		   AND ($5 = '' OR resource = $5)
+		   AND ($6::timestamptz IS NULL OR time >= $6)
+		   AND ($7::timestamptz IS NULL OR time < $7)
 		 ORDER BY id DESC
-		 LIMIT $4`, p.Job, kinds, p.Cursor, limit+1, p.Resource)
+		 LIMIT $4`, p.Job, kinds, p.Cursor, limit+1, p.Resource, ts(p.Since), ts(p.Until))
 	if err != nil {
 		return nil, 0, fmt.Errorf("pgstore: list events: %w", err)
 	}

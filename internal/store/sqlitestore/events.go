@@ -39,6 +39,14 @@ func (s *Store) EventList(ctx context.Context, p store.EventListParams) ([]store
 			args = append(args, string(k))
 		}
 	}
+	if !p.Since.IsZero() {
+		q += ` AND time >= ?`
+		args = append(args, p.Since.UnixMicro())
+	}
+	if !p.Until.IsZero() {
+		q += ` AND time < ?`
+		args = append(args, p.Until.UnixMicro())
+	}
 	if p.Cursor > 0 {
 		q += ` AND id < ?`
 		args = append(args, p.Cursor)

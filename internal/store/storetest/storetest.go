@@ -666,4 +666,12 @@ func testEvents(t *testing.T, s store.Store) {
 	if err != nil || len(rest) != 1 || next != 0 || rest[0].ID != sched.ID {
 		t.Errorf("EventList second page = %+v, next %d, %v", rest, next, err)
 	}
+	// A time range: [base+1m, base+2m) holds only the missed event.
+	ranged, _, err := s.EventList(ctx, store.EventListParams{Since: base.Add(time.Minute), Until: base.Add(2 * time.Minute)})
+	if err != nil || len(ranged) != 1 || ranged[0].Kind != store.EventRunMissed {
+		t.Errorf("EventList(since, until) = %+v, %v", ranged, err)
+	}
+	if since, _, err := s.EventList(ctx, store.EventListParams{Since: base.Add(time.Minute)}); err != nil || len(since) != 2 {
+		t.Errorf("EventList(since) = %d events, %v; want 2", len(since), err)
+	}
 }

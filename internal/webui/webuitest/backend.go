@@ -393,7 +393,8 @@ func (b *Backend) Events(_ context.Context, q webui.EventQuery) ([]webui.Event, 
 	for i := len(b.events) - 1; i >= 0; i-- {
 		e := b.events[i]
 		if (q.Cursor > 0 && e.ID >= q.Cursor) || (q.Job != "" && e.Job != q.Job) ||
-			(q.Resource != "" && e.Resource != q.Resource) || (q.Kind != "" && e.Kind != q.Kind) {
+			(q.Resource != "" && e.Resource != q.Resource) || (q.Kind != "" && e.Kind != q.Kind) ||
+			(!q.Since.IsZero() && e.Time.Before(q.Since)) || (!q.Until.IsZero() && !e.Time.Before(q.Until)) {
 			continue
 		}
 		if len(out) == limit {
