@@ -212,8 +212,8 @@ type EventQuery struct {
 	Kind     string
 	// Since and Until bound the events' time; zero = unbounded.
 	Since, Until time.Time
-	Cursor   int64 // only events with ID < Cursor; 0 starts at the newest
-	Limit    int
+	Cursor       int64 // only events with ID < Cursor; 0 starts at the newest
+	Limit        int
 }
 
 // Resource is a managed resource (a machine or service started and stopped
