@@ -3,10 +3,12 @@ package webui_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -258,5 +260,63 @@ func TestWeeklyWindow(t *testing.T) {
 	}
 	if _, err := webui.NewDaemonBackend(webui.DaemonConfig{}); err == nil {
 		t.Error("NewDaemonBackend without a store succeeded")
+	}
+}
+
+// TestOverviewCountsFailuresFromTheEventLog: the runs are pruned to the
+// history limit, but the failure count and the failing jobs come from the
+// event log, which keeps them all.
+func TestOverviewCountsFailuresFromTheEventLog(t *testing.T) {
+	h := newDaemonHarness(t)
+	ctx := context.Background()
+	var evs []store.Event
+	for i := range 15 {
+		evs = append(evs, store.Event{Time: demoNow.Add(-time.Duration(15-i) * time.Hour), Kind: store.EventRunFailed, Job: "flaky",
+			RunID: int64(1000 + i), Message: fmt.Sprintf("run %d failed (exit 3): disk %d full", 1000+i, i)})
+	}
+	evs = append(evs, store.Event{Time: demoNow.Add(-30 * time.Hour), Kind: store.EventRunFailed, Job: "old", Message: "too old to count"})
+	if err := h.st.EventAppend(ctx, evs...); err != nil {
+		t.Fatal(err)
+	}
+	_, body := h.get("/")
+	m := regexp.MustCompile(`id="count-failures"><span class="n">(\d+)`).FindStringSubmatch(body)
+	if m == nil {
+		t.Fatal("no failure count on the overview")
+	}
+	if n, _ := strconv.Atoi(m[1]); n < 15 {
+		t.Errorf("overview counts %d failures, want at least the 15 in the event log", n)
+	}
+	mustContain(t, body, `id="failing"`, `<li data-job="flaky">`, "15 failed runs", "disk 14 full")
+	if strings.Contains(body, `data-job="old"`) {
+		t.Error("a failure older than 24 h is listed")
+	}
+}
+
+// TestPrunedRunPage: a run pruned by its job's history limit gets a page
+// that says so, not a bare "not found".
+func TestPrunedRunPage(t *testing.T) {
+	h := newDaemonHarness(t)
+	ctx := context.Background()
+	var ids []int64
+	for i := range 3 {
+		r, err := h.st.RunInsert(ctx, store.RunInsertParams{Run: store.Run{Job: "alpha", ScheduledTime: demoNow.Add(time.Duration(i-10) * time.Hour), Attempt: 1,
+			Reason: store.ReasonSchedule, ReadyAt: demoNow}, Now: demoNow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, r.ID)
+	}
+	for _, id := range ids {
+		if _, err := h.st.RunFinish(ctx, store.RunFinishParams{ID: id, State: store.RunSucceeded, Now: demoNow,
+			Prune: &store.HistoryLimits{KeepSucceeded: 1, KeepFailed: 1}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, body := h.get(fmt.Sprintf("/runs/%d", ids[0]))
+	if code != http.StatusNotFound || !strings.Contains(body, "is no longer kept") || !strings.Contains(body, "history limits") {
+		t.Errorf("pruned run page: %d\n%s", code, body)
+	}
+	if code, body := h.get("/runs/99999999"); code != http.StatusNotFound || strings.Contains(body, "no longer kept") {
+		t.Errorf("a run that never existed: %d", code)
 	}
 }

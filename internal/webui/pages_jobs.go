@@ -16,7 +16,7 @@ const (
 	// The job timeline shows this much past and future around now.
 	timelinePast   = 5 * 24 * time.Hour
 	timelineFuture = 2 * 24 * time.Hour
-	// At most this many runs are read to draw a timeline or count failures.
+	// At most this many runs are read to draw a timeline.
 	scanRuns = 500
 )
 
@@ -25,7 +25,24 @@ type overviewData struct {
 	Resources, ResourcesUp, ResourcesDown, Bad int
 	Fires                                      []Fire
 	Windows                                    []Window
+	// FailuresSince is where the failure count starts; Failing names the
+	// jobs that failed in that time, latest first, with their last error;
+	// MoreFailures is set when the count stopped at failureScan.
+	FailuresSince time.Time
+	Failing       []failingJob
+	MoreFailures  bool
 }
+
+// failingJob is a job with failed runs in the overview's period.
+type failingJob struct {
+	Job, Message string
+	At           time.Time
+	RunID        int64
+	Failures     int
+}
+
+// failureScan bounds the failed-run events the overview reads.
+const failureScan = 5000
 
 func (s *server) overview(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
@@ -37,7 +54,8 @@ func (s *server) overview(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d.Jobs, d.Suspended, d.ActiveRuns = sum.Jobs, sum.Suspended, sum.ActiveRuns
-	if d.Failures24h, err = s.failuresSince(r, now.Add(-24*time.Hour)); err != nil {
+	d.FailuresSince = now.Add(-24 * time.Hour)
+	if err = s.failuresSince(r, &d); err != nil {
 		s.backendError(w, r, err)
 		return
 	}
@@ -68,34 +86,35 @@ func (s *server) overview(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, "overview", "", s.newPage(r, "Overview", "overview", d))
 }
 
-// failuresSince counts failed and killed runs that finished at or after t,
-// reading newest first until the runs are older than t.
-func (s *server) failuresSince(r *http.Request, t time.Time) (int, error) {
-	n, cursor := 0, int64(0)
-	for read := 0; read < scanRuns; {
-		runs, next, err := s.cfg.Backend.Runs(r.Context(), RunQuery{States: []string{RunFailed, RunKilled}, Cursor: cursor, Limit: 100})
+// failuresSince counts the runs that failed since d.FailuresSince from the
+// event log, which keeps every failure (the runs themselves are pruned to
+// each job's history limit), and names the failing jobs with their last
+// error.
+func (s *server) failuresSince(r *http.Request, d *overviewData) error {
+	byJob := map[string]int{}
+	cursor := int64(0)
+	for d.Failures24h < failureScan {
+		evs, next, err := s.cfg.Backend.Events(r.Context(), EventQuery{Kind: "run.failed", Since: d.FailuresSince, Cursor: cursor, Limit: 500})
 		if err != nil {
-			return 0, err
+			return err
 		}
-		older := false
-		for _, run := range runs {
-			at := run.FinishedAt
-			if at.IsZero() {
-				at = run.ScheduledTime
+		for _, e := range evs {
+			d.Failures24h++
+			i, seen := byJob[e.Job]
+			if !seen {
+				i = len(d.Failing)
+				byJob[e.Job] = i
+				d.Failing = append(d.Failing, failingJob{Job: e.Job, Message: e.Message, At: e.Time, RunID: e.RunID})
 			}
-			if at.Before(t) {
-				older = true
-				continue
-			}
-			n++
+			d.Failing[i].Failures++
 		}
-		read += len(runs)
-		if next == 0 || older || len(runs) == 0 {
-			break
+		if next == 0 || len(evs) == 0 {
+			return nil
 		}
 		cursor = next
 	}
-	return n, nil
+	d.MoreFailures = true
+	return nil
 }
 
 // jobsPage is how many jobs the jobs list shows at once.

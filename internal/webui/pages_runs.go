@@ -1,6 +1,7 @@
 package webui
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -26,6 +27,15 @@ func (s *server) loadRun(w http.ResponseWriter, r *http.Request) (runData, bool)
 		return runData{}, false
 	}
 	run, err := s.cfg.Backend.Run(r.Context(), id)
+	if errors.Is(err, ErrNotFound) {
+		// A run older than a newer one that still exists was pruned.
+		if newest, _, lerr := s.cfg.Backend.Runs(r.Context(), RunQuery{Limit: 1}); lerr == nil && len(newest) > 0 && newest[0].ID > id {
+			s.fail(w, r, http.StatusNotFound, fmt.Sprintf("Run #%d is no longer kept: almanac keeps the last runs of each job "+
+				"(its history limits, by default 3 succeeded and 1 failed) and prunes older ones. "+
+				"The event log still records what happened to it.", id))
+			return runData{}, false
+		}
+	}
 	if err != nil {
 		s.backendError(w, r, err)
 		return runData{}, false

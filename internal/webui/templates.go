@@ -36,6 +36,7 @@ func (s *server) parseTemplates() (map[string]*template.Template, error) {
 		"applyURL":    func(id int64) string { return fmt.Sprintf("/applies/%d", id) },
 		"outcome":     outcomeClass,
 		"failureKind": failureKind,
+		"failedSince": func(t time.Time) EventQuery { return EventQuery{Kind: "run.failed", Since: t} },
 		"localInput": func(t time.Time, loc *time.Location) string {
 			if t.IsZero() {
 				return ""
