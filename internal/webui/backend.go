@@ -117,6 +117,30 @@ type Job struct {
 	NextFire time.Time
 	// LastRun is the most recent run, if any.
 	LastRun *Run
+	// Recent are the job's latest runs, newest first (at most
+	// RecentRuns), for the coloured strip of outcomes.
+	Recent []Run
+}
+
+// RecentRuns is how many of a job's latest runs its strip shows.
+const RecentRuns = 10
+
+// Failing reports whether the job's finished runs among the recent ones
+// all failed: at least one, and the latest finished one failed.
+func (j Job) Failing() bool {
+	finished := 0
+	for _, r := range j.Recent {
+		switch r.State {
+		case RunFailed:
+			finished++
+		case RunSucceeded:
+			return false
+		}
+		if finished >= 3 {
+			break
+		}
+	}
+	return finished > 0
 }
 
 // JobQuery selects a page of jobs.

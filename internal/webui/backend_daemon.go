@@ -192,9 +192,12 @@ func (d *daemonBackend) viewWith(ctx context.Context, j store.Job, st httpapi.Jo
 	if hasStatus {
 		v.Active, v.NextFire = st.Active, st.NextScheduleTime
 	}
-	runs, _, err := d.cfg.Store.RunList(ctx, store.RunListParams{Job: s.Name, Page: store.Page{Limit: 1}})
+	runs, _, err := d.cfg.Store.RunList(ctx, store.RunListParams{Job: s.Name, Page: store.Page{Limit: RecentRuns}})
 	if err != nil {
 		return Job{}, err
+	}
+	for _, r := range runs {
+		v.Recent = append(v.Recent, runView(r))
 	}
 	if len(runs) > 0 {
 		r := runView(runs[0])

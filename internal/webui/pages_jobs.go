@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -153,7 +154,13 @@ type jobData struct {
 	Runs     []Run
 	// Next is the cursor of the next page of runs; Cursor the current one.
 	Next, Cursor int64
+	// Passed are the job's latest skipped and missed fires, from the event
+	// log (a skipped or missed instant often has no run to show).
+	Passed []Event
 }
+
+// passedShown is how many skipped and missed fires the job page lists.
+const passedShown = 10
 
 func (s *server) job(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
@@ -180,6 +187,16 @@ func (s *server) job(w http.ResponseWriter, r *http.Request) {
 		s.backendError(w, r, err)
 		return
 	}
+	for _, kind := range []string{"run.skipped", "run.missed"} {
+		evs, _, err := s.cfg.Backend.Events(ctx, EventQuery{Job: name, Kind: kind, Limit: passedShown})
+		if err != nil {
+			s.backendError(w, r, err)
+			return
+		}
+		d.Passed = append(d.Passed, evs...)
+	}
+	slices.SortFunc(d.Passed, func(a, b Event) int { return b.Time.Compare(a.Time) })
+	d.Passed = d.Passed[:min(len(d.Passed), passedShown)]
 	recent, _, err := s.cfg.Backend.Runs(ctx, RunQuery{Job: name, Limit: scanRuns})
 	if err != nil {
 		s.backendError(w, r, err)

@@ -677,3 +677,51 @@ func TestEventLogFilters(t *testing.T) {
 		t.Errorf("until=yesterday: %d, want 400", code)
 	}
 }
+
+func TestFailingJobAndRunStrip(t *testing.T) {
+	tests := []struct {
+		name   string
+		states []string // newest first
+		want   bool
+	}{
+		{"never ran", nil, false},
+		{"last failed, the one before succeeded", []string{webui.RunFailed, webui.RunSucceeded}, false},
+		{"all failed", []string{webui.RunFailed, webui.RunFailed}, true},
+		{"running after failures", []string{webui.RunRunning, webui.RunFailed}, true},
+		{"recovered", []string{webui.RunSucceeded, webui.RunFailed}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var j webui.Job
+			for _, s := range tt.states {
+				j.Recent = append(j.Recent, webui.Run{State: s})
+			}
+			if got := j.Failing(); got != tt.want {
+				t.Errorf("Failing() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+
+	h := newHarness(t, webui.Config{})
+	for k := 3; k >= 1; k-- {
+		at := demoNow.Add(-time.Duration(k) * time.Hour)
+		code := 2
+		h.back.AddRun(webui.Run{Job: "backup", ScheduledTime: at, Reason: "schedule", State: webui.RunFailed, Node: "demo",
+			StartedAt: at, FinishedAt: at.Add(90 * time.Second), ExitCode: &code, Error: "exit status 2"})
+	}
+	_, body := h.get("/jobs/backup")
+	mustContain(t, body, `<span id="job-state" class="badge failed">failing</span>`, `class="strip"`, `class="cell failed"`, `class="cell succeeded"`, "failed, 1m 30s")
+	_, list := h.get("/jobs")
+	row := list[strings.Index(list, `data-job="backup"`):]
+	row = row[:strings.Index(row, "</tr>")]
+	mustContain(t, row, `class="badge failed">failing</span>`, `class="strip"`)
+}
+
+func TestSkippedAndMissedOnJobPage(t *testing.T) {
+	h := newHarness(t, webui.Config{})
+	h.back.AddEvent(webui.Event{Time: demoNow.Add(-2 * time.Hour), Kind: "run.skipped", Job: "report", Message: "skipped the run for 12:00: previous run active (run 7)"})
+	_, body := h.get("/jobs/sync-inventory")
+	mustContain(t, body, `id="passed"`, `class="badge missed">missed</span>`)
+	_, body = h.get("/jobs/report")
+	mustContain(t, body, `class="badge skipped">skipped</span>`, "previous run active (run 7)")
+}

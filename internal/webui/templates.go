@@ -36,6 +36,14 @@ func (s *server) parseTemplates() (map[string]*template.Template, error) {
 		"applyURL":    func(id int64) string { return fmt.Sprintf("/applies/%d", id) },
 		"outcome":     outcomeClass,
 		"failureKind": failureKind,
+		"jobEvents":   func(job string) EventQuery { return EventQuery{Job: job} },
+		"oldestFirst": func(rs []Run) []Run {
+			out := make([]Run, len(rs))
+			for i, r := range rs {
+				out[len(rs)-1-i] = r
+			}
+			return out
+		},
 		"failedSince": func(t time.Time) EventQuery { return EventQuery{Kind: "run.failed", Since: t} },
 		"localInput": func(t time.Time, loc *time.Location) string {
 			if t.IsZero() {

@@ -211,7 +211,7 @@ func (b *Backend) settle() {
 // jobView returns a job with its computed status. Called with mu held.
 func (b *Backend) jobView(fj *fakeJob) webui.Job {
 	j := fj.job
-	j.Active, j.LastRun, j.NextFire = nil, nil, time.Time{}
+	j.Active, j.LastRun, j.NextFire, j.Recent = nil, nil, time.Time{}, nil
 	for i := len(b.runs) - 1; i >= 0; i-- {
 		r := b.runs[i]
 		if r.Job != j.Name {
@@ -220,6 +220,10 @@ func (b *Backend) jobView(fj *fakeJob) webui.Job {
 		if j.LastRun == nil {
 			r.Output = nil
 			j.LastRun = &r
+		}
+		if len(j.Recent) < webui.RecentRuns {
+			r.Output = nil
+			j.Recent = append(j.Recent, r)
 		}
 		if r.Active() {
 			j.Active = append(j.Active, r.ID)
