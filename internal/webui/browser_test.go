@@ -245,6 +245,7 @@ func TestBrowser(t *testing.T) {
 		{"calendars", testCalendarsInBrowser},
 		{"login", testLoginInBrowser},
 		{"agent", testAgentInBrowser},
+		{"refresh", testRefreshInBrowser},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			b.reset(t)
@@ -526,5 +527,21 @@ func testLoginInBrowser(t *testing.T, b *browser) {
 	b.mu.Unlock()
 	b.run(t, "right", chromedp.SetValue(`input[name=token]`, "let-me-in"), chromedp.Submit(`form.login`), chromedp.WaitVisible(`#jobs`))
 	b.run(t, "logout", chromedp.Click(`form.logout button`), chromedp.WaitVisible(`form.login`))
+	b.checkConsole(t)
+}
+
+// testRefreshInBrowser: the jobs list fetches itself again, shows a job
+// added meanwhile, and gives the keyboard focus back to the control that
+// had it.
+func testRefreshInBrowser(t *testing.T, b *browser) {
+	base, back := startDemo(t, webui.Config{RefreshSeconds: 1})
+	b.run(t, "jobs", chromedp.Navigate(base+"/jobs"), chromedp.WaitVisible(`#jobs`))
+	b.run(t, "focus", chromedp.Focus(`tr[data-job=report] button.trigger`))
+	back.AddJob(webui.Job{Name: "added-later", Schedule: "@daily", Zone: "UTC", Command: "true"}, nil)
+	b.run(t, "refreshed", chromedp.WaitVisible(`tr[data-job=added-later]`))
+	if got := eval[string](t, b, `document.activeElement.closest("tr") ? document.activeElement.closest("tr").getAttribute("data-job") + " " + document.activeElement.className : ""`); got != "report trigger" {
+		t.Errorf("after the refresh the focus is on %q, want the report row's Run now button", got)
+	}
+	b.run(t, "cluster", chromedp.Navigate(base+"/cluster"), chromedp.WaitVisible(`main[data-refresh]`))
 	b.checkConsole(t)
 }

@@ -28,6 +28,6 @@ func (s *server) cluster(w http.ResponseWriter, r *http.Request) {
 		v.LeaseExpires = *c.LeaseExpiresAt
 	}
 	p := s.newPage(r, "Cluster", "cluster", v)
-	p.Refresh = 10
+	p.AutoRefresh = 10
 	s.render(w, r, http.StatusOK, "cluster", "", p)
 }

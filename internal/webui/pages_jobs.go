@@ -84,7 +84,9 @@ func (s *server) overview(w http.ResponseWriter, r *http.Request) {
 		s.backendError(w, r, err)
 		return
 	}
-	s.render(w, r, http.StatusOK, "overview", "", s.newPage(r, "Overview", "overview", d))
+	p := s.newPage(r, "Overview", "overview", d)
+	p.AutoRefresh = s.cfg.RefreshSeconds
+	s.render(w, r, http.StatusOK, "overview", "", p)
 }
 
 // failuresSince counts the runs that failed since d.FailuresSince from the
@@ -144,7 +146,9 @@ func (s *server) jobs(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d.Jobs, d.Next = page.Jobs, page.Next
-	s.render(w, r, http.StatusOK, "jobs", "", s.newPage(r, "Jobs", "jobs", d))
+	p := s.newPage(r, "Jobs", "jobs", d)
+	p.AutoRefresh = s.cfg.RefreshSeconds
+	s.render(w, r, http.StatusOK, "jobs", "", p)
 }
 
 type jobData struct {

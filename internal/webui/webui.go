@@ -54,6 +54,9 @@ type Config struct {
 	Logger *slog.Logger
 	// PageSize is the number of rows on a paged list (default 50).
 	PageSize int
+	// RefreshSeconds is how often the overview and the jobs list fetch
+	// themselves again (default 15).
+	RefreshSeconds int
 }
 
 // server is the UI's http.Handler.
@@ -79,6 +82,9 @@ func New(cfg Config) (http.Handler, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.RefreshSeconds <= 0 {
+		cfg.RefreshSeconds = 15
 	}
 	if cfg.PageSize <= 0 {
 		cfg.PageSize = 50
@@ -230,6 +236,10 @@ type page struct {
 	Auth bool
 	// Notice is a one-line message after an action.
 	Notice string
+	// AutoRefresh, when positive, makes the page fetch its main content again
+	// every that many seconds (static/refresh.js), keeping the focus; without
+	// JavaScript the page reloads itself as often.
+	AutoRefresh int
 	// Refresh, when positive, makes the page reload itself every that many
 	// seconds when JavaScript is off.
 	Refresh int
