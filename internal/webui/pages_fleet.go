@@ -3,6 +3,7 @@ package webui
 import (
 	"html/template"
 	"net/http"
+	"strings"
 
 	"github.com/almanac-sh/almanac/internal/api/apitype"
 )
@@ -45,6 +46,44 @@ type windowsData struct {
 type resourceView struct {
 	Resource
 	Calendar template.HTML
+	// OutOfStep says how the resource's state disagrees with its
+	// schedule now; empty when it agrees or the schedule cannot say.
+	OutOfStep string
+}
+
+// resourcesData is the resources page: the resources the filter keeps.
+type resourcesData struct {
+	Resources []resourceView
+	// Filter keeps the resources whose displayed name or id contains it.
+	Filter string
+	// Total counts all resources, filtered or not.
+	Total int
+}
+
+// outOfStep compares a resource's state with what its schedule says now.
+// almanac acts only at transitions, so a resource started or stopped by
+// hand stays so until the next one: worth a warning, not an action.
+func outOfStep(res Resource, blocks []Interval, now int) string {
+	if len(blocks) == 0 || now < 0 || res.Validation == "errors" {
+		return ""
+	}
+	inside := false
+	for _, b := range blocks {
+		if now >= b.Start && now < b.End {
+			inside = true
+		}
+	}
+	switch {
+	case inside && !res.Up():
+		msg := res.Name + " is " + res.State + " inside a period its schedule keeps it running"
+		if !res.NextStart.IsZero() {
+			msg += "; almanac acts only at transitions, so it stays " + res.State + " until it is started by hand or the next start"
+		}
+		return msg
+	case !inside && res.Up():
+		return res.Name + " is running outside the periods its schedule keeps it running; almanac stops it only at the next stop"
+	}
+	return ""
 }
 
 func (s *server) resources(w http.ResponseWriter, r *http.Request) {
@@ -54,8 +93,12 @@ func (s *server) resources(w http.ResponseWriter, r *http.Request) {
 		s.backendError(w, r, err)
 		return
 	}
-	out := make([]resourceView, len(rs))
-	for i, res := range rs {
+	d := resourcesData{Filter: strings.TrimSpace(r.URL.Query().Get("q")), Total: len(rs)}
+	needle := strings.ToLower(d.Filter)
+	for _, res := range rs {
+		if needle != "" && !strings.Contains(strings.ToLower(res.Name), needle) && !strings.Contains(strings.ToLower(res.ID), needle) {
+			continue
+		}
 		cal := weekCalendar{
 			Label:  res.Name + " (" + zoneName(res.Zone) + "): scheduled running periods, starts and stops",
 			Blocks: runningPeriods(res.StartTimes, res.StopTimes),
@@ -65,9 +108,9 @@ func (s *server) resources(w http.ResponseWriter, r *http.Request) {
 		if res.Zone != "" {
 			cal.Now = weekMinute(now, zoneOf(res.Zone))
 		}
-		out[i] = resourceView{Resource: res, Calendar: cal.render()}
+		d.Resources = append(d.Resources, resourceView{Resource: res, Calendar: cal.render(), OutOfStep: outOfStep(res, cal.Blocks, cal.Now)})
 	}
-	s.render(w, r, http.StatusOK, "resources", "", s.newPage(r, "Resources", "resources", out))
+	s.render(w, r, http.StatusOK, "resources", "", s.newPage(r, "Resources", "resources", d))
 }
 
 func zoneName(z string) string {

@@ -725,3 +725,42 @@ func TestSkippedAndMissedOnJobPage(t *testing.T) {
 	_, body = h.get("/jobs/report")
 	mustContain(t, body, `class="badge skipped">skipped</span>`, "previous run active (run 7)")
 }
+
+func TestResourcesFilterAndOutOfStep(t *testing.T) {
+	h := newHarness(t, webui.Config{})
+	tests := []struct {
+		name     string
+		path     string
+		articles int
+		want     []string
+		not      []string
+	}{
+		// Wednesday 09:07 in New York: web-2 is stopped inside its office
+		// hours, web-1 is running as it should.
+		{"all", "/resources", webuitest.DemoResources,
+			[]string{`web-2 is stopped inside a period its schedule keeps it running`, `out of step`},
+			[]string{`web-1 is running outside`, `web-1 is stopped`}},
+		{"by name", "/resources?q=WEB", 2,
+			[]string{`id="r-demo-web-1"`, `id="r-demo-web-2"`, `value="WEB"`, `Show all`},
+			[]string{`id="r-demo-batch-1"`}},
+		{"by id", "/resources?q=demo-db", 1, []string{`id="r-demo-db-1"`}, []string{`id="r-demo-web-1"`}},
+		{"none", "/resources?q=nothing-like-this", 0, []string{`No resource name contains “nothing-like-this”`}, []string{`No managed resources`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, body := h.get(tt.path)
+			if code != http.StatusOK {
+				t.Fatalf("status %d", code)
+			}
+			if n := strings.Count(body, `<article class="resource"`); n != tt.articles {
+				t.Errorf("%d resources shown, want %d", n, tt.articles)
+			}
+			mustContain(t, body, tt.want...)
+			for _, s := range tt.not {
+				if strings.Contains(body, s) {
+					t.Errorf("body contains %q", s)
+				}
+			}
+		})
+	}
+}
