@@ -115,24 +115,6 @@ func (c *Controller) Statuses(ctx context.Context, jobs []store.Job) (map[string
 	return out, nil
 }
 
-// NextFires returns up to n instants strictly after from at which the job
-// is scheduled (ignoring suspend), in the job's time zone.
-func (c *Controller) NextFires(ctx context.Context, name string, from time.Time, n int) ([]time.Time, error) {
-	j, err := c.st.JobGet(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	comp, err := compile(j.Spec, c.cfg.Parse)
-	if err != nil {
-		return nil, err
-	}
-	var out []time.Time
-	for t := comp.sched.Next(from); !t.IsZero() && len(out) < n; t = comp.sched.Next(t) {
-		out = append(out, t.In(comp.loc))
-	}
-	return out, nil
-}
-
 // LiveOutput returns the output of a run executing on this node from byte
 // offset on, the offset to ask from next, and false when the run is not
 // executing here (finished, pending, or on another node).
@@ -149,6 +131,8 @@ func (c *Controller) LiveOutput(id, offset int64) ([]byte, int64, bool) {
 type Fire struct {
 	Job  string
 	Time time.Time // in the job's zone
+	// Outlook is what the job's gate will do to the fire.
+	Outlook Outlook
 }
 
 // Upcoming returns the first limit instants strictly after from at which
@@ -178,14 +162,14 @@ func (c *Controller) Upcoming(ctx context.Context, from time.Time, limit int) ([
 			}
 		}
 		if t := comp.sched.Next(from); !t.IsZero() {
-			h = append(h, upcoming{job: j.Spec.Name, next: t, c: comp})
+			h = append(h, upcoming{job: j.Spec.Name, next: t, c: comp, spec: j.Spec})
 		}
 	}
 	heap.Init(&h)
 	out := make([]Fire, 0, min(limit, len(h)))
 	for len(out) < limit && len(h) > 0 {
 		u := &h[0]
-		out = append(out, Fire{Job: u.job, Time: u.next.In(u.c.loc)})
+		out = append(out, Fire{Job: u.job, Time: u.next.In(u.c.loc), Outlook: c.outlook(u.spec, u.next)})
 		if t := u.c.sched.Next(u.next); t.IsZero() {
 			heap.Pop(&h)
 		} else {
@@ -201,6 +185,8 @@ type upcoming struct {
 	job  string
 	next time.Time
 	c    *compiled
+	// spec is the job's own: c may be shared with jobs gated otherwise.
+	spec store.JobSpec
 }
 
 // fireHeap orders jobs by their next instant, then name.

@@ -174,7 +174,20 @@ type Fire struct {
 	Time time.Time
 	// Zone is the job's zone, for showing the instant as the job reads it.
 	Zone string
+	// Outlook is what the job's gate will do to the fire: OutlookOnTime
+	// (or empty), OutlookWaits (until Until, if set) or OutlookWillMiss.
+	Outlook string
+	Until   time.Time
+	// Reason says why the run waits or will be missed.
+	Reason string
 }
+
+// Fire outlooks, as the job controller names them.
+const (
+	OutlookOnTime   = "on-time"
+	OutlookWaits    = "waits"
+	OutlookWillMiss = "will-miss"
+)
 
 // Run states as the UI knows them; a backend may use others, shown as they are.
 const (

@@ -28,7 +28,7 @@ type JobController interface {
 	JobStatus(ctx context.Context, name string) (httpapi.JobStatus, error)
 	// JobStatuses computes the status of a page of jobs at once.
 	JobStatuses(ctx context.Context, jobs []store.Job) (map[string]httpapi.JobStatus, error)
-	NextFires(ctx context.Context, name string, from time.Time, n int) ([]time.Time, error)
+	JobFires(ctx context.Context, name string, from time.Time, n int) ([]job.Fire, error)
 	// Kill stops an active run's process group; the run ends as killed.
 	Kill(ctx context.Context, id int64) error
 	// Upcoming merges the next fires of every job that is not suspended.
@@ -231,13 +231,13 @@ func runView(r store.Run) Run {
 
 func (d *daemonBackend) Fires(ctx context.Context, q FireQuery) ([]Fire, error) {
 	if q.Job != "" {
-		ts, err := d.cfg.Jobs.NextFires(ctx, q.Job, q.After, q.Limit)
+		fs, err := d.cfg.Jobs.JobFires(ctx, q.Job, q.After, q.Limit)
 		if err != nil {
 			return nil, notFound(err)
 		}
-		out := make([]Fire, len(ts))
-		for i, t := range ts {
-			out[i] = Fire{Job: q.Job, Time: t, Zone: t.Location().String()}
+		out := make([]Fire, len(fs))
+		for i, f := range fs {
+			out[i] = fireView(f)
 		}
 		return out, nil
 	}
@@ -248,10 +248,16 @@ func (d *daemonBackend) Fires(ctx context.Context, q FireQuery) ([]Fire, error) 
 	out := make([]Fire, 0, q.Limit)
 	for _, f := range fs {
 		if f.Time.After(q.After) && len(out) < q.Limit {
-			out = append(out, Fire{Job: f.Job, Time: f.Time, Zone: f.Time.Location().String()})
+			out = append(out, fireView(f))
 		}
 	}
 	return out, nil
+}
+
+// fireView converts one of the controller's fires.
+func fireView(f job.Fire) Fire {
+	return Fire{Job: f.Job, Time: f.Time, Zone: f.Time.Location().String(),
+		Outlook: f.Outlook.State, Until: f.Outlook.Until, Reason: f.Outlook.Reason}
 }
 
 // upcoming returns the merged upcoming fires after from, from the cache

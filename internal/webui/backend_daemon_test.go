@@ -28,11 +28,19 @@ type hourly struct{}
 
 func (hourly) Next(t time.Time) time.Time { return t.Truncate(time.Hour).Add(time.Hour) }
 
+// daily is a test schedule: every midnight UTC.
+type daily struct{}
+
+func (daily) Next(t time.Time) time.Time { return t.Truncate(24 * time.Hour).Add(24 * time.Hour) }
+
 func parseHourly(_, expr string, _ *time.Location) (job.Schedule, error) {
-	if expr != "@hourly" {
-		return nil, errors.New("only @hourly in this test")
+	switch expr {
+	case "@hourly":
+		return hourly{}, nil
+	case "@daily":
+		return daily{}, nil
 	}
-	return hourly{}, nil
+	return nil, errors.New("only @hourly and @daily in this test")
 }
 
 // jobController adapts *job.Controller as the daemon does for the API.
@@ -67,7 +75,10 @@ func newDaemonHarness(t *testing.T) *daemonHarness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	ctrl, err := job.NewController(job.Config{Store: st, Clock: c, Parse: parseHourly})
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	cal := weekly.NewCalendar(berlin, weekly.Window{Days: []time.Weekday{time.Wednesday}, Start: 14 * 60, Length: 120})
+	gates := func(name string) (job.Gate, bool) { return cal, name == "wednesday" }
+	ctrl, err := job.NewController(job.Config{Store: st, Clock: c, Parse: parseHourly, Gates: gates})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,6 +88,10 @@ func newDaemonHarness(t *testing.T) *daemonHarness {
 		{Name: "alpha", Cron: "@hourly", TimeZone: "europe-berlin", Shell: "echo alpha", StartingDeadlineSeconds: &deadline},
 		{Name: "beta", At: &at, Command: []string{"/bin/echo", "two words"}},
 		{Name: "gamma", Cron: "@hourly", Command: []string{"true"}, Suspend: true},
+		// Daily at midnight UTC, gated by Wednesday afternoons in Berlin:
+		// delta waits a week, epsilon's deadline passes first.
+		{Name: "delta", Cron: "@daily", Command: []string{"true"}, Schedule: "wednesday"},
+		{Name: "epsilon", Cron: "@daily", Command: []string{"true"}, Schedule: "wednesday", StartingDeadlineSeconds: &deadline},
 	} {
 		if _, err := ctrl.CreateJob(ctx, spec, store.SourceAPI); err != nil {
 			t.Fatal(err)
@@ -108,8 +123,6 @@ func newDaemonHarness(t *testing.T) *daemonHarness {
 		t.Fatal(err)
 	}
 	fs.Step(ctx, true)
-	berlin, _ := time.LoadLocation("Europe/Berlin")
-	cal := weekly.NewCalendar(berlin, weekly.Window{Days: []time.Weekday{time.Wednesday}, Start: 14 * 60, Length: 120})
 	back, err := webui.NewDaemonBackend(webui.DaemonConfig{
 		Store: st, Jobs: jobController{ctrl}, Resources: fs,
 		Windows: func(_ context.Context, now time.Time) ([]webui.Window, error) {
@@ -131,7 +144,7 @@ func TestDaemonBackendPages(t *testing.T) {
 		path  string
 		wants []string
 	}{
-		{"/", []string{`id="count-jobs"><span class="n">3</span> jobs<small>1 suspended</small>`, `<span class="n">1</span> failures`,
+		{"/", []string{`id="count-jobs"><span class="n">5</span> jobs<small>1 suspended</small>`, `<span class="n">1</span> failures`,
 			`data-window="wednesday" data-open="true"`}},
 		{"/jobs", []string{`data-job="alpha" data-suspended="false"`, "every hour (Europe/Berlin)", `<a class="badge failed" href="/runs/1">failed</a>`,
 			`data-job="gamma" data-suspended="true"`, "at 2025-03-14T16:07:00Z", "once, at Fri 14 Mar 2025 16:07 UTC"}},
@@ -157,7 +170,7 @@ func TestDaemonBackendPages(t *testing.T) {
 	fires := body[strings.Index(body, `id="next-fires"`):]
 	fires = fires[:strings.Index(fires, "</table>")]
 	// alpha every hour from 15:00; gamma is suspended; beta is two days away.
-	if n, a := strings.Count(fires, "<tr><td>"), strings.Count(fires, ">alpha</a>"); n != 10 || a != 10 {
+	if n, a := strings.Count(fires, "<tr data-outlook="), strings.Count(fires, ">alpha</a>"); n != 10 || a != 10 {
 		t.Errorf("next fires: %d rows, %d of alpha; want 10 and 10", n, a)
 	}
 	for _, p := range []string{"/jobs/nope", "/runs/99"} {
@@ -266,6 +279,31 @@ func TestWeeklyWindow(t *testing.T) {
 // TestOverviewCountsFailuresFromTheEventLog: the runs are pruned to the
 // history limit, but the failure count and the failing jobs come from the
 // event log, which keeps them all.
+func TestGateAwareFires(t *testing.T) {
+	h := newDaemonHarness(t)
+	tests := []struct {
+		path string
+		want []string
+	}{
+		{"/", []string{`<tr data-outlook="on-time">`, `>alpha</a></td><td><span class="outlook on-time">at its time</span>`}},
+		{"/jobs/alpha", []string{`<li data-outlook="on-time">`}},
+		// The gate next opens on Wednesday 19 March at 14:00 in Berlin.
+		{"/jobs/delta", []string{`<li data-outlook="waits">`, `<span class="outlook waits">waits until <time datetime="2025-03-19T13:00:00Z">`,
+			`schedule gate &#34;wednesday&#34; is closed`, `class="fire waits"`}},
+		{"/jobs/epsilon", []string{`<li data-outlook="will-miss">`, `<span class="outlook will-miss">will be missed</span>`,
+			`opens only after the starting deadline`, `class="fire will-miss"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			code, body := h.get(tt.path)
+			if code != http.StatusOK {
+				t.Fatalf("GET %s = %d", tt.path, code)
+			}
+			mustContain(t, body, tt.want...)
+		})
+	}
+}
+
 func TestOverviewCountsFailuresFromTheEventLog(t *testing.T) {
 	h := newDaemonHarness(t)
 	ctx := context.Background()

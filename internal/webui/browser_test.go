@@ -314,6 +314,44 @@ func testDaemonInBrowser(t *testing.T, b *browser) {
 		b.checkConsole(t)
 	})
 
+	t.Run("gate-aware upcoming fires", func(t *testing.T) {
+		// demo-midday-report fires at 12:05 UTC every day; its gate is open
+		// 12:00-12:30 UTC on weekdays and its deadline is ten minutes, so
+		// its weekday fires run at their time and its weekend ones will be
+		// missed. The agent's start-up apply (above) created it.
+		b.run(t, "job", chromedp.Navigate(base+"/jobs/demo-midday-report"), chromedp.WaitVisible(`#job-fires li`))
+		fires := eval[[]map[string]string](t, b, `[...document.querySelectorAll("#job-fires li")].map(li => ({outlook: li.dataset.outlook, at: li.querySelector("time").getAttribute("datetime"), text: li.innerText}))`)
+		if len(fires) != 20 {
+			t.Fatalf("%d fires listed, want 20", len(fires))
+		}
+		drawn := 0 // weekend fires inside the timeline's next two days
+		for _, f := range fires {
+			at, err := time.Parse(time.RFC3339, f["at"])
+			if err != nil {
+				t.Fatal(err)
+			}
+			weekend := at.Weekday() == time.Saturday || at.Weekday() == time.Sunday
+			want, text := "on-time", "at its time"
+			if weekend {
+				want, text = "will-miss", "will be missed"
+				if time.Until(at) < 47*time.Hour {
+					drawn++
+				}
+			}
+			if f["outlook"] != want || !strings.Contains(f["text"], text) {
+				t.Errorf("fire at %s (%s): outlook %q, text %q; want %q", at, at.Weekday(), f["outlook"], f["text"], want)
+			}
+		}
+		if n := eval[int](t, b, `document.querySelectorAll("svg.timeline .fire.will-miss").length`); n != drawn {
+			t.Errorf("the timeline marks %d fires as missed, want %d", n, drawn)
+		}
+		b.run(t, "overview", chromedp.Navigate(base+"/"), chromedp.WaitVisible(`#next-fires tbody tr`))
+		if n := eval[int](t, b, `[...document.querySelectorAll("#next-fires tbody tr")].filter(r => !r.dataset.outlook).length`); n != 0 {
+			t.Errorf("%d overview fires say nothing of their gate", n)
+		}
+		b.checkConsole(t)
+	})
+
 	t.Run("named windows", func(t *testing.T) {
 		// serve --demo defines weekend-maintenance (Sat-Sun, one block),
 		// nightly (01:00-04:00 Berlin, one block a day) and, in its agent
@@ -470,7 +508,8 @@ func testCalendarsInBrowser(t *testing.T, b *browser) {
 func testAgentInBrowser(t *testing.T, b *browser) {
 	dir, out := t.TempDir(), t.TempDir()
 	manifest := "file { '" + out + "/motd': content => \"hello\\n\" }\nnotify { 'hello': message => 'agent mode' }\n" +
-		"schedule { 'weekend-nights': range => '02:00 - 04:00', weekday => ['Sat', 'Sun'], time_zone => 'Europe/Berlin' }\n"
+		"schedule { 'weekend-nights': range => '02:00 - 04:00', weekday => ['Sat', 'Sun'], time_zone => 'Europe/Berlin' }\n" +
+		"job { 'slow-echo': cron => '0 0 1 1 *', command => 'echo started; sleep 120; echo never printed' }\n"
 	if err := os.WriteFile(filepath.Join(dir, "site.pp"), []byte(manifest), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -510,6 +549,25 @@ func testAgentInBrowser(t *testing.T, b *browser) {
 	}
 	if meta := eval[string](t, b, `document.querySelector("article[data-window=weekend-nights] .meta").textContent`); !strings.Contains(meta, "schedule") || !strings.Contains(meta, "Europe/Berlin") {
 		t.Errorf("schedule weekend-nights: meta line %q lacks its kind or zone", meta)
+	}
+
+	// A manifest job's output shows while it runs, and the Kill button
+	// ends it as killed.
+	b.run(t, "trigger", chromedp.Navigate(base+"/jobs/slow-echo"), chromedp.WaitVisible(`button.trigger`),
+		chromedp.Click(`button.trigger`), chromedp.WaitVisible(`#live[data-state=running]`))
+	deadline = time.Now().Add(30 * time.Second)
+	for !eval[bool](t, b, `(document.querySelector("#run-output") || {textContent: ""}).textContent.includes("started")`) {
+		if time.Now().After(deadline) {
+			t.Fatal("the run's output did not show while it ran")
+		}
+		time.Sleep(200 * time.Millisecond) // htmx polls the live section
+	}
+	if st := eval[string](t, b, `document.querySelector("#live").dataset.state`); st != "running" {
+		t.Errorf("output shown in state %q, want while running", st)
+	}
+	b.run(t, "kill", chromedp.Click(`#live button.kill`), chromedp.WaitVisible(`#live[data-state=killed]`))
+	if out := eval[string](t, b, `document.querySelector("#run-output").textContent`); strings.Contains(out, "never printed") {
+		t.Errorf("a killed run went on: %q", out)
 	}
 	b.checkConsole(t)
 }

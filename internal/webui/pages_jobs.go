@@ -14,6 +14,9 @@ import (
 const (
 	overviewFires = 10
 	jobFires      = 20
+	// timelineFires bounds the fires drawn on a job's timeline: two days
+	// of a minutely job with room to spare.
+	timelineFires = 5000
 	// The job timeline shows this much past and future around now.
 	timelinePast   = 5 * 24 * time.Hour
 	timelineFuture = 2 * 24 * time.Hour
@@ -210,16 +213,14 @@ func (s *server) job(w http.ResponseWriter, r *http.Request) {
 		Label: fmt.Sprintf("Runs of %s over the last %d days and fires over the next %d", name, int(timelinePast.Hours()/24), int(timelineFuture.Hours()/24)),
 		From:  now.Add(-timelinePast), To: now.Add(timelineFuture), Now: now, Loc: zoneOf(j.Zone), Runs: recent,
 	}
-	for _, f := range d.Fires {
-		tl.Fires = append(tl.Fires, f.Time)
-	}
+	tl.Fires = d.Fires
 	if len(d.Fires) == jobFires && d.Fires[jobFires-1].Time.Before(tl.To) {
-		// Twenty fires do not reach the end of the picture: ask for the rest.
-		more, err := s.cfg.Backend.Fires(ctx, FireQuery{Job: name, After: d.Fires[jobFires-1].Time, Limit: 400})
+		// Twenty fires do not reach the end of the picture: ask for the
+		// rest, up to a bound; a denser job's band says it was cut.
+		more, err := s.cfg.Backend.Fires(ctx, FireQuery{Job: name, After: d.Fires[jobFires-1].Time, Limit: timelineFires})
 		if err == nil {
-			for _, f := range more {
-				tl.Fires = append(tl.Fires, f.Time)
-			}
+			tl.Fires = append(slices.Clip(tl.Fires), more...)
+			tl.FiresCut = len(more) == timelineFires && more[len(more)-1].Time.Before(tl.To)
 		}
 	}
 	d.Timeline = tl.render()

@@ -143,7 +143,7 @@ func TestOverviewFires(t *testing.T) {
 	_, body := h.get("/")
 	table := body[strings.Index(body, `id="next-fires"`):]
 	table = table[:strings.Index(table, "</table>")]
-	if n := strings.Count(table, "<tr><td>"); n != 10 {
+	if n := strings.Count(table, "<tr data-outlook="); n != 10 {
 		t.Errorf("%d fires listed, want 10", n)
 	}
 	// The report job fires every 30 minutes, so it comes first at 14:30 UTC.
@@ -158,7 +158,7 @@ func TestJobDetail(t *testing.T) {
 	_, body := h.get("/jobs/backup")
 	fires := body[strings.Index(body, `id="job-fires"`):]
 	fires = fires[:strings.Index(fires, "</ol>")]
-	if n := strings.Count(fires, "<li>"); n != 20 {
+	if n := strings.Count(fires, "<li data-outlook="); n != 20 {
 		t.Errorf("%d fires, want 20", n)
 	}
 	// Backup fires at 02:00 Berlin, 01:00 UTC in March before DST.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -174,7 +175,7 @@ func TestTimeline(t *testing.T) {
 			{ID: 4, State: RunSucceeded, ScheduledTime: now.Add(-6 * 24 * time.Hour)}, // before the picture
 			{ID: 5, State: "weird", ScheduledTime: now.Add(-time.Hour)},
 		},
-		Fires: []time.Time{now.Add(time.Hour), now.Add(47 * time.Hour), now.Add(49 * time.Hour)},
+		Fires: []Fire{{Time: now.Add(time.Hour)}, {Time: now.Add(47 * time.Hour)}, {Time: now.Add(49 * time.Hour)}},
 	}
 	svg := string(tl.render())
 	for _, want := range []string{`<a class="run succeeded" href="/runs/1">`, `<a class="run failed" href="/runs/2">`,
@@ -197,6 +198,81 @@ func TestTimeline(t *testing.T) {
 	// A midnight tick per day inside the picture: Mar 8..14 (the 7th is before From).
 	if n := strings.Count(svg, `class="tick"`); n != 7 {
 		t.Errorf("%d day ticks, want 7", n)
+	}
+}
+
+func TestTimelineFires(t *testing.T) {
+	now := time.Date(2025, 3, 15, 12, 0, 0, 0, time.UTC) // a Saturday
+	base := timeline{Label: "t", From: now.Add(-5 * 24 * time.Hour), To: now.Add(2 * 24 * time.Hour), Now: now, Loc: time.UTC}
+	minutely := func(gated bool) []Fire {
+		var fs []Fire
+		for t := now.Add(time.Minute); t.Before(base.To); t = t.Add(time.Minute) {
+			f := Fire{Time: t}
+			if gated && t.Weekday() == time.Saturday {
+				f.Outlook, f.Until, f.Reason = OutlookWaits, time.Date(2025, 3, 17, 0, 0, 0, 0, time.UTC), `schedule gate "weekdays" is closed`
+			}
+			fs = append(fs, f)
+		}
+		return fs
+	}
+	tests := []struct {
+		name  string
+		fires []Fire
+		cut   bool
+		check func(t *testing.T, svg string)
+	}{
+		{"a minutely job fills its two days", minutely(false), false, func(t *testing.T, svg string) {
+			total := 0
+			for _, m := range regexp.MustCompile(`data-fires="(\d+)"`).FindAllStringSubmatch(svg, -1) {
+				n, _ := strconv.Atoi(m[1])
+				total += n
+			}
+			total += strings.Count(svg, `<circle class="fire"`)
+			if want := 48*60 - 1; total != want {
+				t.Errorf("the band counts %d fires, want %d", total, want)
+			}
+			// The last bar reaches the end of the axis.
+			bars := regexp.MustCompile(`<rect class="fire bar" x="([0-9.]+)" y="\d+" width="([0-9.]+)"`).FindAllStringSubmatch(svg, -1)
+			if len(bars) == 0 {
+				t.Fatal("no bars drawn")
+			}
+			x, _ := strconv.ParseFloat(bars[len(bars)-1][1], 64)
+			w, _ := strconv.ParseFloat(bars[len(bars)-1][2], 64)
+			if end := x + w; end < tlLeft+tlWidth-tlBucket {
+				t.Errorf("the last bar ends at %.1f, short of %d", end, tlLeft+tlWidth)
+			}
+		}},
+		{"fires waiting for a gate are marked", minutely(true), false, func(t *testing.T, svg string) {
+			if !strings.Contains(svg, `class="fire waits bar"`) || !strings.Contains(svg, `wait for the gate`) {
+				t.Error("Saturday's fires are not marked as waiting")
+			}
+			if !strings.Contains(svg, `<rect class="fire bar"`) {
+				t.Error("Sunday's fires are drawn as waiting too")
+			}
+		}},
+		{"one fire that will be missed", []Fire{{Time: now.Add(3 * time.Hour), Outlook: OutlookWillMiss, Reason: "gate opens only after the starting deadline"}}, false,
+			func(t *testing.T, svg string) {
+				svgContains(t, svg, `<circle class="fire will-miss"`, `next fire Sat 15 Mar 15:00 UTC: will be missed, gate opens only after the starting deadline`)
+			}},
+		{"a cut list says so", minutely(false)[:600], true, func(t *testing.T, svg string) {
+			svgContains(t, svg, `class="fire bar more"`, `more fires until Mon 17 Mar 12:00 UTC than are drawn`)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tl := base
+			tl.Fires, tl.FiresCut = tt.fires, tt.cut
+			tt.check(t, string(tl.render()))
+		})
+	}
+}
+
+func svgContains(t *testing.T, svg string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(svg, w) {
+			t.Errorf("missing %q", w)
+		}
 	}
 }
 

@@ -18,23 +18,29 @@ var pageNames = []string{"overview", "jobs", "job", "run", "windows", "resources
 
 func (s *server) parseTemplates() (map[string]*template.Template, error) {
 	funcs := template.FuncMap{
-		"asset":       func(name string) string { return "/static/" + name + "?v=" + s.assetVer },
-		"jobURL":      jobPath,
-		"runURL":      func(id int64) string { return fmt.Sprintf("/runs/%d", id) },
-		"when":        when,
-		"iso":         func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-		"whenIn":      whenIn,
-		"rel":         relative,
-		"dur":         duration,
-		"exit":        exitText,
-		"state":       stateClass,
-		"zoneOf":      zoneOf,
-		"join":        strings.Join,
-		"sortedKV":    sortedKV,
-		"zoneName":    zoneName,
-		"hours":       hours,
-		"applyURL":    func(id int64) string { return fmt.Sprintf("/applies/%d", id) },
-		"outcome":     outcomeClass,
+		"asset":    func(name string) string { return "/static/" + name + "?v=" + s.assetVer },
+		"jobURL":   jobPath,
+		"runURL":   func(id int64) string { return fmt.Sprintf("/runs/%d", id) },
+		"when":     when,
+		"iso":      func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"whenIn":   whenIn,
+		"rel":      relative,
+		"dur":      duration,
+		"exit":     exitText,
+		"state":    stateClass,
+		"zoneOf":   zoneOf,
+		"join":     strings.Join,
+		"sortedKV": sortedKV,
+		"zoneName": zoneName,
+		"hours":    hours,
+		"applyURL": func(id int64) string { return fmt.Sprintf("/applies/%d", id) },
+		"outcome":  outcomeClass,
+		"outlookClass": func(o string) string {
+			if o == "" {
+				return OutlookOnTime
+			}
+			return o
+		},
 		"failureKind": failureKind,
 		"jobEvents":   func(job string) EventQuery { return EventQuery{Job: job} },
 		"oldestFirst": func(rs []Run) []Run {

@@ -224,13 +224,14 @@ type Controller struct {
 	St  Store
 	Now time.Time
 
-	mu      sync.Mutex
-	changed []string
-	next    map[string][]time.Time
-	killed  []int64
+	mu       sync.Mutex
+	changed  []string
+	next     map[string][]time.Time
+	outlooks map[outlookKey]job.Outlook
+	killed   []int64
 }
 
-// SetNext sets the instants NextFires and JobStatus report for a job.
+// SetNext sets the instants JobFires and JobStatus report for a job.
 func (c *Controller) SetNext(name string, fires ...time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -349,20 +350,41 @@ func (c *Controller) JobStatus(ctx context.Context, name string) (httpapi.JobSta
 	return st, nil
 }
 
-// NextFires implements httpapi.Controller.
-func (c *Controller) NextFires(ctx context.Context, name string, from time.Time, n int) ([]time.Time, error) {
+// JobFires implements httpapi.Controller: the SetNext instants after
+// from, with the outlooks SetOutlook gave them (on time otherwise).
+func (c *Controller) JobFires(ctx context.Context, name string, from time.Time, n int) ([]job.Fire, error) {
 	if _, err := c.St.JobGet(ctx, name); err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var out []time.Time
+	var out []job.Fire
 	for _, t := range c.next[name] {
 		if t.After(from) && len(out) < n {
-			out = append(out, t)
+			o, ok := c.outlooks[outlookKey{name, t.UnixNano()}]
+			if !ok {
+				o = job.Outlook{State: job.OnTime}
+			}
+			out = append(out, job.Fire{Job: name, Time: t, Outlook: o})
 		}
 	}
 	return out, nil
+}
+
+// SetOutlook sets what the gate does to the job's fire at t.
+func (c *Controller) SetOutlook(name string, t time.Time, o job.Outlook) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.outlooks == nil {
+		c.outlooks = map[outlookKey]job.Outlook{}
+	}
+	c.outlooks[outlookKey{name, t.UnixNano()}] = o
+}
+
+// outlookKey names one fire of one job.
+type outlookKey struct {
+	job string
+	at  int64
 }
 
 // Kill implements httpapi.Controller: it records the request (see Killed);
@@ -409,13 +431,11 @@ func (c *Controller) Upcoming(ctx context.Context, from time.Time, limit int) ([
 		if j.Spec.Suspend {
 			continue
 		}
-		ts, err := c.NextFires(ctx, j.Spec.Name, from, limit)
+		fs, err := c.JobFires(ctx, j.Spec.Name, from, limit)
 		if err != nil {
 			return nil, err
 		}
-		for _, t := range ts {
-			out = append(out, job.Fire{Job: j.Spec.Name, Time: t})
-		}
+		out = append(out, fs...)
 	}
 	slices.SortStableFunc(out, func(a, b job.Fire) int { return a.Time.Compare(b.Time) })
 	return out[:min(limit, len(out))], nil

@@ -65,4 +65,20 @@ type NextFires struct {
 	Job      string      `json:"job"`
 	TimeZone string      `json:"time_zone"`
 	Next     []time.Time `json:"next"`
+	// Fires repeats Next with what the job's `schedule` gate will do to
+	// each instant.
+	Fires []Fire `json:"fires"`
+}
+
+// Fire is one upcoming instant of a job and what its gate will do to it.
+type Fire struct {
+	Time time.Time `json:"time"`
+	// Outlook is "on-time" (the run starts at its time), "waits" (its gate
+	// is closed then: it starts at Until, or when the gate comes to exist
+	// if Until is absent) or "will-miss" (the gate does not open before
+	// the starting deadline).
+	Outlook string     `json:"outlook"`
+	Until   *time.Time `json:"until,omitempty"`
+	// Reason says why a run waits or will be missed.
+	Reason string `json:"reason,omitempty"`
 }

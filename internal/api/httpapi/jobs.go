@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/api/apitype"
@@ -245,22 +244,31 @@ func (s *Server) nextFires(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	fires, err := s.cfg.Controller.NextFires(r.Context(), j.Spec.Name, from, int(n))
+	fires, err := s.cfg.Controller.JobFires(r.Context(), j.Spec.Name, from, int(n))
 	if errors.Is(err, store.ErrNotFound) {
 		return notFound(j.Spec.Name)
 	}
 	if err != nil {
 		return fmt.Errorf("next fires of job %q: %w", j.Spec.Name, err)
 	}
-	// Instants past year 9999 have no RFC 3339 form: the list ends there.
-	fires = slices.DeleteFunc(fires, func(t time.Time) bool { return t.Year() > 9999 })
-	if fires == nil {
-		fires = []time.Time{}
-	}
 	zone := j.Spec.TimeZone
 	if zone == "" {
 		zone = "UTC"
 	}
-	writeJSON(w, http.StatusOK, apitype.NextFires{Job: j.Spec.Name, TimeZone: zone, Next: fires})
+	out := apitype.NextFires{Job: j.Spec.Name, TimeZone: zone, Next: []time.Time{}, Fires: []apitype.Fire{}}
+	for _, f := range fires {
+		// Instants past year 9999 have no RFC 3339 form: the list ends there.
+		if f.Time.Year() > 9999 {
+			break
+		}
+		af := apitype.Fire{Time: f.Time, Outlook: f.Outlook.State, Reason: f.Outlook.Reason}
+		if !f.Outlook.Until.IsZero() && f.Outlook.Until.Year() <= 9999 {
+			until := f.Outlook.Until.In(f.Time.Location())
+			af.Until = &until
+		}
+		out.Next = append(out.Next, f.Time)
+		out.Fires = append(out.Fires, af)
+	}
+	writeJSON(w, http.StatusOK, out)
 	return nil
 }

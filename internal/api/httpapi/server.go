@@ -27,6 +27,7 @@ import (
 
 	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/loopback"
 	"github.com/almanac-sh/almanac/internal/store"
 )
@@ -62,9 +63,9 @@ type Controller interface {
 	// JobStatus returns what the controller knows of a job beyond its
 	// stored record.
 	JobStatus(ctx context.Context, name string) (JobStatus, error)
-	// NextFires returns up to n instants strictly after from at which the
-	// job is scheduled, in the job's zone.
-	NextFires(ctx context.Context, name string, from time.Time, n int) ([]time.Time, error)
+	// JobFires returns up to n instants strictly after from at which the
+	// job is scheduled, in the job's zone, each with what its gate will do.
+	JobFires(ctx context.Context, name string, from time.Time, n int) ([]job.Fire, error)
 	// Kill stops an active run's process group (TERM, then KILL after the
 	// grace period); the run ends as killed. store.ErrConflict if it has
 	// already ended.

@@ -16,6 +16,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/api/httpapi"
 	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/store"
 )
 
@@ -323,11 +324,22 @@ func TestNextFires(t *testing.T) {
 		fires = append(fires, t0.Add(time.Duration(i+1)*time.Hour))
 	}
 	b.ctrl.SetNext("a", fires...)
+	b.ctrl.SetOutlook("a", fires[1], job.Outlook{State: job.Waits, Until: fires[3], Reason: `schedule gate "w" is closed`})
+	b.ctrl.SetOutlook("a", fires[2], job.Outlook{State: job.WillMiss, Reason: `schedule gate "w" opens only after the starting deadline`})
 	var nf apitype.NextFires
 	r := b.do(t, "GET", "/api/v1/jobs/a/next?n=3", "")
 	r.decode(t, &nf)
 	if r.code != 200 || nf.Job != "a" || nf.TimeZone != "Europe/Berlin" || len(nf.Next) != 3 || !nf.Next[0].Equal(fires[0]) {
 		t.Fatalf("next = %d %s", r.code, r.body)
+	}
+	// Each fire says what the job's gate does to it.
+	for _, want := range []string{`"outlook":"on-time"`, `"outlook":"waits","until":"` + fires[3].Format(time.RFC3339), `"outlook":"will-miss","reason":"schedule gate \"w\" opens only after`} {
+		if !strings.Contains(r.body, want) {
+			t.Errorf("next fires lack %s: %s", want, r.body)
+		}
+	}
+	if len(nf.Fires) != 3 || nf.Fires[0].Until != nil || nf.Fires[1].Until == nil || !nf.Fires[1].Until.Equal(fires[3]) {
+		t.Errorf("fires = %+v", nf.Fires)
 	}
 	r = b.do(t, "GET", "/api/v1/jobs/a/next?from="+fires[5].Format(time.RFC3339), "")
 	nf = apitype.NextFires{}
