@@ -13,6 +13,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/api/httpapi"
 	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/store"
 )
 
@@ -33,6 +34,8 @@ func TestClientCommands(t *testing.T) {
 	t.Parallel()
 	st, ctrl, server := fakeDaemon(t)
 	ctrl.SetNext("backup", time.Date(2030, 6, 2, 0, 0, 0, 0, time.UTC), time.Date(2030, 6, 3, 0, 0, 0, 0, time.UTC))
+	ctrl.SetOutlook("backup", time.Date(2030, 6, 3, 0, 0, 0, 0, time.UTC), job.Outlook{State: job.Waits,
+		Until: time.Date(2030, 6, 3, 8, 0, 0, 0, time.UTC), Reason: `schedule gate "office" is closed`})
 
 	out, errOut, code := runCLI(t, "run", "backup", "--schedule", "0 2 * * *", "--tz", "Europe/Berlin", server, "--", "tar", "czf", "/tmp/x.tgz", "/etc")
 	if code != 0 || !strings.Contains(out, "job backup created (next run ") {
@@ -90,7 +93,7 @@ func TestClientCommands(t *testing.T) {
 		t.Fatalf("logs by job: %d %q", code, out)
 	}
 	out, _, _ = runCLI(t, "describe", "job", "backup", server)
-	for _, want := range []string{"Schedule:", "0 3 * * *", `/bin/sh -c "echo hi | wc -c"`, "Concurrency policy:", "Allow", "Recent runs:", "failed", "Next 2 fires (UTC):\n  2030-06-02T00:00:00Z\n  2030-06-03T00:00:00Z\n"} {
+	for _, want := range []string{"Schedule:", "0 3 * * *", `/bin/sh -c "echo hi | wc -c"`, "Concurrency policy:", "Allow", "Recent runs:", "failed", "Next 2 fires (UTC):\n  2030-06-02T00:00:00Z\n  2030-06-03T00:00:00Z  waits until 2030-06-03T08:00:00Z: schedule gate \"office\" is closed\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("describe lacks %q:\n%s", want, out)
 		}

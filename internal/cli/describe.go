@@ -168,8 +168,8 @@ func runDescribe(ctx context.Context, e *env, args []string) error {
 	kv("  Next schedule time", nextTime)
 	if len(next.Next) > 0 {
 		fmt.Fprintf(w, "Next %d fires (%s):\n", len(next.Next), next.TimeZone)
-		for _, t := range next.Next {
-			fmt.Fprintf(w, "  %s\n", t.Format(time.RFC3339))
+		for i, t := range next.Next {
+			fmt.Fprintf(w, "  %s%s\n", t.Format(time.RFC3339), outlookNote(next.Fires, i))
 		}
 	}
 	if *nRuns > 0 {
@@ -192,4 +192,24 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// outlookNote says what the job's gate does to fire i, for describe's list
+// of next fires; empty when the run starts at its time (or the daemon
+// predates outlooks).
+func outlookNote(fires []apitype.Fire, i int) string {
+	if i >= len(fires) {
+		return ""
+	}
+	f := fires[i]
+	switch f.Outlook {
+	case "waits":
+		if f.Until != nil {
+			return fmt.Sprintf("  waits until %s: %s", f.Until.Format(time.RFC3339), f.Reason)
+		}
+		return "  waits: " + f.Reason
+	case "will-miss":
+		return "  will be missed: " + f.Reason
+	}
+	return ""
 }
