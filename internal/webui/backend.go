@@ -296,7 +296,14 @@ type Window struct {
 	// it closes (open) or next opens (closed), zero if never.
 	Open  bool
 	Until time.Time
+	// Gates names jobs whose schedule gate this window is (at most ten,
+	// by name); GatedJobs counts them all.
+	Gates     []string
+	GatedJobs int
 }
+
+// MoreGated is how many gated jobs Gates leaves out.
+func (w Window) MoreGated() int { return w.GatedJobs - len(w.Gates) }
 
 // WeeklyMinutes returns how many minutes a week the window is open.
 func (w Window) WeeklyMinutes() int {

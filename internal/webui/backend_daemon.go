@@ -82,6 +82,11 @@ type daemonBackend struct {
 	fires    []job.Fire
 	firesAt  time.Time // when computed (the query's After)
 	firesFor int       // the limit they were computed for
+
+	// gates caches which jobs each schedule gate holds, by gate name, for
+	// the windows page; gatesAt is when it was read (zero: never).
+	gates   map[string][]string
+	gatesAt time.Time
 }
 
 // fireCacheTTL is how long the merged upcoming fires are reused.
@@ -422,7 +427,52 @@ func (d *daemonBackend) Windows(ctx context.Context, now time.Time) ([]Window, e
 	if d.cfg.Windows == nil {
 		return nil, nil
 	}
-	return d.cfg.Windows(ctx, now)
+	ws, err := d.cfg.Windows(ctx, now)
+	if err != nil {
+		return nil, err
+	}
+	gates, err := d.gatedJobs(ctx, now)
+	if err != nil {
+		return nil, err
+	}
+	for i := range ws {
+		names := gates[ws[i].Name]
+		ws[i].GatedJobs = len(names)
+		ws[i].Gates = names[:min(len(names), maxGateNames)]
+	}
+	return ws, nil
+}
+
+// maxGateNames caps the job names listed under a window; the count says
+// how many there are in all.
+const maxGateNames = 10
+
+// gatedJobs maps each schedule gate to the names of the jobs it holds,
+// in name order, read from the store at most once per fireCacheTTL.
+func (d *daemonBackend) gatedJobs(ctx context.Context, now time.Time) (map[string][]string, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.gatesAt.IsZero() && !now.Before(d.gatesAt) && now.Sub(d.gatesAt) < fireCacheTTL {
+		return d.gates, nil
+	}
+	gates := make(map[string][]string)
+	for after := ""; ; {
+		js, err := d.cfg.Store.JobList(ctx, store.JobListParams{After: after, Limit: 1000})
+		if err != nil {
+			return nil, err
+		}
+		for _, j := range js {
+			if g := j.Spec.Schedule; g != "" {
+				gates[g] = append(gates[g], j.Spec.Name)
+			}
+		}
+		if len(js) < 1000 {
+			break
+		}
+		after = js[len(js)-1].Spec.Name
+	}
+	d.gates, d.gatesAt = gates, now
+	return gates, nil
 }
 
 func (d *daemonBackend) Cluster(ctx context.Context) (apitype.Cluster, error) {

@@ -304,6 +304,28 @@ func TestGateAwareFires(t *testing.T) {
 	}
 }
 
+// TestWindowsPage: each window's calendar carries readable HTML labels
+// (day names with this week's dates, hours every three) and the window
+// names the jobs it gates.
+func TestWindowsPage(t *testing.T) {
+	h := newDaemonHarness(t)
+	code, body := h.get("/windows")
+	if code != http.StatusOK {
+		t.Fatalf("GET /windows = %d", code)
+	}
+	// demoNow is Wednesday 12 March 2025, in the week of Monday 10 March.
+	mustContain(t, body,
+		`<span class="wk-day">Mon<small>10 Mar</small></span>`,
+		`<span class="wk-day today">Wed<small>12 Mar</small></span>`,
+		`<span class="wk-day weekend">Sun<small>16 Mar</small></span>`,
+		`<span class="h12">12:00</span>`,
+		`<line class="hour major"`,
+		`<p class="gates" data-gated="2">Gates 2 jobs: <a href="/jobs/delta">delta</a>, <a href="/jobs/epsilon">epsilon</a></p>`)
+	if strings.Contains(body, "<text") {
+		t.Error("calendar still draws its labels as SVG text, which shrinks with the picture")
+	}
+}
+
 func TestOverviewCountsFailuresFromTheEventLog(t *testing.T) {
 	h := newDaemonHarness(t)
 	ctx := context.Background()

@@ -379,6 +379,41 @@ func testDaemonInBrowser(t *testing.T, b *browser) {
 		b.checkConsole(t)
 	})
 
+	t.Run("calendar labels readable", func(t *testing.T) {
+		// The day and hour labels are HTML beside the stretched SVG, so
+		// they keep a readable size on a desktop and on a phone.
+		for _, width := range []int64{1280, 390} {
+			b.run(t, fmt.Sprint("windows at ", width), chromedp.EmulateViewport(width, 900), chromedp.Navigate(base+"/windows"), chromedp.WaitVisible(`.weekcal`))
+			sizes := eval[[]float64](t, b, `[...document.querySelectorAll(".weekcal .wk-day, .weekcal .wk-day small, .weekcal .wk-hours span")].map(e => parseFloat(getComputedStyle(e).fontSize))`)
+			if len(sizes) == 0 {
+				t.Fatalf("%d px: no calendar labels", width)
+			}
+			for _, px := range sizes {
+				if px < 11 {
+					t.Errorf("%d px wide: a calendar label is %.1f px, want at least 11", width, px)
+					break
+				}
+			}
+			if n := eval[int](t, b, `document.querySelectorAll("article[data-window=nightly] .wk-day small").length`); n != 7 {
+				t.Errorf("%d px: %d day columns carry a date, want 7", width, n)
+			}
+			if n := eval[int](t, b, `document.querySelectorAll("article[data-window=nightly] svg.week line.hour").length`); n != 23 {
+				t.Errorf("%d px: %d hour lines, want 23", width, n)
+			}
+			// The labels line up with the drawing: 12:00 sits half-way down.
+			off := eval[float64](t, b, `(() => { const a = document.querySelector("article[data-window=nightly]"); const s = a.querySelector("svg.week").getBoundingClientRect(); const l = [...a.querySelectorAll(".wk-hours span")].find(e => e.textContent == "12:00").getBoundingClientRect(); return Math.abs((l.top + l.height/2) - (s.top + s.height/2)) })()`)
+			if off > 2 {
+				t.Errorf("%d px: the 12:00 label is %.1f px off the calendar's middle", width, off)
+			}
+		}
+		b.run(t, "reset", chromedp.EmulateReset())
+		gates := eval[string](t, b, `(document.querySelector("article[data-window=demo-midday] p.gates") || {}).textContent || ""`)
+		if !strings.Contains(gates, "demo-midday-report") {
+			t.Errorf("demo-midday names the jobs it gates as %q, want demo-midday-report among them", gates)
+		}
+		b.checkConsole(t)
+	})
+
 	t.Run("suspend from the jobs table", func(t *testing.T) {
 		b.run(t, "jobs", chromedp.Navigate(base+"/jobs"), chromedp.WaitVisible(`tr[data-job=office-hours-report] button.suspend`))
 		eval[int](t, b, "window.notReloaded = 1") // an htmx swap keeps this; a reload loses it

@@ -22,10 +22,12 @@ func (s *server) windows(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]windowView, len(ws))
 	for i, win := range ws {
+		loc := zoneOf(win.Zone)
 		cal := weekCalendar{
 			Label:  win.Name + " (" + zoneName(win.Zone) + "): open periods of the week",
 			Blocks: win.Intervals,
-			Now:    weekMinute(now, zoneOf(win.Zone)),
+			Now:    weekMinute(now, loc),
+			Monday: mondayOf(now, loc),
 		}
 		out[i] = windowView{Window: win, Calendar: cal.render()}
 	}
@@ -107,6 +109,7 @@ func (s *server) resources(w http.ResponseWriter, r *http.Request) {
 		}
 		if res.Zone != "" {
 			cal.Now = weekMinute(now, zoneOf(res.Zone))
+			cal.Monday = mondayOf(now, zoneOf(res.Zone))
 		}
 		d.Resources = append(d.Resources, resourceView{Resource: res, Calendar: cal.render(), OutOfStep: outOfStep(res, cal.Blocks, cal.Now)})
 	}

@@ -170,9 +170,12 @@ func TestJobDetail(t *testing.T) {
 	if got := strings.Count(svg, `<a class="run `); got != 4 {
 		t.Errorf("%d runs on the timeline, want 4", got)
 	}
-	if got := strings.Count(svg, `class="fire"`); got != 2 {
-		t.Errorf("%d future fires on the timeline, want 2", got)
+	// Its gate, weekend-maintenance (Sat 22:00 to Sun 06:00 Berlin), is
+	// shut on Thursday and Friday past the two-hour starting deadline.
+	if got := strings.Count(svg, `class="fire will-miss"`); got != 2 {
+		t.Errorf("%d future fires on the timeline marked will-miss, want 2", got)
 	}
+	mustContain(t, fires, `<li data-outlook="will-miss">`, `<li data-outlook="on-time"><time datetime="2025-03-16T01:00:00Z"`)
 	if code, _ := h.get("/jobs/nope"); code != http.StatusNotFound {
 		t.Errorf("unknown job: %d, want 404", code)
 	}

@@ -14,15 +14,17 @@ const (
 	weekMinutes = 7 * dayMinutes
 )
 
-// Geometry of the weekly calendar, in SVG user units. The picture scales to
-// its container through its viewBox, so these only fix proportions.
+// Geometry of the weekly calendar, in SVG user units. The drawing stretches
+// to its box (preserveAspectRatio="none"), so these only fix proportions;
+// the day and hour labels are HTML around it, so they keep the page's text
+// size at any width instead of shrinking with the picture.
 const (
-	calGutter = 44 // left margin for the hour labels
-	calHeader = 22 // top margin for the day names
+	calGutter = 0  // the hour labels are outside the SVG
+	calHeader = 0  // and so are the day names
 	calColW   = 96 // one day's column
 	calHourH  = 12 // one hour
-	calWidth  = calGutter + 7*calColW + 2
-	calHeight = calHeader + 24*calHourH + 8 // room for the 24:00 label
+	calWidth  = calGutter + 7*calColW
+	calHeight = calHeader + 24*calHourH
 )
 
 var dayNames = [7]string{"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"}
@@ -40,6 +42,9 @@ type weekCalendar struct {
 	Starts, Stops []int
 	// Now is the current week minute; negative draws no line.
 	Now int
+	// Monday is the date of the week's Monday, to put dates on the day
+	// columns; zero leaves them off.
+	Monday time.Time
 }
 
 // piece is the part of a block inside one day column.
@@ -79,15 +84,42 @@ func clockText(w int) string {
 	return fmt.Sprintf("%s %02d:%02d", dayNames[w/dayMinutes], w%dayMinutes/60, w%60)
 }
 
-// render draws the calendar as an inline SVG element. Each block is a
+// render draws the calendar: HTML day names (with dates when Monday is
+// set) and hour labels around an inline SVG of the week. Each block is a
 // <g class="block"> (one per interval, holding one <rect> per day it
 // touches) with data-start/data-end in week minutes.
 func (c weekCalendar) render() template.HTML {
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="week" viewBox="0 0 %d %d" role="img" aria-label="%s" xmlns="http://www.w3.org/2000/svg">`,
+	b.WriteString(`<div class="weekcal"><div class="wk-head" aria-hidden="true"><span></span>`)
+	today := -1
+	if c.Now >= 0 && !c.Monday.IsZero() {
+		today = mod(c.Now, weekMinutes) / dayMinutes
+	}
+	for d := range 7 {
+		cls := "wk-day"
+		if d >= 5 {
+			cls += " weekend"
+		}
+		if d == today {
+			cls += " today"
+		}
+		fmt.Fprintf(&b, `<span class="%s">%s`, cls, dayNames[d])
+		if !c.Monday.IsZero() {
+			fmt.Fprintf(&b, `<small>%s</small>`, c.Monday.AddDate(0, 0, d).Format("2 Jan"))
+		}
+		b.WriteString(`</span>`)
+	}
+	b.WriteString(`</div><div class="wk-body"><div class="wk-hours" aria-hidden="true">`)
+	for h := 0; h <= 24; h += 3 {
+		// The page's CSP allows no style attributes: a class per label
+		// places it (.h0 … .h24 in style.css).
+		fmt.Fprintf(&b, `<span class="h%d">%02d:00</span>`, h, h)
+	}
+	b.WriteString(`</div>`)
+	fmt.Fprintf(&b, `<svg class="week" viewBox="0 0 %d %d" preserveAspectRatio="none" role="img" aria-label="%s" xmlns="http://www.w3.org/2000/svg">`,
 		calWidth, calHeight, template.HTMLEscapeString(c.Label))
 	fmt.Fprintf(&b, `<title>%s</title>`, template.HTMLEscapeString(c.Label))
-	// Grid: day columns and hour lines every 3 hours, labels every 6.
+	// Grid: day columns and a line every hour, stronger every 3 hours.
 	for d := range 7 {
 		x := calGutter + d*calColW
 		cls := "day"
@@ -95,14 +127,14 @@ func (c weekCalendar) render() template.HTML {
 			cls = "day weekend"
 		}
 		fmt.Fprintf(&b, `<rect class="%s" x="%d" y="%d" width="%d" height="%d"/>`, cls, x, calHeader, calColW, 24*calHourH)
-		fmt.Fprintf(&b, `<text class="dayname" x="%d" y="%d">%s</text>`, x+calColW/2, calHeader-7, dayNames[d])
 	}
-	for h := 0; h <= 24; h += 3 {
+	for h := 1; h < 24; h++ {
 		y := calHeader + h*calHourH
-		fmt.Fprintf(&b, `<line class="hour" x1="%d" y1="%d" x2="%d" y2="%d"/>`, calGutter, y, calGutter+7*calColW, y)
-		if h%6 == 0 {
-			fmt.Fprintf(&b, `<text class="hourname" x="%d" y="%d">%02d:00</text>`, calGutter-5, y+4, h)
+		cls := "hour"
+		if h%3 == 0 {
+			cls = "hour major"
 		}
+		fmt.Fprintf(&b, `<line class="%s" x1="%d" y1="%d" x2="%d" y2="%d"/>`, cls, calGutter, y, calGutter+7*calColW, y)
 	}
 	for _, iv := range c.Blocks {
 		ps := pieces(iv)
@@ -136,10 +168,10 @@ func (c weekCalendar) render() template.HTML {
 		w := mod(c.Now, weekMinutes)
 		x := calGutter + w/dayMinutes*calColW
 		y := float64(calHeader) + float64(w%dayMinutes)*calHourH/60
-		fmt.Fprintf(&b, `<g class="now" data-minute="%d"><title>now: %s</title><line x1="%d" y1="%s" x2="%d" y2="%s"/><circle cx="%d" cy="%s" r="3"/></g>`,
-			w, clockText(w), x, num(y), x+calColW, num(y), x, num(y))
+		fmt.Fprintf(&b, `<g class="now" data-minute="%d"><title>now: %s</title><line x1="%d" y1="%s" x2="%d" y2="%s"/></g>`,
+			w, clockText(w), x, num(y), x+calColW, num(y))
 	}
-	b.WriteString(`</svg>`)
+	b.WriteString(`</svg></div></div>`)
 	return template.HTML(b.String())
 }
 
@@ -155,6 +187,13 @@ func weekMinute(t time.Time, loc *time.Location) int {
 	t = t.In(loc)
 	day := (int(t.Weekday()) + 6) % 7 // Monday = 0
 	return day*dayMinutes + t.Hour()*60 + t.Minute()
+}
+
+// mondayOf returns the date of the Monday that starts t's week in loc.
+func mondayOf(t time.Time, loc *time.Location) time.Time {
+	t = t.In(loc)
+	y, m, d := t.Date()
+	return time.Date(y, m, d-(int(t.Weekday())+6)%7, 0, 0, 0, 0, loc)
 }
 
 // runningPeriods turns a resource's start and stop events (week minutes)

@@ -163,6 +163,33 @@ func TestWeekMinute(t *testing.T) {
 	}
 }
 
+func TestMondayOf(t *testing.T) {
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		t    time.Time
+		loc  *time.Location
+		want string
+	}{
+		{"monday itself", time.Date(2025, 3, 10, 0, 0, 0, 0, time.UTC), time.UTC, "2025-03-10"},
+		{"sunday night", time.Date(2025, 3, 16, 23, 59, 0, 0, time.UTC), time.UTC, "2025-03-10"},
+		{"already monday in berlin", time.Date(2025, 3, 16, 23, 30, 0, 0, time.UTC), berlin, "2025-03-17"},
+		{"across a month", time.Date(2025, 4, 2, 12, 0, 0, 0, time.UTC), time.UTC, "2025-03-31"},
+		{"across a DST change", time.Date(2025, 3, 30, 12, 0, 0, 0, time.UTC), berlin, "2025-03-24"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := mondayOf(tt.t, tt.loc)
+			if got.Format("2006-01-02") != tt.want || got.Weekday() != time.Monday || got.Location() != tt.loc {
+				t.Errorf("mondayOf(%v, %v) = %v, want %s", tt.t, tt.loc, got, tt.want)
+			}
+		})
+	}
+}
+
 func TestTimeline(t *testing.T) {
 	now := time.Date(2025, 3, 12, 12, 0, 0, 0, time.UTC)
 	code := 0

@@ -317,7 +317,7 @@ func (b *Backend) Fires(_ context.Context, q webui.FireQuery) ([]webui.Fire, err
 			if t = fj.sched.Next(t); t.IsZero() {
 				break
 			}
-			out = append(out, webui.Fire{Job: name, Time: t, Zone: fj.job.Zone})
+			out = append(out, b.gated(webui.Fire{Job: name, Time: t, Zone: fj.job.Zone}, fj.job))
 		}
 	}
 	if q.Job != "" {
@@ -512,9 +512,37 @@ func (b *Backend) Windows(_ context.Context, now time.Time) ([]webui.Window, err
 	out := slices.Clone(b.windows)
 	for i := range out {
 		out[i].Open, out[i].Until = openUntil(out[i], now)
+		for _, fj := range b.jobs {
+			if fj.job.Gate == out[i].Name {
+				out[i].Gates = append(out[i].Gates, fj.job.Name)
+			}
+		}
+		slices.Sort(out[i].Gates)
+		out[i].GatedJobs = len(out[i].Gates)
 	}
 	sort.SliceStable(out, func(i, k int) bool { return strings.ToLower(out[i].Name) < strings.ToLower(out[k].Name) })
 	return out, nil
+}
+
+// gated fills in what the job's gate, when it names one of the windows,
+// does to the fire: nothing when the window is open at its time, a wait
+// until it opens, or a miss when that is past the starting deadline.
+func (b *Backend) gated(f webui.Fire, j webui.Job) webui.Fire {
+	f.Outlook = webui.OutlookOnTime
+	for _, w := range b.windows {
+		if w.Name != j.Gate {
+			continue
+		}
+		open, until := openUntil(w, f.Time)
+		switch {
+		case open:
+		case until.IsZero() || (j.StartingDeadline > 0 && until.Sub(f.Time) > j.StartingDeadline):
+			f.Outlook, f.Reason = webui.OutlookWillMiss, fmt.Sprintf("schedule gate %q opens only after the starting deadline", w.Name)
+		default:
+			f.Outlook, f.Until, f.Reason = webui.OutlookWaits, until, fmt.Sprintf("schedule gate %q is closed", w.Name)
+		}
+	}
+	return f
 }
 
 // openUntil says whether w is open at now and when that changes, looking at
