@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/almanac-sh/almanac/internal/daemon"
+
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/inputfile"
 )
@@ -150,7 +152,8 @@ func report(stderr io.Writer, err error) int {
 	}
 	fmt.Fprintf(stderr, "almanac: %s\n", oneLine(err.Error()))
 	var u *usageError
-	if errors.As(err, &u) {
+	var du *daemon.UsageError
+	if errors.As(err, &u) || errors.As(err, &du) {
 		return exitUsage
 	}
 	return exitFailure

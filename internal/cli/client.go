@@ -15,6 +15,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/almanac-sh/almanac/internal/daemon"
+
 	"github.com/almanac-sh/almanac/internal/api/apiclient"
 	"github.com/almanac-sh/almanac/internal/apitoken"
 	"github.com/almanac-sh/almanac/internal/job"
@@ -30,7 +32,7 @@ type clientFlags struct {
 
 // defaultDataDir is serve's --data default, and where the client looks for
 // the daemon's token when none is given.
-const defaultDataDir = "./almanac-data"
+const defaultDataDir = daemon.DefaultDataDir
 
 // envOr returns the environment variable's value, or def when it is unset
 // or empty.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/almanac-sh/almanac/internal/api/apiclient"
 	"github.com/almanac-sh/almanac/internal/api/apitype"
+	"github.com/almanac-sh/almanac/internal/shellwords"
 )
 
 func init() {
@@ -100,7 +101,7 @@ func runDescribe(ctx context.Context, e *env, args []string) error {
 	} else {
 		quoted := make([]string, len(s.Command.Argv))
 		for i, a := range s.Command.Argv {
-			quoted[i] = shellQuote(a)
+			quoted[i] = shellwords.Quote(a)
 		}
 		kv("Command", strings.Join(quoted, " "))
 	}
@@ -181,17 +182,6 @@ func runDescribe(ctx context.Context, e *env, args []string) error {
 		return printRuns(e, runs)
 	}
 	return nil
-}
-
-// shellQuote quotes an argument the way a POSIX shell would need it.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '-' || r == '_' || r == '.' || r == '/' || r == '=' || r == ':' || r == ',' || r == '+' || r == '@' ||
-			(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // outlookNote says what the job's gate does to fire i, for describe's list

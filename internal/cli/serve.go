@@ -2,104 +2,21 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"flag"
-	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"os"
-	"strconv"
-	"strings"
-	"time"
 
-	"github.com/almanac-sh/almanac/internal/api/httpapi"
-	"github.com/almanac-sh/almanac/internal/apitoken"
-	"github.com/almanac-sh/almanac/internal/clock"
-	"github.com/almanac-sh/almanac/internal/connlimit"
-	"github.com/almanac-sh/almanac/internal/job"
-	"github.com/almanac-sh/almanac/internal/jobnotify"
-	"github.com/almanac-sh/almanac/internal/loopback"
-	"github.com/almanac-sh/almanac/internal/store"
-	"github.com/almanac-sh/almanac/internal/store/sqlitestore"
+	"github.com/almanac-sh/almanac/internal/daemon"
 )
 
 func init() {
 	register("serve", "run the daemon: job controller, HTTP API and metrics", runServe)
 }
 
-// serveOptions are serve's flags after validation.
-type serveOptions struct {
-	data      string
-	listen    string
-	manifests string
-	storeURL  string
-	demo      bool
-	token     string
-	// insecure turns authentication off (--insecure-no-auth); the API then
-	// answers only loopback requests addressed to a loopback name.
-	insecure bool
-	node     string
-	grace    time.Duration
-	reset    bool // set a damaged or lost SQLite database aside and start empty
-	// notifyDefault are the notification targets of jobs that name none;
-	// publicBase is the daemon's URL for links in notifications.
-	notifyDefault stringsFlag
-	publicBase    string
-	http          httpLimits
-	reboot        rebootFlags
-	tls           tlsFiles
-	agent         agentOptions // agent mode, with manifests (serve_agent.go)
-	fleet         fleetOptions
-	windows       windowFlag         // --windows items (serve_windowset.go)
-	named         *namedWindows      // the calendars they and --demo define
-	schedules     *manifestSchedules // the schedule resources of --manifests
-	// errOut receives problems that need more than one line (the
-	// positioned errors of bad manifests at start-up).
-	errOut io.Writer
-}
-
-// controller is what the daemon needs of the job controller: the API's
-// calls plus a lifecycle.
-type controller interface {
-	httpapi.Controller
-	// Run schedules and executes runs until ctx is cancelled; then it stops
-	// starting runs, waits up to the grace period for active ones, kills
-	// the rest and records that. It returns when all of that is done.
-	Run(ctx context.Context) error
-	// StoreHealth reports whether the controller's store writes fail, and
-	// since when.
-	StoreHealth() (since time.Time, err error)
-	// JobStatuses and Upcoming serve the web UI's lists of many jobs.
-	JobStatuses(ctx context.Context, jobs []store.Job) (map[string]httpapi.JobStatus, error)
-	Upcoming(ctx context.Context, from time.Time, limit int) ([]job.Fire, error)
-}
-
-// shutdownHTTP bounds how long in-flight API requests may take at shutdown.
-const shutdownHTTP = 5 * time.Second
-
+// runServe parses serve's flags and runs the daemon until ctx ends.
 func runServe(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("serve")
-	host, _ := os.Hostname()
-	o := serveOptions{errOut: e.stderr}
-	fs.StringVar(&o.data, "data", defaultDataDir, "directory of the embedded database and the API token")
-	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "address of the API, web UI and /metrics")
-	fs.StringVar(&o.manifests, "manifests", "", "directory of *.pp manifests to apply as an agent (and their jobs)")
-	addAgentFlags(fs, &o.agent)
-	fs.StringVar(&o.storeURL, "store", "", "store URL; empty for SQLite under --data")
-	fs.BoolVar(&o.demo, "demo", false, "start with example jobs, windows and fleet, and without --manifests an agent on a demo manifest under --data")
-	fs.StringVar(&o.token, "token", os.Getenv("ALMANAC_TOKEN"), "bearer token clients must send (env ALMANAC_TOKEN; default: the token file in --data, generated at first start)")
-	fs.BoolVar(&o.insecure, "insecure-no-auth", false, "serve without a token: any local user may then run commands as this daemon's user (loopback only)")
-	fs.StringVar(&o.node, "node", host, "this daemon's node name, recorded on the runs it executes")
-	fs.DurationVar(&o.grace, "grace", 30*time.Second, "at shutdown, how long active runs may finish before they are killed")
-	addFleetFlags(fs, &o.fleet)
-	addHTTPFlags(fs, &o.http)
-	addRebootFlags(fs, &o.reboot)
-	fs.BoolVar(&o.reset, "reset", false, "if the SQLite database under --data is damaged or lost, set it aside (renamed, never deleted) and start with an empty one")
-	addTLSFlags(fs, &o.tls)
-	fs.Var(&o.notifyDefault, "notify-default", "notification target of jobs that name none: mailto:ADDRESS, an http(s):// webhook or slack+https://URL (repeatable)")
-	fs.StringVar(&o.publicBase, "public-url", "", "the daemon's URL as people reach it, for links in notifications (default: http(s)://LISTEN)")
-	addWindowFlags(fs, &o.windows)
+	cfg := daemon.Config{ErrOut: e.stderr, Version: Version}
+	cfg.AddFlags(fs)
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	pos, err := parseFlags(fs, args)
@@ -109,103 +26,18 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if len(pos) > 0 {
 		return usagef("serve: unexpected argument %q", pos[0])
 	}
-	if _, port, err := net.SplitHostPort(o.listen); err != nil {
-		return usagef("serve: --listen %q is not host:port (like 127.0.0.1:8080)", o.listen)
-	} else if p, err := strconv.Atoi(port); err == nil && (p < 0 || p > 65535) {
-		return usagef("serve: --listen %q: port %d out of range 0-65535", o.listen, p)
-	}
-	if o.manifests != "" {
-		// Checked here so a mistyped directory is a usage error, not a
-		// failure after the store has been opened.
-		if fi, err := os.Stat(o.manifests); err != nil {
-			return usagef("serve: --manifests: %w", unwrapPath(err))
-		} else if !fi.IsDir() {
-			return usagef("serve: --manifests %s is not a directory", o.manifests)
-		}
-	}
-	if err := o.checkAuth(fs); err != nil {
-		return err
-	}
-	if err := o.agent.check(); err != nil {
-		return err
-	}
-	if err := o.http.check(); err != nil {
-		return err
-	}
-	if err := o.reboot.check(); err != nil {
-		return err
-	}
-	if err := o.tls.load(); err != nil {
-		return err
-	}
-	for _, t := range o.notifyDefault {
-		if err := job.CheckNotifyTarget(t); err != nil {
-			return usagef("serve: --notify-default: %v", err)
-		}
-	}
-	if o.grace < 0 {
-		return usagef("serve: --grace %s must not be negative", o.grace)
-	}
-	if o.node == "" {
-		o.node = "almanac"
-	}
-	if err := o.fleet.check(o.demo); err != nil {
-		return err
-	}
-	if o.named, err = loadNamedWindows(o.windows, o.demo); err != nil {
+	if err := cfg.Check(fs); err != nil {
 		return err
 	}
 	logger, err := newLogger(e.stderr, *logFormat, *logLevel)
 	if err != nil {
 		return err
 	}
-	return serve(ctx, o, logger)
-}
-
-// checkAuth checks the authentication flags: a given token must be usable,
-// and --insecure-no-auth excludes --token and any non-loopback address.
-func (o *serveOptions) checkAuth(fs *flag.FlagSet) error {
-	tokenSet := false
-	fs.Visit(func(f *flag.Flag) { tokenSet = tokenSet || f.Name == "token" })
-	if o.insecure {
-		if tokenSet {
-			return usagef("serve: --insecure-no-auth and --token exclude each other")
-		}
-		if !loopback.Listen(o.listen) {
-			return usagef("serve: --listen %s accepts connections from other machines; --insecure-no-auth is allowed on loopback only", o.listen)
-		}
-		o.token = ""
-		return nil
-	}
-	if o.token != "" || tokenSet {
-		if err := apitoken.Check(o.token); err != nil {
-			return usagef("serve: --token (or ALMANAC_TOKEN): %v", err)
-		}
-	}
-	return nil
-}
-
-// loadToken reads the token stored under --data when none was given,
-// generating it at first start and telling the operator once where it is.
-func (o *serveOptions) loadToken(stderr io.Writer, log *slog.Logger) error {
-	if o.insecure {
-		log.Warn("authentication is off (--insecure-no-auth): any local user can create jobs that run as this daemon's user")
-		return nil
-	}
-	if o.token != "" {
-		return nil
-	}
-	tok, created, err := apitoken.LoadOrCreate(o.data)
+	d, err := daemon.New(ctx, cfg, logger)
 	if err != nil {
-		return fmt.Errorf("API token: %w", err)
+		return err
 	}
-	o.token = tok
-	if created {
-		fmt.Fprintf(stderr, "almanac: generated an API token, stored in %s (readable by this user only):\n\n    %s\n\n"+
-			"The CLI run from this directory (or with --data %s or ALMANAC_DATA) finds it there; the web UI asks for it once.\n\n",
-			apitoken.Path(o.data), tok, o.data)
-	}
-	return nil
+	return d.Run(ctx)
 }
 
 // newLogger builds the daemon's structured logger.
@@ -222,206 +54,4 @@ func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	}
 	return nil, usagef("serve: --log-format %q: want text or json", format)
-}
-
-// serve runs the daemon until ctx is cancelled (SIGINT or SIGTERM).
-func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
-	clk := clock.Real{}
-	// Listen first: a busy port fails before anything else starts, and
-	// the node registers the address it really got (a port of 0 picks
-	// one), so other nodes and clients can reach it.
-	tcp, err := net.Listen("tcp", o.listen)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", o.listen, err)
-	}
-	ln := connlimit.New(tcp, o.http.maxConns)
-	defer ln.Close()
-	o.listen = ln.Addr().String()
-	st, err := openStore(ctx, o, clk)
-	if err != nil && o.reset && (errors.Is(err, sqlitestore.ErrDamaged) || errors.Is(err, sqlitestore.ErrMissing)) {
-		if err := resetSQLite(o, clk, log); err != nil {
-			return err
-		}
-		st, err = openStore(ctx, o, clk)
-	}
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	// The token is generated once the store opened, so a start refused for
-	// another reason leaves no new file behind.
-	if err := o.loadToken(o.errOut, log); err != nil {
-		return err
-	}
-	cl, ctrlStore, err := joinCluster(ctx, st, o, clk, log)
-	if err != nil {
-		return err
-	}
-
-	now := clk.Now()
-	if o.demo {
-		n, err := seedDemo(ctx, st, now)
-		if err != nil {
-			return err
-		}
-		log.Info("demo jobs loaded", "created", n, "total", len(demoJobs()))
-		if o.manifests == "" {
-			if o.manifests, err = writeDemoManifests(o.data); err != nil {
-				return err
-			}
-			log.Info("demo manifests written", "dir", o.manifests)
-		}
-	}
-	manifests, err := newManifestJobs(o, st, clk, log)
-	if err != nil {
-		return err
-	}
-	o.schedules = manifests.scheduleSet()
-	fl, err := newFleetDaemon(st, o, clk, cl.fleetLeading(), log)
-	if err != nil {
-		return err
-	}
-	notifier := jobnotify.New(jobnotify.Config{
-		SMTP: o.fleet.smtp, From: o.fleet.smtpFrom, Default: o.notifyDefault, PublicURL: o.publicURL(),
-		Events: st, Clock: clk, Logger: log.With("component", "notify"),
-	})
-	ctrl, err := newController(ctrlStore, o, clk, log, manifests.gateFunc(), notifier.Report)
-	if err != nil {
-		return err
-	}
-	if err := manifests.start(ctx, ctrl, o.errOut); err != nil {
-		return err
-	}
-	metrics := httpapi.NewMetrics(st)
-	if err := metrics.Prime(ctx); err != nil {
-		return fmt.Errorf("read event log: %w", err)
-	}
-	locks, err := newFleetLock(o, st, manifests, notifier.Alert, clk, log)
-	if err != nil {
-		return err
-	}
-	api := httpapi.New(httpapi.Config{
-		RebootGroups: rebootGroupsAPI(locks),
-		Store:        st, Controller: ctrl, Fleet: fl, Token: o.token, Clock: clk,
-		Logger: log, Metrics: metrics, Version: Version, Health: storeHealthReason(ctrl),
-	})
-	cl.register(api)
-	api.Handle("/fleetlock/", locks)
-	api.Handle("GET /api/v1/windows", httpapi.WindowsHandler(daemonWindows{o.named, o.schedules}, clk))
-
-	ag, stopAgent, err := startAgent(ctx, o, st, clk, log, api, cl.agentLeading(), manifests)
-	if err != nil {
-		return err
-	}
-	defer stopAgent()
-
-	handler, err := withWebUI(api, st, ctrl, fl, cl, ag, o, clk, log, rebootGroupsAPI(locks))
-	if err != nil {
-		return err
-	}
-	srv := o.http.server(handler)
-	srv.TLSConfig = o.tls.config()
-	srv.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
-	srv.BaseContext = func(net.Listener) context.Context { return context.WithoutCancel(ctx) }
-	addr := ln.Addr().String()
-	log.Info("serving", "addr", addr, "url", o.tls.scheme()+"://"+addr, "data", o.data, "node", o.node,
-		"auth", map[bool]string{true: "bearer token", false: "none (--insecure-no-auth)"}[o.token != ""], "version", Version)
-
-	httpErr := make(chan error, 1)
-	go func() {
-		if srv.TLSConfig != nil {
-			httpErr <- srv.ServeTLS(ln, "", "")
-		} else {
-			httpErr <- srv.Serve(ln)
-		}
-	}()
-	ctrlDone := make(chan error, 1)
-	ctrlCtx, stopCtrl := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopCtrl()
-	go func() { ctrlDone <- ctrl.Run(ctrlCtx) }()
-	clusterDone := make(chan error, 1)
-	go func() { clusterDone <- cl.run(ctrlCtx, ctrl) }()
-	stopFleet := fl.start(ctx)
-	defer stopFleet()
-	go manifests.watch(ctrlCtx)
-	go notifier.Run(ctrlCtx)
-	go notifier.WatchOverdue(ctrlCtx, st)
-	go locks.WatchHolds(ctrlCtx)
-
-	var runErr error
-	select {
-	case <-ctx.Done():
-		log.Info("shutting down", "grace", o.grace)
-	case err := <-httpErr:
-		runErr = fmt.Errorf("http server: %w", err)
-	case err := <-ctrlDone:
-		ctrlDone <- err
-		if err == nil {
-			err = errors.New("stopped unexpectedly")
-		}
-		runErr = fmt.Errorf("job controller: %w", err)
-	}
-	// Stop the controller first so no run starts while the API goes away;
-	// keep the API answering while active runs get their grace period.
-	stopCtrl()
-	stopFleet()
-	if err := <-ctrlDone; err != nil && !errors.Is(err, context.Canceled) && runErr == nil {
-		runErr = fmt.Errorf("job controller: %w", err)
-	}
-	<-clusterDone
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownHTTP)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		log.Warn("http shutdown", "err", err)
-	}
-	if runErr != nil {
-		return runErr
-	}
-	log.Info("stopped")
-	return nil
-}
-
-// openStore opens the store --store names: SQLite under --data by default.
-func openStore(ctx context.Context, o serveOptions, clk clock.Clock) (store.Store, error) {
-	switch {
-	case o.storeURL == "" || o.storeURL == "sqlite":
-		return openSQLite(ctx, o.data, clk)
-	case strings.HasPrefix(o.storeURL, "postgres://"), strings.HasPrefix(o.storeURL, "postgresql://"):
-		return openPostgres(ctx, o.storeURL, clk)
-	}
-	return nil, usagef("serve: --store %q: want empty (SQLite under --data) or postgres://...", redactURL(o.storeURL))
-}
-
-// publicURL is where people reach the daemon: --public-url, or its address.
-func (o *serveOptions) publicURL() string {
-	if o.publicBase != "" {
-		return o.publicBase
-	}
-	return o.tls.scheme() + "://" + o.listen
-}
-
-// storeHealthReason returns /healthz's check: the store's write failure, if
-// the controller's writes fail.
-func storeHealthReason(ctrl controller) func() string {
-	return func() string {
-		since, err := ctrl.StoreHealth()
-		if err == nil {
-			return ""
-		}
-		return fmt.Sprintf("store: writes failing since %s: %v", since.UTC().Format(time.RFC3339), err)
-	}
-}
-
-// redactURL hides a password in a store URL before it is printed.
-func redactURL(s string) string {
-	scheme, rest, ok := strings.Cut(s, "://")
-	if !ok {
-		return s
-	}
-	if at := strings.LastIndex(rest, "@"); at >= 0 {
-		if user, _, hasPw := strings.Cut(rest[:at], ":"); hasPw {
-			return scheme + "://" + user + ":xxxxx@" + rest[at+1:]
-		}
-	}
-	return s
 }

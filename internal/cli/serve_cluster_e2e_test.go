@@ -10,10 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/almanac-sh/almanac/internal/api/apiclient"
 	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/pgtest"
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Default lease settings the cluster test runs with (the daemon's defaults).

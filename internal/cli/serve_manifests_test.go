@@ -13,6 +13,7 @@ import (
 
 	"github.com/almanac-sh/almanac/internal/api/apiclient"
 	"github.com/almanac-sh/almanac/internal/api/apitype"
+	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/manifestdir"
 	"github.com/almanac-sh/almanac/internal/manifestjob"
 	"github.com/almanac-sh/almanac/internal/store"
@@ -216,7 +217,7 @@ func TestDaemonExampleManifests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, err := manifestjob.FromCatalog(cat, parseCron)
+	set, err := manifestjob.FromCatalog(cat, job.ParseCron)
 	if err != nil {
 		t.Fatal(err)
 	}

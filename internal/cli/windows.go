@@ -99,7 +99,7 @@ func printWindows(w io.Writer, at time.Time, cal *weekly.Calendar, zone string, 
 	fmt.Fprintf(w, "time zone:      %s\n", zone)
 	fmt.Fprintf(w, "windows:\n")
 	// A window across Sunday midnight is stored as two intervals; show it as one.
-	for _, iv := range joinedIntervals(cal) {
+	for _, iv := range cal.JoinedIntervals() {
 		_, err := fmt.Fprintf(w, "  %s  (%s)\n", iv, fmtSpan(time.Duration(iv.End-iv.Start)*time.Minute))
 		if err != nil {
 			return err

@@ -4,13 +4,19 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/almanac-sh/almanac/internal/api/apitest"
+	"github.com/almanac-sh/almanac/internal/api/apitype"
+	"github.com/almanac-sh/almanac/internal/api/httpapi"
 	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/daemon"
 )
 
 // writeFragments writes name -> content into a temporary directory and
@@ -191,5 +197,41 @@ func TestFmtSpan(t *testing.T) {
 		if got := fmtSpan(d); got != want {
 			t.Errorf("fmtSpan(%v) = %q, want %q", d, got, want)
 		}
+	}
+}
+
+// TestGetWindows runs `almanac get windows` against the real API handler.
+func TestGetWindows(t *testing.T) {
+	nw, err := daemon.DemoWindows()
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2030, 6, 1, 12, 0, 0, 0, time.UTC)
+	st := apitest.NewMemStore()
+	api := httpapi.New(httpapi.Config{Store: st, Controller: &apitest.Controller{St: st, Now: at}, Clock: clock.NewFake(at)})
+	api.Handle("GET /api/v1/windows", httpapi.WindowsHandler(nw, clock.NewFake(at)))
+	ts := httptest.NewServer(api)
+	t.Cleanup(ts.Close)
+
+	out, errOut, code := runCLI(t, "get", "windows", "--server="+ts.URL)
+	if code != 0 {
+		t.Fatalf("get windows: %d %s", code, errOut)
+	}
+	for _, re := range []string{
+		`(?m)^NAME\s+ZONE\s+OPEN\s+UNTIL\s+NEXT OPEN\s+MIN/WEEK\s+WINDOWS$`,
+		`(?m)^nightly\s+Europe/Berlin\s+false\s+-\s+2030-06-02T01:00:00\+02:00\s+1260\s+Mon 01:00-Mon 04:00, Tue 01:00`,
+		`(?m)^weekend-maintenance\s+UTC\s+true\s+2030-06-03T00:00:00Z\s+-\s+2880\s+Sat 00:00-Mon 00:00$`,
+	} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("output does not match %s:\n%s", re, out)
+		}
+	}
+	out, _, code = runCLI(t, "get", "windows", "-o", "json", "--server="+ts.URL)
+	var l apitype.WindowList
+	if code != 0 || json.Unmarshal([]byte(out), &l) != nil || len(l.Items) != 2 || !l.At.Equal(at) {
+		t.Fatalf("get windows -o json: %d %s", code, out)
+	}
+	if _, errOut, code = runCLI(t, "get", "windows", "--job", "x", "--server="+ts.URL); code != exitUsage || !strings.Contains(errOut, "--job") {
+		t.Errorf("get windows --job: %d %q", code, errOut)
 	}
 }

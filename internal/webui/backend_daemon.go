@@ -513,12 +513,8 @@ func (d *daemonBackend) Apply(ctx context.Context, id int64) (*agent.Report, err
 // intervals, is drawn as one block.
 func WeeklyWindow(name, kind string, cal *weekly.Calendar, now time.Time) Window {
 	w := Window{Name: name, Kind: kind, Zone: cal.Location().String()}
-	for _, iv := range cal.Intervals() {
+	for _, iv := range cal.JoinedIntervals() {
 		w.Intervals = append(w.Intervals, Interval{iv.Start, iv.End})
-	}
-	if n := len(w.Intervals); n > 1 && w.Intervals[0].Start == 0 && w.Intervals[n-1].End == weekMinutes {
-		w.Intervals[n-1].End = weekMinutes + w.Intervals[0].End
-		w.Intervals = w.Intervals[1:]
 	}
 	if cal.Contains(now) {
 		w.Open = true

@@ -107,6 +107,18 @@ func (c *Calendar) Intervals() []Interval {
 	return out
 }
 
+// JoinedIntervals is Intervals with a window across Sunday midnight, which
+// Intervals gives as two, joined into one whose End passes 10080: the form
+// in which `almanac windows` and the web UI show a week.
+func (c *Calendar) JoinedIntervals() []Interval {
+	ivs := c.Intervals()
+	if n := len(ivs); n > 1 && ivs[0].Start == 0 && ivs[n-1].End == MinutesPerWeek {
+		ivs[n-1].End = MinutesPerWeek + ivs[0].End
+		ivs = ivs[1:]
+	}
+	return ivs
+}
+
 // Contains reports whether t lies inside a window.
 func (c *Calendar) Contains(t time.Time) bool {
 	if len(c.starts) == 0 {

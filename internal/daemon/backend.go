@@ -1,4 +1,4 @@
-package cli
+package daemon
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 // openSQLite opens the embedded store under dir.
 // resetSQLite sets the damaged or lost SQLite database under --data aside
 // for --reset. A healthy database is never reset.
-func resetSQLite(o serveOptions, clk clock.Clock, log *slog.Logger) error {
+func resetSQLite(o Config, clk clock.Clock, log *slog.Logger) error {
 	moved, err := sqlitestore.SetAside(o.data, clk.Now())
 	if err != nil {
 		return fmt.Errorf("--reset: %w", err)
@@ -36,12 +36,12 @@ func openSQLite(ctx context.Context, dir string, clk clock.Clock) (store.Store, 
 }
 
 // newController builds the job controller the daemon runs.
-func newController(st store.Store, o serveOptions, clk clock.Clock, log *slog.Logger, gates job.GateFunc, report func(context.Context, job.Outcome)) (controller, error) {
+func newController(st store.Store, o Config, clk clock.Clock, log *slog.Logger, gates job.GateFunc, report func(context.Context, job.Outcome)) (controller, error) {
 	c, err := job.NewController(job.Config{
 		Report:        report,
 		Store:         st,
 		Clock:         clk,
-		Parse:         parseCron,
+		Parse:         job.ParseCron,
 		Gates:         gates,
 		Node:          o.node,
 		Term:          controllerTerm(st),

@@ -1,4 +1,4 @@
-package cli
+package daemon
 
 import (
 	"context"
@@ -81,21 +81,23 @@ type clusterNode struct {
 	pg   *pgstore.Store
 	self string
 	addr string
-	clk  clock.Clock
+	// version is this build's, for the single-node cluster view.
+	version string
+	clk     clock.Clock
 }
 
 // joinCluster prepares cluster membership for st and returns the store the
 // job controller must use: on PostgreSQL it lets only the leader schedule.
 // On PostgreSQL it registers the node first and refuses to go on if
 // another live process already acts as --node.
-func joinCluster(ctx context.Context, st store.Store, o serveOptions, clk clock.Clock, log *slog.Logger) (*clusterNode, store.Store, error) {
-	c := &clusterNode{self: o.node, addr: o.listen, clk: clk}
+func joinCluster(ctx context.Context, st store.Store, o Config, clk clock.Clock, log *slog.Logger) (*clusterNode, store.Store, error) {
+	c := &clusterNode{self: o.node, addr: o.listen, version: o.Version, clk: clk}
 	pb, ok := st.(*pgBackend)
 	if !ok {
 		return c, st, nil
 	}
 	n, err := cluster.New(cluster.Config{
-		Store: pb.Store, ID: o.node, Address: o.listen, Version: Version,
+		Store: pb.Store, ID: o.node, Address: o.listen, Version: o.Version,
 		TTL: pb.ttl, RenewInterval: pb.renew, Clock: clk, Logger: log.With("component", "cluster"),
 	})
 	if err != nil {
@@ -146,7 +148,7 @@ func (c *clusterNode) Cluster(ctx context.Context) (apitype.Cluster, error) {
 	if c.node == nil {
 		now := c.clk.Now().UTC()
 		return apitype.Cluster{Leader: c.self, Self: c.self, Now: now,
-			Nodes: []apitype.ClusterNode{{ID: c.self, Address: c.addr, Version: Version, Host: hostname(), PID: os.Getpid(), Leader: true}}}, nil
+			Nodes: []apitype.ClusterNode{{ID: c.self, Address: c.addr, Version: c.version, Host: hostname(), PID: os.Getpid(), Leader: true}}}, nil
 	}
 	cl, err := c.node.Cluster(ctx)
 	if err != nil {

@@ -1,4 +1,4 @@
-package cli
+package daemon
 
 import (
 	"context"
@@ -79,7 +79,7 @@ type pather interface{ Path() string }
 //
 // The agent hears of manifest changes from the watcher that reloads the
 // manifest jobs (manifests), so the directory is read by one poller.
-func startAgent(ctx context.Context, o serveOptions, st store.Store, clk clock.Clock, log *slog.Logger, api *httpapi.Server, leading func() (bool, int64), manifests *manifestJobs) (ag httpapi.Agent, stop func(), err error) {
+func startAgent(ctx context.Context, o Config, st store.Store, clk clock.Clock, log *slog.Logger, api *httpapi.Server, leading func() (bool, int64), manifests *manifestJobs) (ag httpapi.Agent, stop func(), err error) {
 	if o.manifests == "" {
 		return nil, func() {}, nil
 	}

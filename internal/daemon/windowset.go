@@ -1,4 +1,4 @@
-package cli
+package daemon
 
 import (
 	"context"
@@ -7,14 +7,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/almanac-sh/almanac/internal/api/apiclient"
 	"github.com/almanac-sh/almanac/internal/api/apitype"
+	"github.com/almanac-sh/almanac/internal/api/httpapi"
 	"github.com/almanac-sh/almanac/internal/webui"
-	"github.com/almanac-sh/almanac/internal/weekly"
 	"github.com/almanac-sh/almanac/internal/zincati"
 )
 
@@ -113,6 +111,12 @@ length_minutes = 180
 
 // loadNamedWindows reads every --windows item and, with demo, the demo
 // windows whose names no item took. Two items of one name are an error.
+// DemoWindows returns the named windows serve --demo defines, as GET
+// /api/v1/windows serves them.
+func DemoWindows() (httpapi.WindowSource, error) {
+	return loadNamedWindows(nil, true)
+}
+
 func loadNamedWindows(args []windowArg, demo bool) (*namedWindows, error) {
 	nw := &namedWindows{}
 	seen := map[string]string{}
@@ -168,7 +172,7 @@ func (nw *namedWindows) Windows(_ context.Context, at time.Time) ([]apitype.Wind
 			next = next.In(loc)
 			aw.NextStart = &next
 		}
-		for _, iv := range joinedIntervals(cal) {
+		for _, iv := range cal.JoinedIntervals() {
 			aw.Windows = append(aw.Windows, apitype.WindowSpan{
 				Start: weekClock(iv.Start), End: weekClock(iv.End), StartMinute: iv.Start, EndMinute: iv.End})
 		}
@@ -187,18 +191,6 @@ func weekClock(m int) string {
 	return fmt.Sprintf("%s %02d:%02d", days[m/(24*60)], m/60%24, m%60)
 }
 
-// joinedIntervals returns the calendar's open periods with a period across
-// Sunday midnight, which the calendar keeps as two, joined into one whose
-// End passes weekMinutes (as `almanac windows` and the web UI show it).
-func joinedIntervals(cal *weekly.Calendar) []weekly.Interval {
-	ivs := cal.Intervals()
-	if n := len(ivs); n > 1 && ivs[0].Start == 0 && ivs[n-1].End == weekMinutes {
-		ivs[n-1].End = weekMinutes + ivs[0].End
-		ivs = ivs[1:]
-	}
-	return ivs
-}
-
 // uiWindows lists the named windows for the web UI, open state at now.
 func (nw *namedWindows) uiWindows(_ context.Context, now time.Time) ([]webui.Window, error) {
 	if nw == nil {
@@ -212,34 +204,4 @@ func (nw *namedWindows) uiWindows(_ context.Context, now time.Time) ([]webui.Win
 		out = append(out, v)
 	}
 	return out, nil
-}
-
-// getWindows prints the daemon's named windows (`almanac get windows`).
-func getWindows(ctx context.Context, e *env, c *apiclient.Client, jsonOut bool) error {
-	l, err := c.Windows(ctx, time.Time{})
-	if err != nil {
-		return apiErr(err)
-	}
-	if jsonOut {
-		return writeJSONOut(e.stdout, l)
-	}
-	t := newTable(e.stdout, "NAME", "ZONE", "OPEN", "UNTIL", "NEXT OPEN", "MIN/WEEK", "WINDOWS")
-	for _, w := range l.Items {
-		spans := make([]string, len(w.Windows))
-		for i, s := range w.Windows {
-			spans[i] = s.Start + "-" + s.End
-		}
-		t.row(w.Name, w.TimeZone, strconv.FormatBool(w.Inside), zonedTime(w.WindowEnd), zonedTime(w.NextStart),
-			strconv.Itoa(w.WeeklyMinutes), strings.Join(spans, ", "))
-	}
-	return t.flush()
-}
-
-// zonedTime renders an optional instant with the offset it came with (the
-// window's zone), "" when absent.
-func zonedTime(t *time.Time) string {
-	if t == nil {
-		return ""
-	}
-	return t.Format(time.RFC3339)
 }

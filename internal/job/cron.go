@@ -1,17 +1,16 @@
-package cli
+package job
 
 import (
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/cron"
-	"github.com/almanac-sh/almanac/internal/job"
 )
 
-// parseCron implements job.ParseFunc with the cron engine: the full dialect
+// ParseCron is the ParseFunc of almanac's jobs with the cron engine: the full dialect
 // (L, W, #, H, CRON_TZ=, macros, @every) and fast counting of missed
 // instants, which the controller uses after downtime. H fields hash the job's
 // name, so jobs written with H spread out.
-func parseCron(name, expr string, loc *time.Location) (job.Schedule, error) {
+func ParseCron(name, expr string, loc *time.Location) (Schedule, error) {
 	if loc == nil {
 		loc = time.UTC
 	}

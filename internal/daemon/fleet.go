@@ -1,4 +1,4 @@
-package cli
+package daemon
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/mail"
 	"net/url"
-	"strings"
 	"sync"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/fleet"
 	"github.com/almanac-sh/almanac/internal/fleet/fleetstore"
+	"github.com/almanac-sh/almanac/internal/shellwords"
 	"github.com/almanac-sh/almanac/internal/store"
 )
 
@@ -62,7 +62,7 @@ func (o *fleetOptions) check(demo bool) error {
 		{"inventory-command", o.inventoryCmd, &o.list}, {"start-command", o.startCmd, &o.start},
 		{"stop-command", o.stopCmd, &o.stop}, {"hibernate-command", o.hibernateCmd, &o.hibernate},
 	} {
-		if *c.out, err = splitCommand(c.val); err != nil {
+		if *c.out, err = shellwords.Split(c.val); err != nil {
 			return usagef("serve: --%s: %v", c.flag, err)
 		}
 	}
@@ -97,66 +97,6 @@ func (o *fleetOptions) check(demo bool) error {
 	return nil
 }
 
-// splitCommand splits a command line into words the way a POSIX shell
-// would, without expanding anything: blanks separate words, single quotes
-// keep everything literally, double quotes keep everything but \" and \\,
-// and a backslash outside quotes escapes the next character. An empty line
-// is no command (nil).
-func splitCommand(s string) ([]string, error) {
-	var words []string
-	var cur strings.Builder
-	inWord := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n':
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		case c == '\'':
-			j := strings.IndexByte(s[i+1:], '\'')
-			if j < 0 {
-				return nil, fmt.Errorf("unterminated single quote at offset %d", i)
-			}
-			cur.WriteString(s[i+1 : i+1+j])
-			i += j + 1
-			inWord = true
-		case c == '"':
-			closed := false
-			for i++; i < len(s); i++ {
-				if s[i] == '"' {
-					closed = true
-					break
-				}
-				if s[i] == '\\' && i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\\') {
-					i++
-				}
-				cur.WriteByte(s[i])
-			}
-			if !closed {
-				return nil, errors.New("unterminated double quote")
-			}
-			inWord = true
-		case c == '\\':
-			if i+1 == len(s) {
-				return nil, errors.New("backslash at the end")
-			}
-			i++
-			cur.WriteByte(s[i])
-			inWord = true
-		default:
-			cur.WriteByte(c)
-			inWord = true
-		}
-	}
-	if inWord {
-		words = append(words, cur.String())
-	}
-	return words, nil
-}
-
 // fleetDaemon runs the fleet scheduler inside serve and answers the API's
 // resource calls. Without an inventory source (newSched nil) it manages
 // nothing and the API says so. On a cluster store the scheduler runs only
@@ -188,7 +128,7 @@ const leaderCheck = time.Second
 // fleet with --demo, a CommandSource with --inventory-command, or none. Its
 // claims, checkpoint and inventory live in st, its events in st's log.
 // leading is nil on a single-node store.
-func newFleetDaemon(st store.Store, o serveOptions, base clock.Clock, leading func() (bool, int64), log *slog.Logger) (*fleetDaemon, error) {
+func newFleetDaemon(st store.Store, o Config, base clock.Clock, leading func() (bool, int64), log *slog.Logger) (*fleetDaemon, error) {
 	f := o.fleet
 	log = log.With("component", "fleet")
 	d := &fleetDaemon{clk: base, leading: leading, log: log, reqs: make(chan chan inventoryReply)}

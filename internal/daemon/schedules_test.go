@@ -1,4 +1,4 @@
-package cli
+package daemon
 
 import (
 	"context"
@@ -195,7 +195,7 @@ func TestManifestSchedulesHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := serveOptions{named: nw, schedules: loadScheduleSite(t, scheduleSite)}
+	o := Config{named: nw, schedules: loadScheduleSite(t, scheduleSite)}
 	ctrl := &apitest.Controller{St: st, Now: at}
 	api := httpapi.New(httpapi.Config{Store: st, Controller: ctrl, Clock: clk})
 	api.Handle("GET /api/v1/windows", httpapi.WindowsHandler(daemonWindows{o.named, o.schedules}, clk))

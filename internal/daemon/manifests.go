@@ -1,4 +1,4 @@
-package cli
+package daemon
 
 import (
 	"context"
@@ -54,7 +54,7 @@ type manifestJobs struct {
 
 // newManifestJobs prepares the manifests of --manifests; nil without the
 // flag (every method accepts a nil receiver).
-func newManifestJobs(o serveOptions, st jobWriter, clk clock.Clock, log *slog.Logger) (*manifestJobs, error) {
+func newManifestJobs(o Config, st jobWriter, clk clock.Clock, log *slog.Logger) (*manifestJobs, error) {
 	if o.manifests == "" {
 		return nil, nil
 	}
@@ -114,9 +114,13 @@ func (m *manifestJobs) start(ctx context.Context, ctrl controller, errOut io.Wri
 			for _, e := range el {
 				fmt.Fprintln(errOut, e.Error())
 			}
-			return &exitError{code: exitFailure, err: fmt.Errorf("serve: --manifests %s: %d %s", m.dir, len(el), plural(len(el), "error", "errors"))}
+			noun := "errors"
+			if len(el) == 1 {
+				noun = "error"
+			}
+			return fmt.Errorf("serve: --manifests %s: %d %s", m.dir, len(el), noun)
 		}
-		return &exitError{code: exitFailure, err: fmt.Errorf("serve: --manifests %s: %w", m.dir, err)}
+		return fmt.Errorf("serve: --manifests %s: %w", m.dir, err)
 	}
 	return nil
 }
@@ -156,7 +160,7 @@ func (m *manifestJobs) watch(ctx context.Context) {
 // swapped and the store reconciled. Anything wrong leaves the previous
 // jobs and gates as they were.
 func (m *manifestJobs) accept(ctx context.Context, s *manifestdir.Snapshot) error {
-	set, err := manifestjob.FromCatalog(s.Catalog, parseCron, puppetsched.WithDefaultLocation(m.loc))
+	set, err := manifestjob.FromCatalog(s.Catalog, job.ParseCron, puppetsched.WithDefaultLocation(m.loc))
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package cli
+package daemon
 
 import (
 	"context"
@@ -16,9 +16,9 @@ import (
 
 // rebootFlags are serve's FleetLock settings.
 type rebootFlags struct {
-	groups  stringsFlag // NAME=MAX[@WINDOW]
-	secrets stringsFlag // NAME=SECRET
-	allow   stringsFlag // CIDR
+	groups  listFlag // NAME=MAX[@WINDOW]
+	secrets listFlag // NAME=SECRET
+	allow   listFlag // CIDR
 	maxHold time.Duration
 
 	parsed  []fleetlock.Group
@@ -80,7 +80,7 @@ func (f *rebootFlags) check() error {
 
 // newFleetLock builds the FleetLock server over the daemon's store and
 // windows: named windows first, then the manifests' schedules.
-func newFleetLock(o serveOptions, st fleetlock.Store, manifests *manifestJobs, alert func(ctx context.Context, subject, body string), clk clock.Clock, log *slog.Logger) (*fleetlock.Server, error) {
+func newFleetLock(o Config, st fleetlock.Store, manifests *manifestJobs, alert func(ctx context.Context, subject, body string), clk clock.Clock, log *slog.Logger) (*fleetlock.Server, error) {
 	lookup := func(name string) (fleetlock.Window, bool) {
 		if o.named != nil {
 			for _, w := range o.named.list {

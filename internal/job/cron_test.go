@@ -1,4 +1,4 @@
-package cli
+package job
 
 import (
 	"testing"
@@ -30,7 +30,7 @@ func TestParseCronNext(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.expr, func(t *testing.T) {
-			s, err := parseCron("job", tt.expr, tt.loc)
+			s, err := ParseCron("job", tt.expr, tt.loc)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -48,7 +48,7 @@ func TestParseCronNext(t *testing.T) {
 func TestParseCronErrors(t *testing.T) {
 	for _, expr := range []string{"", "* * *", "61 * * * *", "0 0 31 2 *", "@every banana"} {
 		t.Run(expr, func(t *testing.T) {
-			if _, err := parseCron("job", expr, time.UTC); err == nil {
+			if _, err := ParseCron("job", expr, time.UTC); err == nil {
 				t.Fatal("accepted")
 			}
 		})
@@ -62,7 +62,7 @@ func TestParseCronHashesJobName(t *testing.T) {
 	from := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	minute := func(name string) int {
 		t.Helper()
-		s, err := parseCron(name, "H * * * *", time.UTC)
+		s, err := ParseCron(name, "H * * * *", time.UTC)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package cli
+package daemon
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 // withWebUI serves the web UI beside the API on one listener: /api/,
 // /healthz, /metrics and /fleetlock/ go to the API, every other path to the UI, which
 // does its own authentication (a login form when the daemon has a token).
-func withWebUI(api http.Handler, st store.Store, ctrl webui.JobController, res webui.ResourceLister, cl httpapi.ClusterSource, ag httpapi.Agent, o serveOptions, clk clock.Clock, log *slog.Logger, reboot func(context.Context) ([]apitype.RebootGroup, error)) (http.Handler, error) {
+func withWebUI(api http.Handler, st store.Store, ctrl webui.JobController, res webui.ResourceLister, cl httpapi.ClusterSource, ag httpapi.Agent, o Config, clk clock.Clock, log *slog.Logger, reboot func(context.Context) ([]apitype.RebootGroup, error)) (http.Handler, error) {
 	back, err := webui.NewDaemonBackend(webui.DaemonConfig{Store: st, Jobs: ctrl, Resources: res, Describe: describeCron,
 		Windows: daemonWindows{o.named, o.schedules}.uiWindows, Cluster: cl, Agent: ag, RebootGroups: reboot})
 	if err != nil {

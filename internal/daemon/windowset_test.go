@@ -1,13 +1,13 @@
-package cli
+package daemon
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -20,6 +20,38 @@ import (
 	"github.com/almanac-sh/almanac/internal/api/httpapi"
 	"github.com/almanac-sh/almanac/internal/clock"
 )
+
+// writeFragments writes name -> content into a temporary directory and
+// returns the paths in the order given.
+func writeFragments(t *testing.T, files ...string) []string {
+	t.Helper()
+	dir := t.TempDir()
+	var paths []string
+	for i := 0; i+1 < len(files); i += 2 {
+		p := filepath.Join(dir, files[i])
+		if err := os.WriteFile(p, []byte(files[i+1]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	return paths
+}
+
+// docWindows is a Zincati fragment: Sat and Sun 23:30 for an hour, Wed
+// 01:00 for 30 minutes.
+const docWindows = `[updates]
+strategy = "periodic"
+
+[[updates.periodic.window]]
+days = [ "Sat", "Sun" ]
+start_time = "23:30"
+length_minutes = 60
+
+[[updates.periodic.window]]
+days = [ "Wed" ]
+start_time = "01:00"
+length_minutes = 30
+`
 
 func TestWindowFlag(t *testing.T) {
 	tests := []struct {
@@ -87,7 +119,7 @@ func TestLoadNamedWindows(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			nw, err := loadNamedWindows(tt.args, tt.demo)
 			if tt.errRe != "" {
-				var ue *usageError
+				var ue *UsageError
 				if err == nil || !regexp.MustCompile(tt.errRe).MatchString(err.Error()) || !errors.As(err, &ue) {
 					t.Fatalf("err = %v, want a usage error matching %q", err, tt.errRe)
 				}
@@ -152,42 +184,6 @@ func TestNamedWindowsAnswer(t *testing.T) {
 	}
 }
 
-// TestGetWindows runs `almanac get windows` against the real API handler.
-func TestGetWindows(t *testing.T) {
-	nw, err := loadNamedWindows(nil, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := time.Date(2030, 6, 1, 12, 0, 0, 0, time.UTC)
-	st := apitest.NewMemStore()
-	api := httpapi.New(httpapi.Config{Store: st, Controller: &apitest.Controller{St: st, Now: at}, Clock: clock.NewFake(at)})
-	api.Handle("GET /api/v1/windows", httpapi.WindowsHandler(nw, clock.NewFake(at)))
-	ts := httptest.NewServer(api)
-	t.Cleanup(ts.Close)
-
-	out, errOut, code := runCLI(t, "get", "windows", "--server="+ts.URL)
-	if code != 0 {
-		t.Fatalf("get windows: %d %s", code, errOut)
-	}
-	for _, re := range []string{
-		`(?m)^NAME\s+ZONE\s+OPEN\s+UNTIL\s+NEXT OPEN\s+MIN/WEEK\s+WINDOWS$`,
-		`(?m)^nightly\s+Europe/Berlin\s+false\s+-\s+2030-06-02T01:00:00\+02:00\s+1260\s+Mon 01:00-Mon 04:00, Tue 01:00`,
-		`(?m)^weekend-maintenance\s+UTC\s+true\s+2030-06-03T00:00:00Z\s+-\s+2880\s+Sat 00:00-Mon 00:00$`,
-	} {
-		if !regexp.MustCompile(re).MatchString(out) {
-			t.Errorf("output does not match %s:\n%s", re, out)
-		}
-	}
-	out, _, code = runCLI(t, "get", "windows", "-o", "json", "--server="+ts.URL)
-	var l apitype.WindowList
-	if code != 0 || json.Unmarshal([]byte(out), &l) != nil || len(l.Items) != 2 || !l.At.Equal(at) {
-		t.Fatalf("get windows -o json: %d %s", code, out)
-	}
-	if _, errOut, code = runCLI(t, "get", "windows", "--job", "x", "--server="+ts.URL); code != exitUsage || !strings.Contains(errOut, "--job") {
-		t.Errorf("get windows --job: %d %q", code, errOut)
-	}
-}
-
 // TestWebUIDaemonPages renders the daemon's UI over a real store and checks
 // the named windows appear on the overview and as calendars, and the
 // single-node cluster on its page.
@@ -207,7 +203,7 @@ func TestWebUIDaemonPages(t *testing.T) {
 	log := slog.New(slog.DiscardHandler)
 	api := httpapi.New(httpapi.Config{Store: st, Controller: &apitest.Controller{St: st, Now: at}, Clock: clk})
 	h, err := withWebUI(api, st, &apitest.Controller{St: st, Now: at}, nil,
-		&clusterNode{self: "test-node", addr: "127.0.0.1:8080", clk: clk}, nil, serveOptions{named: nw}, clk, log, nil)
+		&clusterNode{self: "test-node", addr: "127.0.0.1:8080", clk: clk}, nil, Config{named: nw}, clk, log, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
