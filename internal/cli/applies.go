@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/almanac-sh/almanac/internal/agent"
 	"github.com/almanac-sh/almanac/internal/api/apiclient"
+	"github.com/almanac-sh/almanac/internal/api/apitype"
 )
 
 // getApplies prints the daemon agent's apply reports, newest first
@@ -40,7 +40,7 @@ func getApplies(ctx context.Context, e *env, c *apiclient.Client, page string, l
 	return nil
 }
 
-func printAgentStatus(e *env, s agent.Status) {
+func printAgentStatus(e *env, s apitype.AgentStatus) {
 	var parts []string
 	if s.Running != nil {
 		parts = append(parts, "applying now ("+s.Running.String()+")")
@@ -79,7 +79,7 @@ func describeApply(ctx context.Context, e *env, c *apiclient.Client, idArg strin
 }
 
 // printReport writes a report in the describe layout.
-func printReport(e *env, r *agent.Report) {
+func printReport(e *env, r *apitype.ApplyReport) {
 	w := e.stdout
 	fmt.Fprintf(w, "Apply:     %d\n", r.ID)
 	fmt.Fprintf(w, "Host:      %s\n", r.Host)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/almanac-sh/almanac/internal/agent"
+	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/api/httpapi"
 )
 
@@ -39,7 +40,7 @@ func TestApplyServerTriggersTheAgent(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	out, _, code = runCLI(t, "apply", "--server="+srv.URL, "-o", "json")
-	var q httpapi.ApplyQueued
+	var q apitype.ApplyQueued
 	if code != 0 || json.Unmarshal([]byte(out), &q) != nil || q.Queued {
 		t.Fatalf("second trigger: exit %d, %q", code, out)
 	}

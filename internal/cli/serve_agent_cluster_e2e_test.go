@@ -12,7 +12,7 @@ import (
 
 	"github.com/almanac-sh/almanac/internal/agent"
 	"github.com/almanac-sh/almanac/internal/api/apiclient"
-	"github.com/almanac-sh/almanac/internal/api/httpapi"
+	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/pgtest"
 )
 
@@ -88,7 +88,7 @@ func TestEndToEndAgentAppliesOnTheLeaderOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-n1.done
-	var l httpapi.ApplyList
+	var l apitype.ApplyList
 	eventually(t, "n2 to take over and report its apply", 30*time.Second, func() (bool, error) {
 		var err error
 		l, err = c2.ApplyList(ctx, "", 100)
@@ -101,7 +101,7 @@ func TestEndToEndAgentAppliesOnTheLeaderOnly(t *testing.T) {
 	for _, r := range l.Items {
 		hosts[r.Host] = true
 	}
-	if l.Agent.Standby || l.Items[0].Trigger.Kind != agent.TriggerLeader || !hosts["n1"] {
+	if l.Agent.Standby || l.Items[0].Trigger.Kind != string(agent.TriggerLeader) || !hosts["n1"] {
 		t.Errorf("after the takeover: agent %+v, newest report %+v, hosts %v", l.Agent, l.Items[0], hosts)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/almanac-sh/almanac/internal/agent"
 	"github.com/almanac-sh/almanac/internal/api/apiclient"
+	"github.com/almanac-sh/almanac/internal/api/apitype"
 )
 
 // A daemon in agent mode runs a gated exec when its few-second window
@@ -39,15 +40,15 @@ notify { 'hello': message => 'agent mode' }
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	var gate agent.Report
+	var gate apitype.ApplyReport
 	eventually(t, "a gate-opened apply report", 30*time.Second, func() (bool, error) {
 		l, err := c.ApplyList(ctx, "", 0)
 		if err != nil {
 			return false, err
 		}
 		for _, r := range l.Items {
-			if r.Trigger.Kind == agent.TriggerSchedule {
-				gate = *r
+			if r.Trigger.Kind == string(agent.TriggerSchedule) {
+				gate = r
 				return true, nil
 			}
 		}
@@ -103,7 +104,7 @@ notify { 'hello': message => 'agent mode' }
 			return false, err
 		}
 		r := l.Items[0]
-		return r.Trigger.Kind == agent.TriggerManual && r.Trigger.Reason == "e2e", nil
+		return r.Trigger.Kind == string(agent.TriggerManual) && r.Trigger.Reason == "e2e", nil
 	})
 	if _, err := c.ApplyGet(ctx, 99999); !apiclient.IsNotFound(err) {
 		t.Errorf("missing report: %v, want 404", err)
@@ -133,14 +134,14 @@ func TestEndToEndAgentAppliesEditedManifests(t *testing.T) {
 	if err := os.WriteFile(site, []byte(edit), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var r *agent.Report
+	var r apitype.ApplyReport
 	eventually(t, "an apply of the edited manifests", 30*time.Second, func() (bool, error) {
 		l, err := c.ApplyList(ctx, "", 1)
 		if err != nil || len(l.Items) == 0 {
 			return false, err
 		}
 		r = l.Items[0]
-		return r.Trigger.Kind == agent.TriggerManifest, nil
+		return r.Trigger.Kind == string(agent.TriggerManifest), nil
 	})
 	if r.Trigger.Reason != site || r.Summary.Changed != 2 {
 		t.Errorf("manifest apply = %+v", r)

@@ -5,44 +5,45 @@ import (
 	"time"
 )
 
-// Status is one resource as the API and UI show it.
+// Status is one resource's state, schedule and findings at a moment, for
+// the API and the UI to present (each in its own shape).
 type Status struct {
-	ID                  string            `json:"id"`
-	Name                string            `json:"name"`
-	State               State             `json:"state"`
-	Tags                map[string]string `json:"tags"`
-	SupportsHibernation bool              `json:"supports_hibernation"`
+	ID                  string
+	Name                string
+	State               State
+	Tags                map[string]string
+	SupportsHibernation bool
 	// Scheduled and Actionable: see Validation. Validation is "ok",
 	// "warnings", "errors" or "unscheduled".
-	Scheduled  bool   `json:"scheduled"`
-	Actionable bool   `json:"actionable"`
-	Validation string `json:"validation"`
+	Scheduled  bool
+	Actionable bool
+	Validation string
 	// Start and Stop are the schedules in canonical event syntax; Times are
 	// their minutes since Monday 00:00, for drawing a week.
-	Start      string `json:"start,omitempty"`
-	Stop       string `json:"stop,omitempty"`
-	StartTimes []int  `json:"start_times,omitempty"`
-	StopTimes  []int  `json:"stop_times,omitempty"`
-	Zone       string `json:"time_zone,omitempty"`
-	Hibernate  bool   `json:"hibernate"`
-	Notify     string `json:"notify,omitempty"`
+	Start      string
+	Stop       string
+	StartTimes []int
+	StopTimes  []int
+	Zone       string
+	Hibernate  bool
+	Notify     string
 	// NextStart and NextStop are the next transitions after the status time.
-	NextStart *time.Time `json:"next_start"`
-	NextStop  *time.Time `json:"next_stop"`
-	Errors    []Finding  `json:"errors"`
-	Warnings  []Finding  `json:"warnings"`
+	NextStart *time.Time
+	NextStop  *time.Time
+	Errors    []Finding
+	Warnings  []Finding
 	// Retry describes an action waiting for another attempt.
-	Retry  *RetryStatus `json:"retry,omitempty"`
-	SeenAt time.Time    `json:"seen_at"`
+	Retry  *RetryStatus
+	SeenAt time.Time
 }
 
 // RetryStatus is a failed action that will be attempted again.
 type RetryStatus struct {
-	Action     Action    `json:"action"`
-	Transition time.Time `json:"transition"`
-	Attempts   int       `json:"attempts"`
-	Next       time.Time `json:"next"`
-	Deadline   time.Time `json:"deadline"`
+	Action     Action
+	Transition time.Time
+	Attempts   int
+	Next       time.Time
+	Deadline   time.Time
 }
 
 // Resources returns the status of every resource in the current inventory,

@@ -26,27 +26,6 @@ type Agent interface {
 	GetReport(ctx context.Context, id int64) (*agent.Report, error)
 }
 
-// ApplyRequest is the optional body of POST /api/v1/applies.
-type ApplyRequest struct {
-	// Reason is recorded in the report's trigger ("deploy 42").
-	Reason string `json:"reason,omitempty"`
-}
-
-// ApplyQueued is the answer to POST /api/v1/applies (202 Accepted): the
-// apply starts as soon as the agent is free.
-type ApplyQueued struct {
-	// Queued is false when the request joined an apply already waiting.
-	Queued bool         `json:"queued"`
-	Agent  agent.Status `json:"agent"`
-}
-
-// ApplyList is the answer to GET /api/v1/applies.
-type ApplyList struct {
-	Items    []*agent.Report `json:"items"`
-	NextPage string          `json:"next_page,omitempty"`
-	Agent    agent.Status    `json:"agent"`
-}
-
 // maxReason bounds a trigger's reason.
 const maxReason = 200
 
@@ -61,7 +40,7 @@ func (s *Server) HandleApplies(a Agent) {
 		if err := checkQuery(r); err != nil {
 			return err
 		}
-		var req ApplyRequest
+		var req apitype.ApplyRequest
 		if r.ContentLength != 0 {
 			if err := decodeJSON(w, r, &req); err != nil && !errors.Is(err, io.EOF) {
 				return err
@@ -74,7 +53,7 @@ func (s *Server) HandleApplies(a Agent) {
 			req.Reason = "api"
 		}
 		queued := a.Trigger(req.Reason)
-		writeJSON(w, http.StatusAccepted, ApplyQueued{Queued: queued, Agent: a.Status()})
+		writeJSON(w, http.StatusAccepted, apitype.ApplyQueued{Queued: queued, Agent: agentStatus(a.Status())})
 		return nil
 	})
 	h("GET /api/v1/applies", func(w http.ResponseWriter, r *http.Request) error {
@@ -89,9 +68,9 @@ func (s *Server) HandleApplies(a Agent) {
 		if err != nil {
 			return fmt.Errorf("list apply reports: %w", err)
 		}
-		out := ApplyList{Items: reps, Agent: a.Status()}
-		if out.Items == nil {
-			out.Items = []*agent.Report{}
+		out := apitype.ApplyList{Items: make([]apitype.ApplyReport, len(reps)), Agent: agentStatus(a.Status())}
+		for i, r := range reps {
+			out.Items[i] = applyReport(r)
 		}
 		if len(reps) == p.Limit && len(reps) > 0 {
 			out.NextPage = strconv.FormatInt(reps[len(reps)-1].ID, 10)
@@ -114,7 +93,7 @@ func (s *Server) HandleApplies(a Agent) {
 		if err != nil {
 			return fmt.Errorf("get apply report: %w", err)
 		}
-		writeJSON(w, http.StatusOK, rep)
+		writeJSON(w, http.StatusOK, applyReport(rep))
 		return nil
 	})
 	for path, methods := range map[string]string{"/api/v1/applies": "GET, POST", "/api/v1/applies/{id}": "GET"} {
