@@ -34,7 +34,7 @@ const maxReason = 200
 // status) and GET /api/v1/applies/{id} (one full report).
 func (s *Server) HandleApplies(a Agent) {
 	h := func(pattern string, f func(w http.ResponseWriter, r *http.Request) error) {
-		s.mux.Handle(pattern, s.instrument(pattern, f))
+		s.api.Handle(pattern, s.instrument(pattern, f))
 	}
 	h("POST /api/v1/applies", func(w http.ResponseWriter, r *http.Request) error {
 		if err := checkQuery(r); err != nil {
@@ -96,10 +96,4 @@ func (s *Server) HandleApplies(a Agent) {
 		writeJSON(w, http.StatusOK, applyReport(rep))
 		return nil
 	})
-	for path, methods := range map[string]string{"/api/v1/applies": "GET, POST", "/api/v1/applies/{id}": "GET"} {
-		s.mux.Handle(path, s.instrument(path, func(w http.ResponseWriter, r *http.Request) error {
-			w.Header().Set("Allow", methods)
-			return &apitype.Error{Code: apitype.CodeMethod, Message: fmt.Sprintf("%s is not allowed on %s (allowed: %s)", r.Method, r.URL.Path, methods)}
-		}))
-	}
 }

@@ -47,12 +47,8 @@ var ResourceEventKinds = func() []store.EventKind {
 func (s *Server) resourceRoutes(h func(pattern string, f func(w http.ResponseWriter, r *http.Request) error)) {
 	h("GET /api/v1/resources", s.listResources)
 	h("GET /api/v1/resources/{id}", s.getResource)
-	// Registered beside h, not through it: h also answers other methods on
-	// each path with 405, and a catch-all on this path would collide with
-	// GET /api/v1/resources/{id}. Other methods here get that route's 405,
-	// and GET finds a resource whose id is "inventory".
-	const inv = "POST /api/v1/resources/inventory"
-	s.mux.Handle(inv, s.instrument(inv, s.runInventory))
+	// GET of this path finds a resource whose id is "inventory".
+	h("POST /api/v1/resources/inventory", s.runInventory)
 }
 
 func (s *Server) listResources(w http.ResponseWriter, r *http.Request) error {

@@ -117,8 +117,14 @@ type Config struct {
 
 // Server is the API's http.Handler. It is safe for concurrent use.
 type Server struct {
-	cfg     Config
-	mux     *http.ServeMux
+	cfg Config
+	// mux routes everything: the API (to api), /metrics and what other
+	// packages add with Handle (the web UI, FleetLock).
+	mux *http.ServeMux
+	// api holds the /api/ routes and /healthz, alone, so that ServeMux
+	// itself tells an unknown path (404) from a known path asked with
+	// another method (405 and Allow); routed turns both into JSON errors.
+	api     *http.ServeMux
 	handler http.Handler
 }
 
@@ -134,7 +140,7 @@ func New(cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{cfg: cfg, mux: http.NewServeMux()}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), api: http.NewServeMux()}
 	s.routes()
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -146,7 +152,66 @@ func New(cfg Config) *Server {
 
 // Handle registers an extra handler on the server's mux, so other packages
 // (the web UI) share the listener, the authentication and the protections.
-func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
+// A pattern under /api/ joins the API's routes and their JSON 404 and 405.
+func (s *Server) Handle(pattern string, h http.Handler) {
+	if isAPIPath(pattern) {
+		s.api.Handle(pattern, h)
+		return
+	}
+	s.mux.Handle(pattern, h)
+}
+
+// isAPIPath tells whether a route pattern ("[METHOD ]PATH") belongs to the
+// API's own mux.
+func isAPIPath(pattern string) bool {
+	path := pattern
+	if _, p, ok := strings.Cut(pattern, " "); ok {
+		path = p
+	}
+	return strings.HasPrefix(path, "/api/") || path == "/healthz"
+}
+
+// routed serves a request of the API's mux, answering one that no route
+// takes as a JSON error: 405 with the mux's Allow header when the path has
+// routes for other methods, 404 otherwise.
+func (s *Server) routed() http.Handler {
+	unrouted := s.instrument("/api/", func(w http.ResponseWriter, r *http.Request) error {
+		h, _ := s.api.Handler(r)
+		probe := &headerProbe{header: http.Header{}}
+		h.ServeHTTP(probe, r)
+		if probe.code == http.StatusMethodNotAllowed {
+			allow := probe.header.Get("Allow")
+			w.Header().Set("Allow", allow)
+			return &apitype.Error{Code: apitype.CodeMethod, Message: fmt.Sprintf("%s is not allowed on %s (allowed: %s)", r.Method, r.URL.Path, allow)}
+		}
+		return &apitype.Error{Code: apitype.CodeNotFound, Message: "no such API route: " + r.Method + " " + r.URL.Path}
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, pattern := s.api.Handler(r); pattern == "" {
+			unrouted.ServeHTTP(w, r)
+			return
+		}
+		s.api.ServeHTTP(w, r)
+	})
+}
+
+// headerProbe records the status and headers a handler writes and drops
+// its body: it learns what ServeMux would answer to an unrouted request.
+type headerProbe struct {
+	header http.Header
+	code   int
+}
+
+func (p *headerProbe) Header() http.Header { return p.header }
+func (p *headerProbe) WriteHeader(code int) {
+	if p.code == 0 {
+		p.code = code
+	}
+}
+func (p *headerProbe) Write(b []byte) (int, error) {
+	p.WriteHeader(http.StatusOK)
+	return len(b), nil
+}
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -154,15 +219,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) routes() {
-	allowed := map[string][]string{} // path -> methods, for 405 answers
-	var paths []string
 	h := func(pattern string, f func(w http.ResponseWriter, r *http.Request) error) {
-		s.mux.Handle(pattern, s.instrument(pattern, f))
-		method, path, _ := strings.Cut(pattern, " ")
-		if allowed[path] == nil {
-			paths = append(paths, path)
-		}
-		allowed[path] = append(allowed[path], method)
+		s.api.Handle(pattern, s.instrument(pattern, f))
 	}
 	h("GET /healthz", s.health)
 	h("GET /api/v1/jobs", s.listJobs)
@@ -180,16 +238,9 @@ func (s *Server) routes() {
 	h("GET /api/v1/events", s.listEvents)
 	h("GET /api/v1/reboot-groups", s.listRebootGroups)
 	s.resourceRoutes(h)
-	for _, path := range paths {
-		methods := strings.Join(allowed[path], ", ")
-		s.mux.Handle(path, s.instrument(path, func(w http.ResponseWriter, r *http.Request) error {
-			w.Header().Set("Allow", methods)
-			return &apitype.Error{Code: apitype.CodeMethod, Message: fmt.Sprintf("%s is not allowed on %s (allowed: %s)", r.Method, r.URL.Path, methods)}
-		}))
-	}
-	s.mux.Handle("/api/", s.instrument("/api/", func(w http.ResponseWriter, r *http.Request) error {
-		return &apitype.Error{Code: apitype.CodeNotFound, Message: "no such API route: " + r.Method + " " + r.URL.Path}
-	}))
+	routed := s.routed()
+	s.mux.Handle("/api/", routed)
+	s.mux.Handle("/healthz", routed)
 	if s.cfg.Metrics != nil {
 		s.mux.Handle("GET /metrics", s.cfg.Metrics.handler())
 	}

@@ -251,7 +251,10 @@ func TestBadInput(t *testing.T) {
 		{"bad kind", "GET", "/api/v1/events?kind=run.exploded", "", nil, 400, "?kind", "run.exploded"},
 		{"bad event job", "GET", "/api/v1/events?job=a%20b", "", nil, 422, "?job", "a b"},
 		{"unknown route", "GET", "/api/v1/nothing", "", nil, 404, "", "no such API route"},
-		{"wrong method", "PATCH", "/api/v1/jobs/a", "", nil, 405, "", "GET, PUT, DELETE"},
+		{"wrong method", "PATCH", "/api/v1/jobs/a", "", nil, 405, "", "(allowed: DELETE, GET, HEAD, PUT)"},
+		{"wrong method on healthz", "POST", "/healthz", "", nil, 405, "", "(allowed: GET, HEAD)"},
+		{"wrong method on a sub-route", "DELETE", "/api/v1/jobs/a/trigger", "", nil, 405, "", "(allowed: POST)"},
+		{"unknown sub-route", "GET", "/api/v1/jobs/a/b/c", "", nil, 404, "", "no such API route"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
