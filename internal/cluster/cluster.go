@@ -39,6 +39,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/leader"
 	"github.com/almanac-sh/almanac/internal/store/pgstore"
@@ -51,9 +53,26 @@ type Notifier interface {
 	Notify(name string)
 }
 
+// Store is what a node needs of the cluster's PostgreSQL store;
+// *pgstore.Store implements it.
+type Store interface {
+	// Pool is the connection pool the leader election runs on, and
+	// LeaseName the election whose term fences the store's writes.
+	Pool() *pgxpool.Pool
+	LeaseName() string
+	// NodeRegister, NodeHeartbeat and NodeRemove keep the node's row.
+	NodeRegister(ctx context.Context, n pgstore.Node, ttl time.Duration, dead func(holder pgstore.Node) bool) error
+	NodeHeartbeat(ctx context.Context, n pgstore.Node) error
+	NodeRemove(ctx context.Context, id, instance string) error
+	// Cluster reads every node's row and the lease.
+	Cluster(ctx context.Context) (pgstore.Cluster, error)
+	// Wakeups signals when other nodes change what the topics name.
+	Wakeups(ctx context.Context, topics ...pgstore.Topic) <-chan struct{}
+}
+
 // Config configures a Node.
 type Config struct {
-	Store *pgstore.Store
+	Store Store
 	// ID names the node (the runs it claims, its lease holder name); it
 	// must be unique in the cluster.
 	ID string
@@ -134,11 +153,15 @@ func New(cfg Config) (*Node, error) {
 	return &Node{cfg: cfg, elector: e, started: cfg.Clock.Now()}, nil
 }
 
-// Register claims the node's ID in the nodes table before the node does
-// anything else. It fails (with a *pgstore.NodeInUseError) if another
+// Register brings the leader election's schema up to date and claims the
+// node's ID in the nodes table, before the node does anything else. It fails (with a *pgstore.NodeInUseError) if another
 // process holds the ID and heart-beat within the lease TTL: two processes
 // acting as one node would each take the other's runs for their own.
 func (n *Node) Register(ctx context.Context) error {
+	// The election's lease table and the fence the stores' writes call.
+	if err := leader.Migrate(ctx, n.cfg.Store.Pool()); err != nil {
+		return fmt.Errorf("cluster: %w", err)
+	}
 	err := n.cfg.Store.NodeRegister(ctx, n.self(), n.cfg.TTL, n.holderDead)
 	if err != nil {
 		return fmt.Errorf("cluster: %w", err)

@@ -114,6 +114,9 @@ func benchPostgres(b *testing.B, exec func() Executor) {
 			b.Fatal(err)
 		}
 		// Lead for real, so every scheduling write is fenced.
+		if err := leader.Migrate(ctx, st.Pool()); err != nil {
+			b.Fatal(err)
+		}
 		e, err := leader.New(st.Pool(), leader.Config{Name: st.LeaseName(), Holder: "bench", Clock: clock.Real{}})
 		if err != nil {
 			b.Fatal(err)

@@ -37,13 +37,16 @@ package leader
 
 import (
 	"context"
+	"embed"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/migrate"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -102,18 +105,29 @@ type Elector struct {
 	deadline time.Time // local instant the current lease is assumed to end
 }
 
-// Schema creates the lease table if it does not exist.
-const Schema = `CREATE TABLE IF NOT EXISTS leader (
-	name       text PRIMARY KEY,
-	holder     text NOT NULL DEFAULT '',
-	term       bigint NOT NULL DEFAULT 0,
-	expires_at timestamptz NOT NULL DEFAULT 'epoch'
-)`
+//go:embed migrations/*.sql
+var migrations embed.FS
 
-// EnsureSchema creates the lease table.
-func EnsureSchema(ctx context.Context, db DB) error {
-	if _, err := db.Exec(ctx, Schema); err != nil {
-		return fmt.Errorf("leader: create table: %w", err)
+// Migrate brings the database's lease table and fence function (the
+// objects this package owns) up to date, in one transaction under an
+// advisory lock, recording the version in leader_schema_version. Nodes
+// that elect a leader call it before campaigning; stores whose writes are
+// fenced rely on it having run.
+func Migrate(ctx context.Context, db interface {
+	Begin(ctx context.Context) (pgx.Tx, error)
+}) error {
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	err = pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('almanac.leader.migrate.' || current_schema()))`); err != nil {
+			return fmt.Errorf("lock migrations (check search_path): %w", err)
+		}
+		return migrate.Apply(ctx, migrate.Pgx(tx), migrations, names, "leader_schema_version", "$1")
+	})
+	if err != nil {
+		return fmt.Errorf("leader: migrate: %w", err)
 	}
 	return nil
 }

@@ -3,12 +3,14 @@ package leader
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/pgtest"
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 func pool(t *testing.T) *pgxpool.Pool {
@@ -18,7 +20,7 @@ func pool(t *testing.T) *pgxpool.Pool {
 		t.Fatal(err)
 	}
 	t.Cleanup(p.Close)
-	if err := EnsureSchema(context.Background(), p); err != nil {
+	if err := Migrate(context.Background(), p); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -207,5 +209,41 @@ func TestConfigValidation(t *testing.T) {
 				t.Fatal("accepted")
 			}
 		})
+	}
+}
+
+// TestMigrateAdoptsEarlierSchema: a database from before the lease table
+// had migrations (the table made from Go, the fence function from the
+// store's first migration, a lease already held) takes Migrate, keeps its
+// lease, and runs it again as a no-op.
+func TestMigrateAdoptsEarlierSchema(t *testing.T) {
+	ctx := context.Background()
+	p, err := pgxpool.New(ctx, pgtest.Schema(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	for _, stmt := range []string{
+		`CREATE TABLE leader (name text PRIMARY KEY, holder text NOT NULL DEFAULT '', term bigint NOT NULL DEFAULT 0, expires_at timestamptz NOT NULL DEFAULT 'epoch')`,
+		`INSERT INTO leader VALUES ('controller', 'old-node', 7, now() + interval '1 hour')`,
+		`CREATE FUNCTION almanac_fence(lease text, want bigint, margin interval) RETURNS void LANGUAGE plpgsql AS $$ BEGIN END $$`,
+	} {
+		if _, err := p.Exec(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 2 {
+		if err := Migrate(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var holder string
+	var term int64
+	if err := p.QueryRow(ctx, `SELECT holder, term FROM leader WHERE name = 'controller'`).Scan(&holder, &term); err != nil || holder != "old-node" || term != 7 {
+		t.Fatalf("lease after migrating = %q term %d, %v; want old-node's term 7 kept", holder, term, err)
+	}
+	// The fence is the migrated one now: a stale term is refused.
+	if _, err := p.Exec(ctx, `SELECT almanac_fence('controller', 6, '0 seconds')`); err == nil || !strings.Contains(err.Error(), "AL001") {
+		t.Fatalf("fence with a stale term = %v, want SQLSTATE AL001", err)
 	}
 }

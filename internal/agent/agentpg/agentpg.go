@@ -54,7 +54,7 @@ const DefaultLeaseName = "controller"
 // and the end of the COMMIT.
 const fenceMargin = 250 * time.Millisecond
 
-// codeStaleTerm is the SQLSTATE almanac_agent_fence raises.
+// codeStaleTerm is the SQLSTATE almanac_fence raises.
 const codeStaleTerm = "AL001"
 
 // Store is an agent.StateStore on PostgreSQL. It is safe for concurrent use.
@@ -111,8 +111,8 @@ func (s *Store) Close() {
 }
 
 // migrate applies the embedded migrations newer than agent_schema_version,
-// in one transaction under an advisory lock, and makes sure the lease table
-// the fence reads exists.
+// in one transaction under an advisory lock. The lease table and the fence
+// function its fenced writes call are package leader's (leader.Migrate).
 func (s *Store) migrate(ctx context.Context) error {
 	names, err := fs.Glob(migrations, "migrations/*.sql")
 	if err != nil {
@@ -122,9 +122,6 @@ func (s *Store) migrate(ctx context.Context) error {
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('almanac.agent.migrate.' || current_schema()))`); err != nil {
 			return fmt.Errorf("lock migrations (check search_path): %w", err)
-		}
-		if _, err := tx.Exec(ctx, leader.Schema); err != nil {
-			return fmt.Errorf("create lease table: %w", err)
 		}
 		return migrate.Apply(ctx, migrate.Pgx(tx), migrations, names, "agent_schema_version", "$1")
 	})
@@ -159,7 +156,7 @@ func (s *Store) tx(ctx context.Context, what string, fn func(q querier) error) e
 	}
 	commit := "COMMIT"
 	if term := agent.TermOf(ctx); term > 0 {
-		commit = fmt.Sprintf("SELECT almanac_agent_fence(%s, %d, %s); COMMIT",
+		commit = fmt.Sprintf("SELECT almanac_fence(%s, %d, %s); COMMIT",
 			quoteLiteral(s.lease), term, quoteLiteral(fmt.Sprintf("%d milliseconds", fenceMargin.Milliseconds())))
 	}
 	if _, err := conn.Conn().PgConn().Exec(ctx, commit).ReadAll(); err != nil {

@@ -1,9 +1,12 @@
 package agentpg_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/almanac-sh/almanac/internal/agent"
 	"github.com/almanac-sh/almanac/internal/agent/agentpg"
@@ -12,13 +15,21 @@ import (
 	"github.com/almanac-sh/almanac/internal/pgtest"
 	"github.com/almanac-sh/almanac/internal/store"
 	"github.com/almanac-sh/almanac/internal/store/pgstore"
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 var t0 = time.Date(2026, 6, 1, 2, 0, 0, 0, time.UTC)
 
 func open(t *testing.T, url string) *agentpg.Store {
 	t.Helper()
+	// The fence its writes call is package leader's.
+	pool, err := pgxpool.New(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if err := leader.Migrate(t.Context(), pool); err != nil {
+		t.Fatal(err)
+	}
 	s, err := agentpg.Open(t.Context(), url)
 	if err != nil {
 		t.Fatal(err)
@@ -89,6 +100,9 @@ func TestFencedWrites(t *testing.T) {
 	t.Cleanup(pool.Close)
 	elect := func(holder string) int64 {
 		t.Helper()
+		if err := leader.Migrate(context.Background(), pool); err != nil {
+			t.Fatal(err)
+		}
 		e, err := leader.New(pool, leader.Config{Name: agentpg.DefaultLeaseName, Holder: holder, TTL: time.Minute, RenewInterval: time.Second})
 		if err != nil {
 			t.Fatal(err)

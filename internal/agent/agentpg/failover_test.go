@@ -6,12 +6,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/almanac-sh/almanac/internal/agent"
 	"github.com/almanac-sh/almanac/internal/agent/agentpg"
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/leader"
 	"github.com/almanac-sh/almanac/internal/pgtest"
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // recorder is an applier that checks one resource and remembers the state
@@ -64,6 +65,9 @@ func startNode(t *testing.T, url, name string) *node {
 	clk := clock.Real{}
 	// A short lease and quick checks keep the takeover fast; the test
 	// polls for it with a deadline.
+	if err := leader.Migrate(context.Background(), pool); err != nil {
+		t.Fatal(err)
+	}
 	e, err := leader.New(pool, leader.Config{Name: agentpg.DefaultLeaseName, Holder: name,
 		TTL: 3 * time.Second, RenewInterval: 50 * time.Millisecond, Clock: clk})
 	if err != nil {

@@ -1,46 +1,31 @@
 // Package agentsql keeps the agent's resource state and apply reports in
-// SQL tables of their own (agent_state, agent_reports), created with
-// CREATE TABLE IF NOT EXISTS in the database the daemon's store already
-// uses, so an embedded daemon has one file and the reports survive
-// restarts. It speaks the SQL common to SQLite and PostgreSQL through
-// database/sql with '?' placeholders (SQLite drivers).
+// SQLite tables of their own (agent_state, agent_reports) in the file the
+// daemon's embedded store already uses, so an embedded daemon has one
+// file and the reports survive restarts. Its schema is numbered
+// migrations (migrations/*.sql, version in agent_schema_version) applied
+// by package migrate; on PostgreSQL the agent uses package agentpg.
 package agentsql
 
 import (
 	"context"
 	"database/sql"
+	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/almanac-sh/almanac/internal/agent"
 	_ "modernc.org/sqlite" // the "sqlite" driver OpenSQLite uses
+
+	"github.com/almanac-sh/almanac/internal/agent"
+	"github.com/almanac-sh/almanac/internal/migrate"
 )
 
-// schema creates the tables. Times are Unix microseconds (0 = never) so
-// they sort and compare as integers; a report is kept as two JSON
-// documents: the head (everything but resources and events) that lists
-// read, and the body read when one report is shown.
-var schema = []string{
-	`CREATE TABLE IF NOT EXISTS agent_state (
-		ref     TEXT PRIMARY KEY,
-		checked INTEGER NOT NULL,
-		synced  INTEGER NOT NULL
-	)`,
-	`CREATE TABLE IF NOT EXISTS agent_reports (
-		id       INTEGER PRIMARY KEY AUTOINCREMENT,
-		started  INTEGER NOT NULL,
-		ended    INTEGER NOT NULL,
-		status   TEXT NOT NULL,
-		trigger_kind TEXT NOT NULL,
-		head     TEXT NOT NULL,
-		body     TEXT NOT NULL
-	)`,
-	`CREATE INDEX IF NOT EXISTS agent_reports_ended ON agent_reports (ended)`,
-}
+//go:embed migrations/*.sql
+var migrations embed.FS
 
 // Store is an agent.StateStore over a *sql.DB. It is safe for concurrent
 // use (as the DB is).
@@ -50,13 +35,23 @@ type Store struct {
 
 var _ agent.StateStore = (*Store)(nil)
 
-// New creates the tables if needed and returns the store. The caller owns
-// db and closes it.
+// New applies the agent's migrations to db (a SQLite database) and
+// returns the store. The caller owns db and closes it.
 func New(ctx context.Context, db *sql.DB) (*Store, error) {
-	for _, q := range schema {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			return nil, fmt.Errorf("agent tables: %w", err)
-		}
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("agent tables: begin: %w", err)
+	}
+	defer tx.Rollback()
+	if err := migrate.Apply(ctx, migrate.SQL(tx), migrations, names, "agent_schema_version", "?"); err != nil {
+		return nil, fmt.Errorf("agent tables: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("agent tables: commit: %w", err)
 	}
 	return &Store{db: db}, nil
 }

@@ -2,6 +2,7 @@ package agentsql_test
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"testing"
 	"time"
@@ -70,5 +71,42 @@ func TestSharesTheDaemonDatabase(t *testing.T) {
 		}
 		db.Close()
 		st.Close()
+	}
+}
+
+// TestAdoptsTablesMadeBeforeMigrations: a database whose agent tables were
+// created before they had migrations keeps its reports when a newer
+// daemon opens it.
+func TestAdoptsTablesMadeBeforeMigrations(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`CREATE TABLE agent_state (ref TEXT PRIMARY KEY, checked INTEGER NOT NULL, synced INTEGER NOT NULL)`,
+		`CREATE TABLE agent_reports (id INTEGER PRIMARY KEY AUTOINCREMENT, started INTEGER NOT NULL, ended INTEGER NOT NULL,
+			status TEXT NOT NULL, trigger_kind TEXT NOT NULL, head TEXT NOT NULL, body TEXT NOT NULL)`,
+		`CREATE INDEX agent_reports_ended ON agent_reports (ended)`,
+		`INSERT INTO agent_reports (started, ended, status, trigger_kind, head, body) VALUES (1, 2, 'changed', 'startup', '{"id":1,"status":"changed"}', '{}')`,
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	s, db, err := agentsql.OpenSQLite(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	reps, err := s.ListReports(ctx, agent.ReportFilter{Limit: 10})
+	if err != nil || len(reps) != 1 || reps[0].Status != "changed" {
+		t.Fatalf("reports after the upgrade = %+v, %v; want the old one", reps, err)
+	}
+	var v int
+	if err := db.QueryRowContext(ctx, `SELECT MAX(version) FROM agent_schema_version`).Scan(&v); err != nil || v != 1 {
+		t.Fatalf("agent_schema_version = %d, %v; want 1", v, err)
 	}
 }

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/almanac-sh/almanac/internal/store"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/almanac-sh/almanac/internal/store"
 )
 
 // insertOneOfBatch inserts one item of a batch with its advance and its

@@ -90,6 +90,9 @@ func BenchmarkSchedule10kJobs(b *testing.B) {
 		b.Fatal(err)
 	}
 	// Keep the lease renewed for as long as the benchmark runs.
+	if err := leader.Migrate(ctx, s.Pool()); err != nil {
+		b.Fatal(err)
+	}
 	e, err := leader.New(s.Pool(), leader.Config{Name: s.LeaseName(), Holder: "bench"})
 	if err != nil {
 		b.Fatal(err)

@@ -13,6 +13,9 @@ import (
 
 func elect(t testing.TB, s *Store, holder string) *leader.Elector {
 	t.Helper()
+	if err := leader.Migrate(context.Background(), s.Pool()); err != nil {
+		t.Fatal(err)
+	}
 	e, err := leader.New(s.Pool(), leader.Config{Name: s.LeaseName(), Holder: holder, Clock: clock.NewFake(t0)})
 	if err != nil {
 		t.Fatal(err)

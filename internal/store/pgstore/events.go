@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/almanac-sh/almanac/internal/store"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/almanac-sh/almanac/internal/store"
 )
 
 // appendEvents inserts events in tx, filling in the time, job and run a

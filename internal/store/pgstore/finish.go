@@ -6,8 +6,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/almanac-sh/almanac/internal/store"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/almanac-sh/almanac/internal/store"
 )
 
 // finishMany moves every listed run that is still pending or running to

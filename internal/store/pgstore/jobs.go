@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/almanac-sh/almanac/internal/store"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/almanac-sh/almanac/internal/store"
 )
 
 const jobCols = `name, spec, source, version, created_at, updated_at,

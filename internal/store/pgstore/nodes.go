@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/almanac-sh/almanac/internal/leader"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 )
@@ -97,13 +96,22 @@ func (s *Store) NodeRegister(ctx context.Context, n Node, ttl time.Duration, dea
 	return nil
 }
 
+// Lease is a row of the leader election's lease table (owned by package
+// leader), read for the cluster view.
+type Lease struct {
+	Name      string
+	Holder    string
+	Term      int64
+	ExpiresAt time.Time
+}
+
 // Cluster is the state of all nodes and the controller lease, as served by
 // GET /api/v1/cluster.
 type Cluster struct {
 	Nodes []Node
 	// Lease is the controller election's lease row (zero if no node has
 	// campaigned yet).
-	Lease leader.Lease
+	Lease Lease
 	// Now is the database clock when the snapshot was taken, to judge
 	// heartbeats and the lease expiry against.
 	Now time.Time
@@ -178,7 +186,7 @@ func (s *Store) Cluster(ctx context.Context) (Cluster, error) {
 		if err != nil {
 			return err
 		}
-		c.Lease = leader.Lease{Name: s.leaseName}
+		c.Lease = Lease{Name: s.leaseName}
 		var exp pgtype.Timestamptz
 		err = tx.QueryRow(ctx, `SELECT holder, term, expires_at FROM leader WHERE name = $1`, s.leaseName).
 			Scan(&c.Lease.Holder, &c.Lease.Term, &exp)

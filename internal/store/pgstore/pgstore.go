@@ -46,14 +46,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/almanac-sh/almanac/internal/clock"
-	"github.com/almanac-sh/almanac/internal/leader"
-	"github.com/almanac-sh/almanac/internal/migrate"
-	"github.com/almanac-sh/almanac/internal/store"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/migrate"
+	"github.com/almanac-sh/almanac/internal/store"
 )
 
 //go:embed migrations/*.sql
@@ -134,7 +134,7 @@ func (s *Store) Close() error {
 }
 
 // Pool returns the connection pool, for the leader elector
-// (leader.New(s.Pool(), ...)) and diagnostics.
+// (package leader) and diagnostics.
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
 // Schema returns the schema the store's tables live in.
@@ -154,8 +154,7 @@ func channelName(schema string) string {
 }
 
 // migrate applies the embedded migrations newer than schema_version, all in
-// one transaction under an advisory lock, and makes sure the lease table
-// exists.
+// one transaction under an advisory lock.
 func (s *Store) migrate(ctx context.Context) error {
 	names, err := fs.Glob(migrations, "migrations/*.sql")
 	if err != nil {
@@ -169,13 +168,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('almanac.migrate.' || current_schema()))`); err != nil {
 			return fmt.Errorf("lock migrations: %w", err)
 		}
-		if err := migrate.Apply(ctx, migrate.Pgx(tx), migrations, names, "schema_version", "$1"); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, leader.Schema); err != nil {
-			return fmt.Errorf("create lease table: %w", err)
-		}
-		return nil
+		return migrate.Apply(ctx, migrate.Pgx(tx), migrations, names, "schema_version", "$1")
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/almanac-sh/almanac/internal/leader"
 	"github.com/almanac-sh/almanac/internal/pgtest"
 	"github.com/almanac-sh/almanac/internal/store"
 )
@@ -22,6 +23,9 @@ func open(t testing.TB) *Store {
 	return openURL(t, pgtest.Schema(t))
 }
 
+// openURL opens the store at url with the lease table and fence function
+// it reads, which package leader owns and a daemon migrates when it joins
+// its cluster.
 func openURL(t testing.TB, url string) *Store {
 	t.Helper()
 	s, err := Open(context.Background(), url)
@@ -29,6 +33,9 @@ func openURL(t testing.TB, url string) *Store {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
+	if err := leader.Migrate(context.Background(), s.Pool()); err != nil {
+		t.Fatal(err)
+	}
 	return s
 }
 

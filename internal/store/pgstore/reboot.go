@@ -4,8 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/almanac-sh/almanac/internal/store"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/almanac-sh/almanac/internal/store"
 )
 
 // RebootLockAcquire implements store.Store. A transaction-scoped advisory

@@ -7,9 +7,10 @@ import (
 	"sort"
 	"time"
 
-	"github.com/almanac-sh/almanac/internal/store"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/almanac-sh/almanac/internal/store"
 )
 
 // runCols lists a run's columns without its output; runColsOutput with it.

@@ -20,22 +20,3 @@ CREATE TABLE agent_reports (
 );
 CREATE INDEX agent_reports_ended ON agent_reports (ended);
 
--- almanac_agent_fence raises AL001 unless want is the current term of the
--- lease and the lease has more than margin left by the database clock. A
--- fenced write sends it and COMMIT in one message.
-CREATE FUNCTION almanac_agent_fence(lease text, want bigint, margin interval) RETURNS void
-LANGUAGE plpgsql AS $$
-DECLARE
-    cur bigint;
-    expires timestamptz;
-BEGIN
-    SELECT term, expires_at INTO cur, expires FROM leader WHERE name = lease;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'term % of "%" is stale: nobody holds the lease', want, lease USING ERRCODE = 'AL001';
-    ELSIF cur <> want THEN
-        RAISE EXCEPTION 'term % of "%" is stale: the current term is %', want, lease, cur USING ERRCODE = 'AL001';
-    ELSIF expires <= clock_timestamp() + margin THEN
-        RAISE EXCEPTION 'term % of "%" is stale: its lease expired', want, lease USING ERRCODE = 'AL001';
-    END IF;
-END
-$$;

@@ -84,23 +84,7 @@ CREATE TRIGGER runs_release_notify AFTER UPDATE OF ready_at ON runs
 CREATE TRIGGER runs_finish_notify AFTER UPDATE OF finished_at ON runs
     FOR EACH STATEMENT EXECUTE FUNCTION almanac_notify('finished');
 
--- Fencing: a controller write carrying a leadership term calls this right
--- before COMMIT (in the same message). It raises AL001 unless the term is
--- the lease's current one with at least `margin` of the lease left, by the
--- database clock. The lease table is package leader's.
-CREATE FUNCTION almanac_fence(lease text, want bigint, margin interval) RETURNS void
-LANGUAGE plpgsql AS $$
-DECLARE
-    cur bigint;
-    expires timestamptz;
-BEGIN
-    SELECT term, expires_at INTO cur, expires FROM leader WHERE name = lease;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'term % of "%" is stale: nobody holds the lease', want, lease USING ERRCODE = 'AL001';
-    ELSIF cur <> want THEN
-        RAISE EXCEPTION 'term % of "%" is stale: the current term is %', want, lease, cur USING ERRCODE = 'AL001';
-    ELSIF expires <= clock_timestamp() + margin THEN
-        RAISE EXCEPTION 'term % of "%" is stale: its lease expired', want, lease USING ERRCODE = 'AL001';
-    END IF;
-END
-$$;
+-- Fencing: a controller write carrying a leadership term calls
+-- almanac_fence right before COMMIT (in the same message). The function
+-- and the lease table it reads belong to package leader, whose own
+-- migrations create them.
