@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -149,14 +148,16 @@ func readActions(t *testing.T, dir string) []string {
 	return strings.Fields(strings.ReplaceAll(string(b), " ", "_"))
 }
 
-// A command-driven fleet on a daemon whose fleet clock is set (with the
-// testing flag --clock-offset) five seconds before a stop transition: the
+// A command-driven fleet on a daemon (run in-process, so the test can set
+// its clock) five seconds before a stop transition: the
 // stop runs exactly once, at its instant, and is in the event log; a stop
 // that keeps failing is retried and then reported to the webhook; a restart
 // acts on nothing again; a tag change is picked up by `almanac inventory`
 // and notified.
 func TestEndToEndCommandFleet(t *testing.T) {
-	bin := almanacBinary(t)
+	if testing.Short() {
+		t.Skip("end-to-end test runs fleet commands for several seconds; skipped with -short")
+	}
 	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -189,11 +190,12 @@ func TestEndToEndCommandFleet(t *testing.T) {
 		"--inventory-command", "sh " + q(filepath.Join(dir, "inventory.sh")),
 		"--start-command", "sh " + q(filepath.Join(dir, "action.sh")) + " start",
 		"--stop-command", "sh " + q(filepath.Join(dir, "action.sh")) + " stop",
-		"--clock-offset", offset.String(), "--retry-for", "2s", "--retry-backoff", "250ms",
+		"--retry-for", "2s", "--retry-backoff", "250ms",
 		"--notify-webhook", hook.URL,
 	}
 	data := t.TempDir()
-	d := startDaemon(t, bin, data, flags...)
+	clk := offsetClock{offset}
+	d := startInProcess(t, data, clk, flags...)
 	c, _ := apiclient.New(d.url, apiclient.WithToken(e2eToken))
 
 	var failed apitype.Event
@@ -253,19 +255,16 @@ func TestEndToEndCommandFleet(t *testing.T) {
 	}
 
 	// Restart: the daemon loads its claims and checkpoint and acts on nothing.
-	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	<-d.done
-	d2 := startDaemon(t, bin, data, flags...)
-	d2.cli(t, bin, "inventory") // returns after the start-up round
+	d.stop()
+	d2 := startInProcess(t, data, clk, flags...)
+	d2.cli(t, "inventory") // returns after the start-up round
 	if got := readActions(t, dir); len(got) != len(acts) {
 		t.Fatalf("actions after restart = %v, want still %v", got, acts)
 	}
 
 	// A tag change is seen by the next inventory and notified.
 	writeTags(t, dir, "vm-1", map[string]string{"almanac-schedule-stop": "sat2300", "almanac-schedule-timezone": "utc", "almanac-schedule-notify": "one@example.com"})
-	if out := d2.cli(t, bin, "inventory"); !strings.Contains(out, ": 2 resources") {
+	if out := d2.cli(t, "inventory"); !strings.Contains(out, ": 2 resources") {
 		t.Fatalf("inventory: %q", out)
 	}
 	select {
@@ -276,11 +275,11 @@ func TestEndToEndCommandFleet(t *testing.T) {
 	if n["kind"] != "schedule-changed" || n["to"] != "one@example.com" || n["resource"] != "vm-1" {
 		t.Errorf("tag change notification = %v", n)
 	}
-	ev := d2.cli(t, bin, "get", "events", "--resource", "vm-1", "--kind", "resource.tag-updated")
+	ev := d2.cli(t, "get", "events", "--resource", "vm-1", "--kind", "resource.tag-updated")
 	if !strings.Contains(ev, "almanac-schedule-stop") || !strings.Contains(ev, "sat2300") {
 		t.Errorf("tag-updated events:\n%s", ev)
 	}
-	if out := d2.cli(t, bin, "describe", "resource", "vm-1"); !strings.Contains(out, "  Sat  "+strings.Repeat(".", 46)+"X.\n") {
+	if out := d2.cli(t, "describe", "resource", "vm-1"); !strings.Contains(out, "  Sat  "+strings.Repeat(".", 46)+"X.\n") {
 		t.Errorf("describe after the tag change:\n%s", out)
 	}
 }

@@ -43,6 +43,9 @@ type Config struct {
 	// Version is the running build's version, reported by the API, the
 	// cluster view and the logs.
 	Version string
+	// Clock is the time every part of the daemon reads; nil means the
+	// real clock. Tests set it to place "now" where they need it.
+	Clock clock.Clock
 
 	data      string
 	listen    string
@@ -247,7 +250,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 		}
 	}()
 	o := &d.cfg
-	clk := clock.Real{}
+	clk := o.Clock
+	if clk == nil {
+		clk = clock.Real{}
+	}
 	// Listen first: a busy port fails before anything else starts, and
 	// the node registers the address it really got (a port of 0 picks
 	// one), so other nodes and clients can reach it.

@@ -28,9 +28,6 @@ type fleetOptions struct {
 	interval                                      time.Duration
 	retryFor, retryBackoff                        time.Duration
 	smtp, smtpFrom, webhook                       string
-	// clockOffset shifts the scheduler's clock (a testing aid: it lets an
-	// end-to-end test put "now" just before a transition).
-	clockOffset time.Duration
 
 	// Parsed by check.
 	list, start, stop, hibernate []string
@@ -49,7 +46,6 @@ func addFleetFlags(fs *flag.FlagSet, o *fleetOptions) {
 	fs.StringVar(&o.smtp, "smtp", "", "SMTP server host:port for notifications")
 	fs.StringVar(&o.smtpFrom, "smtp-from", "", "sender address of notification emails")
 	fs.StringVar(&o.webhook, "notify-webhook", "", "URL notifications are POSTed to as JSON")
-	fs.DurationVar(&o.clockOffset, "clock-offset", 0, "testing aid: shift the fleet scheduler's clock by this duration")
 }
 
 // check validates the flags; demo is serve's --demo.
@@ -142,9 +138,6 @@ func newFleetDaemon(st store.Store, o Config, base clock.Clock, leading func() (
 		src = &fleet.CommandSource{ListCmd: f.list, StartCmd: f.start, StopCmd: f.stop, HibernateCmd: f.hibernate, Timeout: f.commandTimeout}
 	default:
 		return d, nil
-	}
-	if f.clockOffset != 0 {
-		d.clk = offsetClock{base, f.clockOffset}
 	}
 	var notifiers multiNotifier
 	if f.smtp != "" {
@@ -362,11 +355,3 @@ func (m multiNotifier) Notify(ctx context.Context, n fleet.Notification) error {
 	return errors.Join(errs...)
 }
 
-// offsetClock is a clock shifted by a fixed duration.
-type offsetClock struct {
-	base clock.Clock
-	d    time.Duration
-}
-
-func (c offsetClock) Now() time.Time                       { return c.base.Now().Add(c.d) }
-func (c offsetClock) NewTimer(d time.Duration) clock.Timer { return c.base.NewTimer(d) }

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/clock"
@@ -57,10 +56,6 @@ type Controller struct {
 	clock clock.Clock
 	log   *slog.Logger
 	exec  Executor
-
-	// abandoned makes Run return at once when its context ends, as if
-	// the process died (tests of crash recovery).
-	abandoned atomic.Bool
 
 	kick    chan struct{}
 	results chan result
@@ -190,9 +185,6 @@ func (c *Controller) Run(ctx context.Context) error {
 		}
 		select {
 		case <-ctx.Done():
-			if c.abandoned.Load() {
-				return nil
-			}
 			return c.shutdown(context.WithoutCancel(ctx))
 		case <-timer.C():
 		case <-c.kick:

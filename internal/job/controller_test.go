@@ -61,7 +61,9 @@ func TestExactlyOncePerInstant(t *testing.T) {
 		}
 		b.stop()
 		b.start() // restart at the same instant
-		second, err := NewController(b.cfg)
+		cfg := b.cfg
+		cfg.Store = b.st // a second process on the same database
+		second, err := NewController(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -131,10 +131,14 @@ func (p *fakeProc) exited() bool {
 // clock, inside a synctest bubble so synctest.Wait means "the controller
 // has done everything it can do at this instant".
 type bundle struct {
-	t      *testing.T
-	ctx    context.Context
-	clk    *clock.Fake
-	st     *sqlitestore.Store
+	t   *testing.T
+	ctx context.Context
+	clk *clock.Fake
+	dir string             // the store's directory
+	st  *sqlitestore.Store // the test's handle on the store
+	// own is the running controller's handle on the same database, when
+	// cfg.Store leaves the choice to start (nil): a crash closes it.
+	own    *sqlitestore.Store
 	ex     *fakeExec
 	gates  map[string]Gate
 	ctl    *Controller
@@ -149,25 +153,37 @@ func run(t *testing.T, fn func(t *testing.T, b *bundle)) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
 		clk := clock.NewFake(t0)
-		st, err := sqlitestore.Open(ctx, t.TempDir(), sqlitestore.WithClock(clk))
+		dir := t.TempDir()
+		st, err := sqlitestore.Open(ctx, dir, sqlitestore.WithClock(clk))
 		if err != nil {
 			t.Fatal(err)
 		}
-		b := &bundle{t: t, ctx: ctx, clk: clk, st: st, ex: &fakeExec{}, gates: map[string]Gate{}}
-		b.cfg = Config{Store: st, Clock: clk, Parse: parseEvery, Executor: b.ex,
+		b := &bundle{t: t, ctx: ctx, clk: clk, dir: dir, st: st, ex: &fakeExec{}, gates: map[string]Gate{}}
+		b.cfg = Config{Clock: clk, Parse: parseEvery, Executor: b.ex,
 			Gates: func(name string) (Gate, bool) { g, ok := b.gates[name]; return g, ok }}
 		b.start()
 		defer func() {
 			b.stop()
+			b.closeOwn() // a test may have stopped the controller itself
 			st.Close()
 		}()
 		fn(t, b)
 	})
 }
 
+// start starts a controller, on a database handle of its own unless the
+// test chose cfg.Store.
 func (b *bundle) start() {
 	b.t.Helper()
-	ctl, err := NewController(b.cfg)
+	cfg := b.cfg
+	if cfg.Store == nil {
+		own, err := sqlitestore.Open(b.ctx, b.dir, sqlitestore.WithClock(b.clk))
+		if err != nil {
+			b.t.Fatal(err)
+		}
+		cfg.Store, b.own = own, own
+	}
+	ctl, err := NewController(cfg)
 	if err != nil {
 		b.t.Fatal(err)
 	}
@@ -190,23 +206,32 @@ func (b *bundle) stop() {
 		b.t.Errorf("Run: %v", err)
 	}
 	b.cancel = nil
+	b.closeOwn()
 }
 
-// crash abandons the controller as if the process died: the store keeps
-// whatever was running as running. The old goroutines are drained so the
-// bubble can end.
+func (b *bundle) closeOwn() {
+	if b.own != nil {
+		b.own.Close()
+		b.own = nil
+	}
+}
+
+// crash stops the controller as a dying process does: its database
+// handle goes first, so nothing it does afterwards (shutting down,
+// recording the ends of its runs) reaches the store, which keeps whatever
+// was running as running.
 func (b *bundle) crash() {
 	b.t.Helper()
-	old := b.ctl
-	// The old loop exits without recording anything; its processes vanish
-	// with it, as in a real crash.
-	old.abandoned.Store(true)
+	if b.own == nil {
+		b.t.Fatal("crash needs the controller on its own database handle (cfg.Store unset)")
+	}
+	b.closeOwn()
 	b.cancel()
 	b.cancel = nil
-	<-b.done
 	for _, p := range b.ex.started() {
-		p.exit(0) // lets the old supervisors end; nobody records it
+		p.exit(0) // its processes vanish with it; nobody records them
 	}
+	<-b.done
 	synctest.Wait()
 	b.ex = &fakeExec{}
 	b.cfg.Executor = b.ex
