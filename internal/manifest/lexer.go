@@ -544,7 +544,11 @@ func (lx *lexer) lexDouble(out *[]Token, p int32) {
 	flush := func() {
 		switch {
 		case escaped:
-			lx.partStack = append(lx.partStack, StrPart{Lit: b.String(), Off: litPos})
+			// An escape may decode to nothing (a bad \u at the end of
+			// the input): an empty piece would read as an interpolation.
+			if b.Len() > 0 {
+				lx.partStack = append(lx.partStack, StrPart{Lit: b.String(), Off: litPos})
+			}
 			b.Reset()
 			escaped = false
 		case lx.here() > litPos:
