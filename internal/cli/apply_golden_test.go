@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/almanac-sh/almanac/internal/testenv"
 )
 
 // TestApplyGolden replays every case under testdata/apply/. A case is a
@@ -132,20 +134,21 @@ func section(b *bytes.Buffer, name, body string) {
 	}
 }
 
-// checkDOT makes sure Graphviz accepts a --graph file: with `dot` when it
-// is installed (apt-get install graphviz), else by checking its structure.
+// checkDOT makes sure a --graph file is well formed: its structure always,
+// and that Graphviz's dot renders it in a subtest that needs dot (which
+// scripts/test.d/graphviz.sh installs).
 func checkDOT(t *testing.T, path string, src []byte) {
 	t.Helper()
-	if dot, err := exec.LookPath("dot"); err == nil {
+	if err := dotStructure(string(src)); err != nil {
+		t.Errorf("%s: %v\n%s", filepath.Base(path), err, src)
+	}
+	t.Run("dot renders "+filepath.Base(path), func(t *testing.T) {
+		dot := testenv.LookPath(t, "Graphviz", "apt-get install graphviz (scripts/test.d/graphviz.sh)", "dot")
 		cmd := exec.Command(dot, "-Tsvg", "-o", os.DevNull, path)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Errorf("dot rejects %s: %v\n%s\n%s", filepath.Base(path), err, out, src)
 		}
-		return
-	}
-	if err := dotStructure(string(src)); err != nil {
-		t.Errorf("%s: %v\n%s", filepath.Base(path), err, src)
-	}
+	})
 }
 
 // dotStructure parses the DOT subset almanac writes: digraph ID { stmts },

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/user"
 	"strconv"
@@ -11,18 +12,19 @@ import (
 
 	"github.com/almanac-sh/almanac/internal/api/apiclient"
 	"github.com/almanac-sh/almanac/internal/api/apitype"
+	"github.com/almanac-sh/almanac/internal/testenv"
 )
 
 // TestRunAs runs `id -u -n` and `id -u` as nobody through a daemon running
 // as root, and checks the refusals: an unknown user, bad syntax.
 func TestRunAs(t *testing.T) {
+	var notRoot error
 	if os.Geteuid() != 0 {
-		t.Skip("run_as needs the daemon to run as root; this test runs as uid " + strconv.Itoa(os.Geteuid()))
+		notRoot = fmt.Errorf("this test runs as uid %d", os.Geteuid())
 	}
+	testenv.Need(t, "root (run_as switches users)", "run the tests as root, as CI does", notRoot)
 	nobody, err := user.Lookup("nobody")
-	if err != nil {
-		t.Skipf("no user nobody on this machine: %v", err)
-	}
+	testenv.Need(t, "the user nobody", "add it (adduser --system nobody)", err)
 	bin := almanacBinary(t)
 	t.Parallel()
 	d := startDaemon(t, bin, t.TempDir())

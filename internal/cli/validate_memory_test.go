@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -8,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/almanac-sh/almanac/internal/testenv"
 )
 
 // writeBigManifest writes a realistic manifest of about size bytes: chains
@@ -44,7 +47,7 @@ func TestValidateMemoryBound(t *testing.T) {
 	}
 	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	if !ok {
-		t.Skip("no rusage on this system")
+		testenv.Need(t, "getrusage", "run on Linux", errors.New("no rusage on this system"))
 	}
 	peak := ru.Maxrss * 1024 // kilobytes on Linux
 	t.Logf("validate of %d MB: %s peak RSS %d MB (%.1f× the input)", size>>20, strings.TrimSpace(string(out)), peak>>20, float64(peak)/size)

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/almanac-sh/almanac/internal/testenv"
 )
 
 // DefaultURL is the server tests use when ALMANAC_TEST_PG is not set.
@@ -29,18 +31,17 @@ func ServerURL() string {
 }
 
 // Schema creates a fresh schema, registers its removal with t.Cleanup and
-// returns a connection URL whose search_path points at it. A test fails
-// (it does not skip) when the server cannot be reached: scripts/test starts
-// one when the machine has none.
+// returns a connection URL whose search_path points at it. When the server
+// cannot be reached the test stops as package testenv says: it fails under
+// scripts/test (which starts a server when the machine has none) and skips
+// in a plain go test.
 func Schema(t testing.TB) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	base := ServerURL()
 	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatalf("pgtest: connect to %s: %v (scripts/test starts a server when none runs)", base, err)
-	}
+	testenv.Need(t, "a PostgreSQL server at "+base, "start one there or set ALMANAC_TEST_PG to one", err)
 	defer conn.Close(context.Background())
 
 	var b [6]byte

@@ -18,31 +18,20 @@ import (
 
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/servetest"
+	"github.com/almanac-sh/almanac/internal/testenv"
 	"github.com/almanac-sh/almanac/internal/webui"
 	"github.com/almanac-sh/almanac/internal/webui/webuitest"
 )
 
 // The browser tests drive Debian's headless chromium (installed by
-// scripts/test.d/chromium.sh) against the UI over the demo backend. They
-// skip when no chromium is installed, except under CI=true, where a missing
-// browser fails the run.
+// scripts/test.d/chromium.sh) against the UI over the demo backend.
 
-// chromiumPath finds the browser or skips (fails in CI).
+// chromiumPath finds the browser, or stops the test as package testenv
+// says when there is none.
 func chromiumPath(t *testing.T) string {
 	t.Helper()
-	for _, p := range []string{os.Getenv("ALMANAC_CHROMIUM"), "/usr/bin/chromium", "chromium", "chromium-browser"} {
-		if p == "" {
-			continue
-		}
-		if path, err := exec.LookPath(p); err == nil {
-			return path
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("no chromium found: scripts/test.d/chromium.sh installs it (apt-get install chromium)")
-	}
-	t.Skip("no chromium installed; run scripts/test.d/chromium.sh to run the browser tests")
-	return ""
+	return testenv.LookPath(t, "chromium", "scripts/test.d/chromium.sh installs it (apt-get install chromium)",
+		os.Getenv("ALMANAC_CHROMIUM"), "/usr/bin/chromium", "chromium", "chromium-browser")
 }
 
 // browser is one headless chromium with a console watcher.

@@ -1,9 +1,20 @@
 #!/usr/bin/env bash
-# Installs Graphviz so the apply golden tests can check that `dot` accepts
-# the --graph files. Without it they fall back to a structural check.
+# Installs Graphviz, which the apply golden tests need to check that `dot`
+# renders the --graph files (see docs/development.md: scripts/test provides
+# every test dependency, and a missing one fails the run).
 set -uo pipefail
 if command -v dot >/dev/null; then
 	echo "graphviz: $(dot -V 2>&1)"
 	exit 0
 fi
-apt-get install -y -q graphviz >/dev/null 2>&1 || echo "graphviz: not installable; --graph files are checked structurally"
+export DEBIAN_FRONTEND=noninteractive
+log=$(mktemp /tmp/almanac-graphviz-install.XXXXXX.log)
+echo "graphviz: not installed; installing Debian's graphviz (log: $log)"
+if ! apt-get install -y -q graphviz >"$log" 2>&1; then
+	if ! { apt-get update -q && apt-get install -y -q graphviz; } >>"$log" 2>&1; then
+		echo "graphviz: apt-get install graphviz failed. Last lines of $log:" >&2
+		tail -n 15 "$log" >&2
+		exit 1
+	fi
+fi
+echo "graphviz: installed $(dot -V 2>&1)"
