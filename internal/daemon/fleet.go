@@ -354,4 +354,3 @@ func (m multiNotifier) Notify(ctx context.Context, n fleet.Notification) error {
 	}
 	return errors.Join(errs...)
 }
-
