@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/almanac-sh/almanac/internal/servetest"
 )
 
 // daemon is a real `almanac serve` on a free loopback port.
@@ -40,7 +42,7 @@ func startDaemon(t *testing.T, extra ...string) *daemon {
 		ln.Close()
 		d := &daemon{url: "http://" + addr, data: data, stderr: &lockedWriter{}, done: make(chan error, 1)}
 		args := append([]string{"serve", "--data", data, "--listen", addr}, extra...)
-		d.cmd = exec.Command(binary, args...)
+		d.cmd = exec.Command(servetest.Binary(t), args...)
 		d.cmd.Dir = repoRoot(t)
 		d.cmd.Env = append(os.Environ(), "TZ=UTC", "ALMANAC_TOKEN=")
 		d.cmd.Stderr = d.stderr

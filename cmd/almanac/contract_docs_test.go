@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/almanac-sh/almanac/internal/servetest"
 )
 
 // docCommand is one `almanac ...` command line found in a code block.
@@ -118,7 +120,7 @@ func TestDocExamples(t *testing.T) {
 	docs = append([]string{filepath.Join(root, "README.md")}, docs...)
 	// The commands run in a directory where "almanac" is the built binary
 	// and examples/ is the repository's.
-	bin := filepath.Dir(binary)
+	bin := filepath.Dir(servetest.Binary(t))
 	ran := 0
 	for _, doc := range docs {
 		rel, _ := filepath.Rel(root, doc)

@@ -1,8 +1,8 @@
 package main
 
-// Black-box tests of the stable CLI contract: TestMain builds the
-// real binary once and every test runs it as a separate process, exactly as a
-// script outside this repository would, checking exit codes, the output
+// Black-box tests of the stable CLI contract: the real binary is built once
+// (servetest.Binary) and every test runs it as a separate process, exactly
+// as a script outside this repository would, checking exit codes, the output
 // formats the contract fixes and the behaviour on bad input.
 
 import (
@@ -19,29 +19,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/almanac-sh/almanac/internal/servetest"
 )
 
-// binary is the almanac executable TestMain built.
-var binary string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "almanac-contract-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "contract: temp dir:", err)
-		os.Exit(1)
-	}
-	binary = filepath.Join(dir, "almanac")
-	build := exec.Command("go", "build", "-o", binary, ".")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "contract: go build:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(servetest.Main(m)) }
 
 // result is what one run of the binary produced.
 type result struct {
@@ -59,7 +41,7 @@ func almanac(t *testing.T, dir string, env []string, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd := exec.CommandContext(ctx, servetest.Binary(t), args...)
 	if dir == "" {
 		dir = repoRoot(t)
 	}

@@ -20,6 +20,8 @@ import (
 	"github.com/almanac-sh/almanac/internal/servetest"
 )
 
+func TestMain(m *testing.M) { os.Exit(servetest.Main(m)) }
+
 // The end-to-end tests build the real binary and drive real daemon
 // processes through the CLI and the API client. They never sleep for a
 // fixed time: they poll the API for a condition, with a deadline.

@@ -23,6 +23,16 @@ var (
 	buildErr  error
 )
 
+// Main runs the tests of a package that uses Binary and removes the built
+// binary afterwards: func TestMain(m *testing.M) { os.Exit(servetest.Main(m)) }.
+func Main(m *testing.M) int {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	return code
+}
+
 // Binary builds cmd/almanac once per test process and returns its path; a
 // failed build fails t.
 func Binary(t testing.TB) string {

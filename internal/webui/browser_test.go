@@ -23,6 +23,8 @@ import (
 	"github.com/almanac-sh/almanac/internal/webui/webuitest"
 )
 
+func TestMain(m *testing.M) { os.Exit(servetest.Main(m)) }
+
 // The browser tests drive Debian's headless chromium (installed by
 // scripts/test.d/chromium.sh) against the UI over the demo backend.
 
