@@ -1,11 +1,12 @@
 package apply
 
 import (
+	"cmp"
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/almanac-sh/almanac/internal/graph"
@@ -283,7 +284,7 @@ func (p *Plan) groupArcs() {
 		}
 		sorted := make([]arc, len(arcs))
 		copy(sorted, arcs)
-		sort.SliceStable(sorted, func(x, y int) bool { return first[sorted[x].to] < first[sorted[y].to] })
+		slices.SortStableFunc(sorted, func(a, b arc) int { return cmp.Compare(first[a.to], first[b.to]) })
 		p.arcs[v] = sorted
 	}
 }

@@ -1,7 +1,8 @@
 package catalog
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 )
 
 // Cycle is one dependency cycle: Path is a closed path of refs (the first
@@ -38,7 +39,7 @@ func (c *Catalog) CycleDetails() []Cycle {
 			out = append(out, cy)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Path[0] < out[j].Path[0] })
+	slices.SortStableFunc(out, func(a, b Cycle) int { return cmp.Compare(a.Path[0], b.Path[0]) })
 	return out
 }
 

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -158,7 +160,7 @@ func writeWeekGrid(w io.Writer, starts, stops []int, hibernate bool) {
 	for _, m := range stops {
 		evs = append(evs, ev{m, false})
 	}
-	sort.Slice(evs, func(i, j int) bool { return evs[i].at < evs[j].at })
+	slices.SortFunc(evs, func(a, b ev) int { return cmp.Compare(a.at, b.at) })
 	// upAt reports the state the schedule leaves at minute m: that of the
 	// last event at or before m, wrapping around the week.
 	upAt := func(m int) bool {

@@ -1,7 +1,7 @@
 package clock
 
 import (
-	"sort"
+	"slices"
 	"sync"
 	"time"
 )
@@ -83,7 +83,7 @@ func (f *Fake) NextDeadline() (time.Time, bool) {
 }
 
 func (f *Fake) fireLocked() {
-	sort.SliceStable(f.timers, func(i, j int) bool { return f.timers[i].deadline.Before(f.timers[j].deadline) })
+	slices.SortStableFunc(f.timers, func(a, b *fakeTimer) int { return a.deadline.Compare(b.deadline) })
 	kept := f.timers[:0]
 	for _, t := range f.timers {
 		if !t.active {

@@ -1,9 +1,11 @@
 package daemon
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -82,7 +84,7 @@ func (ms *manifestSchedules) load(cat *catalog.Catalog) {
 			list = append(list, buildSchedule(r, ms.loc))
 		}
 	}
-	sort.Slice(list, func(i, k int) bool { return list[i].title < list[k].title })
+	slices.SortFunc(list, func(a, b *manifestSchedule) int { return cmp.Compare(a.title, b.title) })
 	ms.list.Store(&list)
 }
 
@@ -352,7 +354,7 @@ func (dw daemonWindows) Windows(ctx context.Context, at time.Time) ([]apitype.Wi
 	for _, s := range dw.schedules.all() {
 		out = append(out, s.apiWindow(at))
 	}
-	sort.SliceStable(out, func(i, k int) bool { return out[i].Name < out[k].Name })
+	slices.SortStableFunc(out, func(a, b apitype.Window) int { return cmp.Compare(a.Name, b.Name) })
 	return out, nil
 }
 
@@ -365,6 +367,6 @@ func (dw daemonWindows) uiWindows(ctx context.Context, now time.Time) ([]webui.W
 	for _, s := range dw.schedules.all() {
 		out = append(out, s.uiWindow(now))
 	}
-	sort.SliceStable(out, func(i, k int) bool { return out[i].Name < out[k].Name })
+	slices.SortStableFunc(out, func(a, b webui.Window) int { return cmp.Compare(a.Name, b.Name) })
 	return out, nil
 }

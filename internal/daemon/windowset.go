@@ -1,12 +1,13 @@
 package daemon
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -148,7 +149,7 @@ func loadNamedWindows(args []windowArg, demo bool) (*namedWindows, error) {
 			nw.list = append(nw.list, namedWindow{name: d.name, kind: "demo", sources: []string{file}, cfg: cfg})
 		}
 	}
-	sort.Slice(nw.list, func(i, k int) bool { return nw.list[i].name < nw.list[k].name })
+	slices.SortFunc(nw.list, func(a, b namedWindow) int { return cmp.Compare(a.name, b.name) })
 	return nw, nil
 }
 

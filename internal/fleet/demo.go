@@ -1,9 +1,10 @@
 package fleet
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"sort"
+	"slices"
 	"sync"
 )
 
@@ -86,7 +87,7 @@ func (d *Demo) List(context.Context) ([]Resource, error) {
 		}
 		out = append(out, c)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	slices.SortFunc(out, func(a, b Resource) int { return cmp.Compare(a.ID, b.ID) })
 	return out, nil
 }
 

@@ -1,8 +1,10 @@
 package fleet
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -34,7 +36,7 @@ func (s *Scheduler) Inventory(ctx context.Context) error {
 		return err
 	}
 
-	sort.Slice(list, func(i, j int) bool { return list[i].ID < list[j].ID })
+	slices.SortFunc(list, func(a, b Resource) int { return cmp.Compare(a.ID, b.ID) })
 	s.mu.Lock()
 	initial := !s.hadInventory
 	cp := s.checkpoint
@@ -244,7 +246,7 @@ func diffScheduleTags(old, cur map[string]string) []tagChange {
 			out = append(out, tagChange{kind: EventTagRemoved, key: k, old: o})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
+	slices.SortFunc(out, func(a, b tagChange) int { return cmp.Compare(a.key, b.key) })
 	return out
 }
 

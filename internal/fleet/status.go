@@ -1,7 +1,8 @@
 package fleet
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"time"
 )
 
@@ -56,11 +57,8 @@ func (s *Scheduler) Resources() []Status {
 	for _, t := range s.res {
 		out = append(out, statusOf(t, now))
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Name != out[j].Name {
-			return out[i].Name < out[j].Name
-		}
-		return out[i].ID < out[j].ID
+	slices.SortFunc(out, func(a, b Status) int {
+		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
 	})
 	return out
 }

@@ -1,10 +1,11 @@
 package fleet
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/mail"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -254,12 +255,8 @@ func collectFields(tags map[string]string) (map[Field]tagValue, map[Field]tagVal
 			keys = append(keys, k)
 		}
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		ri, rj := keyRank(keys[i]), keyRank(keys[j])
-		if ri != rj {
-			return ri < rj
-		}
-		return keys[i] < keys[j]
+	slices.SortFunc(keys, func(a, b string) int {
+		return cmp.Or(cmp.Compare(keyRank(a), keyRank(b)), cmp.Compare(a, b))
 	})
 	fields := make(map[Field]tagValue, len(keys))
 	var conflicts map[Field]tagValue

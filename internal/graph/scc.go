@@ -1,6 +1,6 @@
 package graph
 
-import "sort"
+import "slices"
 
 // SCCs returns the strongly connected components of g with Tarjan's
 // algorithm, run with an explicit stack so that a chain of any length cannot
@@ -83,17 +83,16 @@ func (g *Graph[K]) Cycles(cmp func(a, b K) int) [][]int {
 		if len(c) == 1 && !g.hasSelfLoop(c[0]) {
 			continue
 		}
-		sort.Slice(c, func(i, j int) bool { return cmp(g.keys[c[i]], g.keys[c[j]]) < 0 })
+		slices.SortFunc(c, func(a, b int) int { return cmp(g.keys[a], g.keys[b]) })
 		cycles = append(cycles, c)
 	}
-	sort.SliceStable(cycles, func(i, j int) bool {
-		a, b := cycles[i], cycles[j]
+	slices.SortStableFunc(cycles, func(a, b []int) int {
 		for k := 0; k < len(a) && k < len(b); k++ {
 			if c := cmp(g.keys[a[k]], g.keys[b[k]]); c != 0 {
-				return c < 0
+				return c
 			}
 		}
-		return len(a) < len(b)
+		return len(a) - len(b)
 	})
 	return cycles
 }

@@ -2,7 +2,7 @@ package manifest
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -57,7 +57,15 @@ func (l *ErrorList) Add(pos Pos, format string, args ...any) {
 // Sort orders the list by position, keeping the order of errors at the same
 // position, and drops exact duplicates.
 func (l *ErrorList) Sort() {
-	sort.SliceStable(*l, func(i, j int) bool { return (*l)[i].Pos.Before((*l)[j].Pos) })
+	slices.SortStableFunc(*l, func(a, b *Error) int {
+		if a.Pos.Before(b.Pos) {
+			return -1
+		}
+		if b.Pos.Before(a.Pos) {
+			return 1
+		}
+		return 0
+	})
 	out := (*l)[:0]
 	for _, e := range *l {
 		if len(out) > 0 && *e == *out[len(out)-1] {

@@ -1,11 +1,11 @@
 package manifestjob
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -90,7 +90,7 @@ func FromCatalog(cat *catalog.Catalog, parse job.ParseFunc, opts ...puppetsched.
 		errs.Sort()
 		return nil, errs
 	}
-	sort.Slice(set.Jobs, func(i, j int) bool { return set.Jobs[i].Name < set.Jobs[j].Name })
+	slices.SortFunc(set.Jobs, func(a, b store.JobSpec) int { return cmp.Compare(a.Name, b.Name) })
 	return set, nil
 }
 

@@ -30,10 +30,11 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
-	"sort"
+	"slices"
 	"time"
 )
 
@@ -628,15 +629,9 @@ func BatchOrder(items []RunInsertParams) []int {
 	for i := range idx {
 		idx[i] = i
 	}
-	sort.SliceStable(idx, func(x, y int) bool {
-		a, b := items[idx[x]].Run, items[idx[y]].Run
-		if a.Job != b.Job {
-			return a.Job < b.Job
-		}
-		if !a.ScheduledTime.Equal(b.ScheduledTime) {
-			return a.ScheduledTime.Before(b.ScheduledTime)
-		}
-		return max(a.Attempt, 1) < max(b.Attempt, 1)
+	slices.SortStableFunc(idx, func(x, y int) int {
+		a, b := items[x].Run, items[y].Run
+		return cmp.Or(cmp.Compare(a.Job, b.Job), a.ScheduledTime.Compare(b.ScheduledTime), cmp.Compare(max(a.Attempt, 1), max(b.Attempt, 1)))
 	})
 	return idx
 }

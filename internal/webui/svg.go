@@ -1,9 +1,10 @@
 package webui
 
 import (
+	"cmp"
 	"fmt"
 	"html/template"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 )
@@ -230,7 +231,7 @@ func runningPeriods(starts, stops []int) []Interval {
 			evs = append(evs, ev{m, false})
 		}
 	}
-	sort.Slice(evs, func(i, j int) bool { return evs[i].at < evs[j].at })
+	slices.SortFunc(evs, func(a, b ev) int { return cmp.Compare(a.at, b.at) })
 	// Begin the walk just after a stop so every period is seen whole.
 	first := 0
 	for i, e := range evs {
@@ -264,6 +265,6 @@ func runningPeriods(starts, stops []int) []Interval {
 			out[i].End -= weekMinutes
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Start < out[j].Start })
+	slices.SortFunc(out, func(a, b Interval) int { return cmp.Compare(a.Start, b.Start) })
 	return out
 }

@@ -1,13 +1,14 @@
 package webui
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"html/template"
 	"io/fs"
 	"net/url"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 )
@@ -183,7 +184,7 @@ func sortedKV(m map[string]string) []kv {
 	for k, v := range m {
 		out = append(out, kv{k, v})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	slices.SortFunc(out, func(a, b kv) int { return cmp.Compare(a.Key, b.Key) })
 	return out
 }
 

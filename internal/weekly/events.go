@@ -2,7 +2,7 @@ package weekly
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -88,7 +88,7 @@ func ParseEvents(s string, loc *time.Location) (*Events, error) {
 		ev.minutes = append(ev.minutes, m)
 		pos = end + 1
 	}
-	sort.Slice(ev.minutes, func(i, j int) bool { return ev.minutes[i] < ev.minutes[j] })
+	slices.Sort(ev.minutes)
 	return ev, nil
 }
 

@@ -4,11 +4,11 @@
 package apitest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"sync"
 	"time"
 
@@ -103,7 +103,7 @@ func (m *MemStore) JobList(_ context.Context, p store.JobListParams) ([]store.Jo
 			out = append(out, j)
 		}
 	}
-	sort.Slice(out, func(a, b int) bool { return out[a].Spec.Name < out[b].Spec.Name })
+	slices.SortFunc(out, func(a, b store.Job) int { return cmp.Compare(a.Spec.Name, b.Spec.Name) })
 	if p.Limit > 0 && len(out) > p.Limit {
 		out = out[:p.Limit]
 	}

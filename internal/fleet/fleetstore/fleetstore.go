@@ -6,12 +6,13 @@
 package fleetstore
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -92,7 +93,7 @@ func (l *Ledger) SaveInventory(ctx context.Context, inv map[string]fleet.Observe
 		}
 		recs = append(recs, r)
 	}
-	sort.Slice(recs, func(i, j int) bool { return recs[i].ID < recs[j].ID })
+	slices.SortFunc(recs, func(a, b store.ResourceRecord) int { return cmp.Compare(a.ID, b.ID) })
 	return l.Store.ResourceSaveInventory(ctx, store.ResourceInventoryParams{Records: recs, Term: l.term()})
 }
 

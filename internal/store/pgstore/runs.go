@@ -1,10 +1,11 @@
 package pgstore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -213,11 +214,8 @@ func (s *Store) RunClaim(ctx context.Context, p store.RunClaimParams) ([]store.R
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: claim runs: %w", err)
 	}
-	sort.Slice(runs, func(i, j int) bool {
-		if !runs[i].ReadyAt.Equal(runs[j].ReadyAt) {
-			return runs[i].ReadyAt.Before(runs[j].ReadyAt)
-		}
-		return runs[i].ID < runs[j].ID
+	slices.SortFunc(runs, func(a, b store.Run) int {
+		return cmp.Or(a.ReadyAt.Compare(b.ReadyAt), cmp.Compare(a.ID, b.ID))
 	})
 	return runs, nil
 }
@@ -247,7 +245,7 @@ func (s *Store) RunHeartbeat(ctx context.Context, p store.RunHeartbeatParams) ([
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: heartbeat: %w", err)
 	}
-	sort.Slice(cancel, func(i, j int) bool { return cancel[i] < cancel[j] })
+	slices.Sort(cancel)
 	return cancel, nil
 }
 

@@ -1,11 +1,12 @@
 package sqlitestore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/store"
@@ -235,11 +236,8 @@ func (s *Store) RunClaim(ctx context.Context, p store.RunClaimParams) ([]store.R
 }
 
 func sortRuns(runs []store.Run) {
-	sort.Slice(runs, func(i, j int) bool {
-		if !runs[i].ReadyAt.Equal(runs[j].ReadyAt) {
-			return runs[i].ReadyAt.Before(runs[j].ReadyAt)
-		}
-		return runs[i].ID < runs[j].ID
+	slices.SortFunc(runs, func(a, b store.Run) int {
+		return cmp.Or(a.ReadyAt.Compare(b.ReadyAt), cmp.Compare(a.ID, b.ID))
 	})
 }
 

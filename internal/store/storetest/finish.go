@@ -1,10 +1,11 @@
 package storetest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -139,7 +140,7 @@ func testRunFinishBatchConcurrent(t *testing.T, s store.Store) {
 			defer wg.Done()
 			order := append([]int64(nil), ids...)
 			if w%2 == 1 {
-				sort.Slice(order, func(i, j int) bool { return order[i] > order[j] })
+				slices.SortFunc(order, func(a, b int64) int { return cmp.Compare(b, a) })
 			}
 			var items []store.RunFinishParams
 			for _, id := range order {

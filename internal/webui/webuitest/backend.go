@@ -4,10 +4,10 @@
 package webuitest
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -325,11 +325,8 @@ func (b *Backend) Fires(_ context.Context, q webui.FireQuery) ([]webui.Fire, err
 			return nil, fmt.Errorf("job %q: %w", q.Job, webui.ErrNotFound)
 		}
 	}
-	sort.Slice(out, func(i, k int) bool {
-		if !out[i].Time.Equal(out[k].Time) {
-			return out[i].Time.Before(out[k].Time)
-		}
-		return out[i].Job < out[k].Job
+	slices.SortFunc(out, func(a, b webui.Fire) int {
+		return cmp.Or(a.Time.Compare(b.Time), cmp.Compare(a.Job, b.Job))
 	})
 	if len(out) > q.Limit {
 		out = out[:q.Limit]
@@ -497,7 +494,7 @@ func (b *Backend) Resources(context.Context) ([]webui.Resource, error) {
 		return nil, b.err
 	}
 	out := slices.Clone(b.resources)
-	sort.SliceStable(out, func(i, k int) bool { return out[i].Name < out[k].Name })
+	slices.SortStableFunc(out, func(a, b webui.Resource) int { return cmp.Compare(a.Name, b.Name) })
 	return out, nil
 }
 
@@ -520,7 +517,7 @@ func (b *Backend) Windows(_ context.Context, now time.Time) ([]webui.Window, err
 		slices.Sort(out[i].Gates)
 		out[i].GatedJobs = len(out[i].Gates)
 	}
-	sort.SliceStable(out, func(i, k int) bool { return strings.ToLower(out[i].Name) < strings.ToLower(out[k].Name) })
+	slices.SortStableFunc(out, func(a, b webui.Window) int { return strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)) })
 	return out, nil
 }
 

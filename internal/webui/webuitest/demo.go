@@ -3,7 +3,7 @@ package webuitest
 import (
 	"context"
 	"fmt"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/api/apitype"
@@ -162,7 +162,7 @@ func Demo(c clock.Clock) *Backend {
 	b.SetCluster(demoCluster(now))
 	addApplies(b, now)
 	// The log is kept in time order, as a real one is.
-	sort.SliceStable(b.events, func(i, j int) bool { return b.events[i].Time.Before(b.events[j].Time) })
+	slices.SortStableFunc(b.events, func(x, y webui.Event) int { return x.Time.Compare(y.Time) })
 	for i := range b.events {
 		b.events[i].ID = int64(i + 1)
 	}
