@@ -45,40 +45,55 @@ func specToStore(name string, in apitype.JobSpec) (store.JobSpec, error) {
 		NotifyOn:                   in.NotifyOn,
 		RunAs:                      in.RunAs,
 	}
-	if a := time.Duration(in.AlertAfter); a != 0 {
-		if a < 0 || a%time.Second != 0 {
-			return out, invalid("alert_after", fmt.Sprintf("must be a positive whole number of seconds, not %s", a))
-		}
-		out.AlertAfterSeconds = int64(a / time.Second)
+	var err error
+	if out.AlertAfterSeconds, err = wholeSeconds("alert_after", time.Duration(in.AlertAfter)); err != nil {
+		return out, err
+	}
+	if out.TimeoutSeconds, err = wholeSeconds("timeout", time.Duration(in.Timeout)); err != nil {
+		return out, err
 	}
 	if in.Cron != "" && out.Cron == "" && in.At == nil {
 		return out, invalid("cron", "cron expression is blank")
 	}
-	if in.Command.Shell != "" {
-		out.Shell = in.Command.Shell
-	} else if len(in.Command.Argv) > 0 {
-		out.Command = append([]string(nil), in.Command.Argv...)
+	out.Shell, out.Command = commandToStore(in.Command)
+	out.Cwd = in.Cwd
+	if filepath.IsAbs(in.Cwd) {
+		out.Cwd = filepath.Clean(in.Cwd)
 	}
-	if in.Cwd != "" {
-		out.Cwd = in.Cwd
-		if filepath.IsAbs(in.Cwd) {
-			out.Cwd = filepath.Clean(in.Cwd)
-		}
+	return out, validate(&out)
+}
+
+// wholeSeconds converts a duration of the wire to the store's seconds: 0
+// stays 0 (unset), and anything else must be a positive whole number of
+// seconds.
+func wholeSeconds(field string, d time.Duration) (int64, error) {
+	if d < 0 || d%time.Second != 0 {
+		return 0, invalid(field, fmt.Sprintf("must be a positive whole number of seconds, not %s", d))
 	}
-	if t := time.Duration(in.Timeout); t != 0 {
-		if t < 0 || t%time.Second != 0 {
-			return out, invalid("timeout", fmt.Sprintf("must be a positive whole number of seconds, not %s", t))
-		}
-		out.TimeoutSeconds = int64(t / time.Second)
+	return int64(d / time.Second), nil
+}
+
+// commandToStore splits the wire's command into the store's shell line or
+// argument vector (a copy).
+func commandToStore(c apitype.Command) (shell string, argv []string) {
+	if c.Shell != "" {
+		return c.Shell, nil
 	}
-	if err := job.Validate(&out, nil); err != nil {
-		var ve *job.ValidationError
-		if errors.As(err, &ve) && len(ve.Fields) > 0 {
-			return out, invalid(ve.Fields[0].Field, ve.Fields[0].Message)
-		}
-		return out, err
+	if len(c.Argv) > 0 {
+		return "", append([]string(nil), c.Argv...)
 	}
-	return out, nil
+	return "", nil
+}
+
+// validate applies the job rules, answering the first broken one as the
+// API's invalid-field error.
+func validate(spec *store.JobSpec) error {
+	err := job.Validate(spec, nil)
+	var ve *job.ValidationError
+	if errors.As(err, &ve) && len(ve.Fields) > 0 {
+		return invalid(ve.Fields[0].Field, ve.Fields[0].Message)
+	}
+	return err
 }
 
 // concurrencyPolicy maps the wire's policy, in any case, to the store's;
