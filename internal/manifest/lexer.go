@@ -41,7 +41,10 @@ type Token struct {
 	Kind Kind
 	// Space reports whitespace or a comment right before the token; a '['
 	// after space starts an array rather than an access, as in Puppet.
-	Space      bool
+	Space bool
+	// Op is the operator of a PUNCT token (OpNone for other kinds), so the
+	// parser compares kinds, not strings.
+	Op         Op
 	Off        int32 // byte offset of the token in the source
 	Start, End int32 // the token's text in the source, when Aux is 0
 	Aux        int32 // 1-based index into texts.strs (decoded) or texts.parts (DQ)
@@ -106,6 +109,109 @@ func (x *texts) describe(t *Token) string {
 		return "regular expression"
 	}
 	return "'" + x.text(t) + "'"
+}
+
+// Op names an operator or punctuation token; OpNone is the Op of every
+// token that is not PUNCT.
+type Op uint8
+
+// Operators, in the order of puncts.
+const (
+	OpNone            Op = iota
+	OpLLCollect          // <<|
+	OpRRCollect          // |>>
+	OpLCollect           // <|
+	OpRCollect           // |>
+	OpArrow              // ->
+	OpNotifyArrow        // ~>
+	OpBackArrow          // <-
+	OpBackNotifyArrow    // <~
+	OpFatArrow           // =>
+	OpPlusArrow          // +>
+	OpPlusAssign         // +=
+	OpMinusAssign        // -=
+	OpEq                 // ==
+	OpNe                 // !=
+	OpMatch              // =~
+	OpNoMatch            // !~
+	OpLe                 // <=
+	OpGe                 // >=
+	OpShl                // <<
+	OpShr                // >>
+	OpAtAt               // @@
+	OpAtParen            // @(
+	OpLt                 // <
+	OpGt                 // >
+	OpAssign             // =
+	OpPlus               // +
+	OpMinus              // -
+	OpStar               // *
+	OpSlash              // /
+	OpPercent            // %
+	OpNot                // !
+	OpQuestion           // ?
+	OpColon              // :
+	OpComma              // ,
+	OpSemicolon          // ;
+	OpLBrace             // {
+	OpRBrace             // }
+	OpLParen             // (
+	OpRParen             // )
+	OpLBracket           // [
+	OpRBracket           // ]
+	OpPipe               // |
+	OpAt                 // @
+	OpDot                // .
+)
+
+// opTexts maps each Op to its text.
+var opTexts = [...]string{OpLLCollect: "<<|", OpRRCollect: "|>>", OpLCollect: "<|", OpRCollect: "|>", OpArrow: "->", OpNotifyArrow: "~>", OpBackArrow: "<-", OpBackNotifyArrow: "<~", OpFatArrow: "=>", OpPlusArrow: "+>", OpPlusAssign: "+=", OpMinusAssign: "-=", OpEq: "==", OpNe: "!=", OpMatch: "=~", OpNoMatch: "!~", OpLe: "<=", OpGe: ">=", OpShl: "<<", OpShr: ">>", OpAtAt: "@@", OpAtParen: "@(", OpLt: "<", OpGt: ">", OpAssign: "=", OpPlus: "+", OpMinus: "-", OpStar: "*", OpSlash: "/", OpPercent: "%", OpNot: "!", OpQuestion: "?", OpColon: ":", OpComma: ",", OpSemicolon: ";", OpLBrace: "{", OpRBrace: "}", OpLParen: "(", OpRParen: ")", OpLBracket: "[", OpRBracket: "]", OpPipe: "|", OpAt: "@", OpDot: "."}
+
+// String returns the operator as written.
+func (o Op) String() string {
+	if int(o) < len(opTexts) {
+		return opTexts[o]
+	}
+	return "?"
+}
+
+// opOf returns the Op written as text, OpNone for anything else. It is on
+// the lexer's hot path, hence the tables.
+func opOf(text string) Op {
+	switch len(text) {
+	case 1:
+		return ops1[text[0]]
+	case 2:
+		return ops2[text[0]][text[1]]
+	case 3:
+		switch text {
+		case "<<|":
+			return OpLLCollect
+		case "|>>":
+			return OpRRCollect
+		}
+	}
+	return OpNone
+}
+
+// ops1 and ops2 index the one- and two-character operators by their bytes.
+var ops1, ops2 = func() (*[256]Op, *[256][256]Op) {
+	var one [256]Op
+	var two [256][256]Op
+	for o, t := range opTexts {
+		switch len(t) {
+		case 1:
+			one[t[0]] = Op(o)
+		case 2:
+			two[t[0]][t[1]] = Op(o)
+		}
+	}
+	return &one, &two
+}()
+
+// punct is a PUNCT token for the operator text at source offset off.
+func punct(off int32, text string) Token {
+	return Token{Kind: PUNCT, Op: opOf(text), Off: off, Start: off, End: off + int32(len(text))}
 }
 
 // puncts lists operators, longest first so that the first match wins.
@@ -277,7 +383,7 @@ func (lx *lexer) step(out *[]Token, closeDepth int, depth *int) (closed, eof boo
 				*depth--
 			}
 		}
-		*out = append(*out, span(PUNCT, p, int(p), int(p)+len(op)))
+		*out = append(*out, punct(p, op))
 	}
 	if len(*out) > n {
 		if spaced {
@@ -605,7 +711,7 @@ func (lx *lexer) lexDouble(out *[]Token, p int32) {
 			for lx.peekAt(0) == '[' {
 				bp := lx.here()
 				lx.advance(1)
-				lx.tokStack = append(lx.tokStack, span(PUNCT, bp, int(bp), int(bp)+1))
+				lx.tokStack = append(lx.tokStack, punct(bp, "["))
 				if !lx.runUntilBracket(&lx.tokStack) {
 					lx.errs.Add(lx.posAt(bp), "unterminated [ in string interpolation")
 					popped()
@@ -677,7 +783,7 @@ func (lx *lexer) runUntilBracket(out *[]Token) bool {
 			lx.lexWord(out, p)
 		case c == '[' || c == ']' || c == ',' || c == '-':
 			lx.advance(1)
-			*out = append(*out, span(PUNCT, p, int(p), int(p)+1))
+			*out = append(*out, punct(p, lx.text[p:p+1]))
 		default:
 			return false
 		}

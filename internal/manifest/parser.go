@@ -129,9 +129,9 @@ func (p *parser) next() *Token {
 	return t
 }
 
-func (p *parser) is(text string) bool {
-	t := p.at(p.i)
-	return t.Kind == PUNCT && p.text(t) == text
+// is reports whether the current token is the operator op.
+func (p *parser) is(op Op) bool {
+	return p.at(p.i).Op == op
 }
 
 func (p *parser) isWord(w string) bool {
@@ -154,9 +154,9 @@ func (p *parser) fail(pos Pos, format string, args ...any) {
 	panic(bailout{})
 }
 
-func (p *parser) expect(text string) *Token {
-	if !p.is(text) {
-		p.fail(p.pos(p.tok()), "syntax error: expected '%s', found %s", text, p.tt.describe(p.tok()))
+func (p *parser) expect(op Op) *Token {
+	if !p.is(op) {
+		p.fail(p.pos(p.tok()), "syntax error: expected '%s', found %s", op, p.tt.describe(p.tok()))
 	}
 	return p.next()
 }
@@ -182,7 +182,7 @@ func (p *parser) statements(top bool) []Expr {
 		if t.Kind == EOF {
 			return done()
 		}
-		if p.is("}") {
+		if p.is(OpRBrace) {
 			if top {
 				p.errs.Add(p.pos(t), "syntax error: unexpected '}'")
 				p.next()
@@ -190,7 +190,7 @@ func (p *parser) statements(top bool) []Expr {
 			}
 			return done()
 		}
-		if p.is(";") {
+		if p.is(OpSemicolon) {
 			p.next()
 			continue
 		}
@@ -231,12 +231,12 @@ func (p *parser) synchronize(start int) {
 	// Re-count nesting from the statement start so we stop at its level.
 	for j := start; j < p.i; j++ {
 		depth += p.nesting(p.at(j))
-		sawBrace = sawBrace || p.at(j).Kind == PUNCT && p.text(p.at(j)) == "{"
+		sawBrace = sawBrace || p.at(j).Op == OpLBrace
 	}
 	// A failed definition is skipped whole, body included.
 	if s := p.at(start); s.Kind == NAME && (p.text(s) == "class" && p.at(start+1).Kind == NAME ||
 		p.text(s) == "define" || p.text(s) == "node" || p.text(s) == "function") && !sawBrace {
-		for p.tok().Kind != EOF && !p.is("{") {
+		for p.tok().Kind != EOF && !p.is(OpLBrace) {
 			p.next()
 		}
 	}
@@ -253,10 +253,10 @@ func (p *parser) synchronize(start int) {
 			if newLine && t.Kind == TYPE && p.i > start {
 				return
 			}
-			if t.Kind == PUNCT && p.text(t) == "}" {
+			if t.Op == OpRBrace {
 				return
 			}
-			if t.Kind == PUNCT && p.text(t) == ";" {
+			if t.Op == OpSemicolon {
 				p.next()
 				return
 			}
@@ -270,7 +270,7 @@ func (p *parser) synchronize(start int) {
 			depth = 0
 		}
 		p.next()
-		if d < 0 && depth == 0 && p.text(t) == "}" {
+		if d < 0 && depth == 0 && t.Op == OpRBrace {
 			return // the failed statement's block is closed
 		}
 	}
@@ -280,10 +280,10 @@ func (p *parser) nesting(t *Token) int {
 	if t.Kind != PUNCT {
 		return 0
 	}
-	switch p.text(t) {
-	case "{", "[", "(":
+	switch t.Op {
+	case OpLBrace, OpLBracket, OpLParen:
 		return 1
-	case "}", "]", ")":
+	case OpRBrace, OpRBracket, OpRParen:
 		return -1
 	}
 	return 0
@@ -300,13 +300,13 @@ func startsStatement(p *parser, t *Token) bool {
 			return p.peek(1).Kind == TYPE
 		}
 		n := p.peek(1)
-		return n.Kind == PUNCT && p.text(n) == "{"
+		return n.Op == OpLBrace
 	}
 	if t.Kind == VAR {
 		n := p.peek(1)
-		return n.Kind == PUNCT && p.text(n) == "="
+		return n.Op == OpAssign
 	}
-	return t.Kind == PUNCT && (p.text(t) == "@" || p.text(t) == "@@")
+	return t.Op == OpAt || t.Op == OpAtAt
 }
 
 func (p *parser) enter() {
@@ -344,7 +344,7 @@ func (p *parser) statement() Expr {
 		}
 		if statementFunctions[p.text(t)] {
 			n := p.peek(1)
-			if !(n.Kind == PUNCT && p.text(n) == "(") {
+			if n.Op != OpLParen {
 				return p.statementCall()
 			}
 		}
@@ -357,7 +357,7 @@ func (p *parser) statementCall() Expr {
 	t := p.next()
 	c := &Call{At: At{p.loc(t.Off)}, Name: p.text(t)}
 	c.Args = append(c.Args, p.expr())
-	for p.is(",") {
+	for p.is(OpComma) {
 		p.next()
 		c.Args = append(c.Args, p.expr())
 	}
@@ -371,7 +371,7 @@ func (p *parser) classDef() Expr {
 		p.fail(p.pos(name), "syntax error: '%s' is a keyword and cannot name a class", p.text(name))
 	}
 	c := &ClassDef{At: At{p.loc(kw.Off)}, Name: strings.TrimPrefix(p.text(name), "::")}
-	if p.is("(") {
+	if p.is(OpLParen) {
 		c.Params = p.params()
 	}
 	if p.isWord("inherits") {
@@ -392,7 +392,7 @@ func (p *parser) defineDef() Expr {
 	}
 	p.next()
 	d := &DefineDef{At: At{p.loc(kw.Off)}, Name: strings.TrimPrefix(p.text(name), "::")}
-	if p.is("(") {
+	if p.is(OpLParen) {
 		d.Params = p.params()
 	}
 	d.Body = p.block()
@@ -401,16 +401,16 @@ func (p *parser) defineDef() Expr {
 
 // params parses ( [Type] $name [= default], ... ).
 func (p *parser) params() []Param {
-	p.expect("(")
+	p.expect(OpLParen)
 	var out []Param
-	for !p.is(")") {
+	for !p.is(OpRParen) {
 		out = append(out, p.param())
-		if !p.is(",") {
+		if !p.is(OpComma) {
 			break
 		}
 		p.next()
 	}
-	p.expect(")")
+	p.expect(OpRParen)
 	return out
 }
 
@@ -420,7 +420,7 @@ func (p *parser) param() Param {
 	if p.tok().Kind == TYPE {
 		pr.Type = p.postfix(p.typeExpr())
 	}
-	if p.is("*") {
+	if p.is(OpStar) {
 		p.fail(p.pos(p.tok()), "unsupported: captures-rest parameters")
 	}
 	v := p.tok()
@@ -429,7 +429,7 @@ func (p *parser) param() Param {
 	}
 	p.next()
 	pr.Name = p.text(v)
-	if p.is("=") {
+	if p.is(OpAssign) {
 		p.next()
 		pr.Default = p.expr()
 	}
@@ -445,11 +445,11 @@ func (p *parser) typeExpr() Expr {
 
 // block parses { statements }.
 func (p *parser) block() []Expr {
-	p.expect("{")
+	p.expect(OpLBrace)
 	saveBrace := p.noBrace
 	p.noBrace = false
 	body := p.statements(false)
 	p.noBrace = saveBrace
-	p.expect("}")
+	p.expect(OpRBrace)
 	return body
 }

@@ -46,21 +46,21 @@ func (p *parser) unlessExpr(kw *Token) Expr {
 
 func (p *parser) caseExpr(kw *Token) Expr {
 	c := &Case{At: At{p.loc(kw.Off)}, Subject: p.condition()}
-	p.expect("{")
-	for !p.is("}") {
+	p.expect(OpLBrace)
+	for !p.is(OpRBrace) {
 		o := CaseOption{Loc: p.loc(p.tok().Off)}
 		for {
 			o.Values = append(o.Values, p.condition())
-			if !p.is(",") {
+			if !p.is(OpComma) {
 				break
 			}
 			p.next()
 		}
-		p.expect(":")
+		p.expect(OpColon)
 		o.Body = p.block()
 		c.Options = append(c.Options, o)
 	}
-	p.expect("}")
+	p.expect(OpRBrace)
 	return c
 }
 
@@ -129,7 +129,7 @@ func (p *parser) interp(t *Token) Expr {
 		}
 		if len(toks) > 1 && toks[0].Kind == NAME && !keywords[p.text(&toks[0])] {
 			n := &toks[1]
-			if n.Kind == EOF || n.Kind == PUNCT && (p.text(n) == "[" || p.text(n) == ".") {
+			if n.Kind == EOF || n.Op == OpLBracket || n.Op == OpDot {
 				toks[0].Kind = VAR
 			}
 		}

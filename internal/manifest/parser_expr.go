@@ -19,8 +19,8 @@ func (p *parser) expr() Expr {
 		if t.Kind != PUNCT {
 			return l
 		}
-		switch p.text(t) {
-		case "->", "~>", "<-", "<~":
+		switch t.Op {
+		case OpArrow, OpNotifyArrow, OpBackArrow, OpBackNotifyArrow:
 			p.next()
 			r := p.assign()
 			c := alloc(&p.a.chains)
@@ -34,7 +34,7 @@ func (p *parser) expr() Expr {
 
 func (p *parser) assign() Expr {
 	l := p.binary(1)
-	if p.is("=") {
+	if p.is(OpAssign) {
 		t := p.next()
 		v, ok := l.(*Var)
 		if !ok {
@@ -51,7 +51,7 @@ func (p *parser) assign() Expr {
 		}
 		return &Assign{At: At{v.Loc}, Name: v.Name, Value: p.assign()}
 	}
-	if p.is("+=") || p.is("-=") {
+	if p.is(OpPlusAssign) || p.is(OpMinusAssign) {
 		p.fail(p.pos(p.tok()), "unsupported: %s", p.text(p.tok()))
 	}
 	return l
@@ -71,18 +71,18 @@ func (p *parser) binaryPrec(t *Token) int {
 			return 9
 		}
 	case PUNCT:
-		switch p.text(t) {
-		case "<", "<=", ">", ">=":
+		switch t.Op {
+		case OpLt, OpLe, OpGt, OpGe:
 			return 3
-		case "==", "!=":
+		case OpEq, OpNe:
 			return 4
-		case "<<", ">>":
+		case OpShl, OpShr:
 			return 5
-		case "+", "-":
+		case OpPlus, OpMinus:
 			return 6
-		case "*", "/", "%":
+		case OpStar, OpSlash, OpPercent:
 			return 7
-		case "=~", "!~":
+		case OpMatch, OpNoMatch:
 			return 8
 		}
 	}
@@ -100,7 +100,7 @@ func (p *parser) binary(minPrec int) Expr {
 			return l
 		}
 		op := p.next()
-		if p.text(op) == "<<" || p.text(op) == ">>" {
+		if op.Op == OpShl || op.Op == OpShr {
 			p.fail(p.pos(op), "unsupported: operator '%s'", p.text(op))
 		}
 		r := p.binary(prec + 1)
@@ -112,18 +112,18 @@ func (p *parser) binary(minPrec int) Expr {
 
 func (p *parser) unary() Expr {
 	t := p.tok()
-	if t.Kind == PUNCT && (p.text(t) == "!" || p.text(t) == "-") {
+	if t.Op == OpNot || t.Op == OpMinus {
 		p.enter()
 		defer p.leave()
 		p.next()
 		x := p.unary()
-		if n, ok := x.(*NumberLit); ok && p.text(t) == "-" {
+		if n, ok := x.(*NumberLit); ok && t.Op == OpMinus {
 			n.Int, n.Float, n.Raw, n.Loc = -n.Int, -n.Float, "-"+n.Raw, p.loc(t.Off)
 			return n
 		}
 		return &Unary{At: At{p.loc(t.Off)}, Op: p.text(t), X: x}
 	}
-	if t.Kind == PUNCT && p.text(t) == "*" {
+	if t.Op == OpStar {
 		p.fail(p.pos(t), "unsupported: splat operator")
 	}
 	return p.postfix(p.primary())
@@ -136,25 +136,25 @@ func (p *parser) postfix(x Expr) Expr {
 		if t.Kind != PUNCT {
 			return x
 		}
-		switch p.text(t) {
-		case "[":
+		switch t.Op {
+		case OpLBracket:
 			if t.Space {
 				return x
 			}
 			p.next()
 			a := alloc(&p.a.access)
 			*a = Access{At: At{x.loc()}, Target: x}
-			a.Keys = p.list("]")
+			a.Keys = p.list(OpRBracket)
 			if len(a.Keys) == 0 {
 				p.fail(p.pos(t), "syntax error: empty []")
 			}
 			x = a
-			if p.is("{") && !p.noBrace {
+			if p.is(OpLBrace) && !p.noBrace {
 				if _, isType := a.Target.(*TypeName); isType {
 					p.fail(p.pos(p.tok()), "unsupported: resource overrides (Type['title'] { ... })")
 				}
 			}
-		case ".":
+		case OpDot:
 			p.next()
 			n := p.tok()
 			if n.Kind != NAME {
@@ -164,7 +164,7 @@ func (p *parser) postfix(x Expr) Expr {
 			c := &Call{At: At{p.loc(n.Off)}, Name: p.text(n), Args: []Expr{x}, Method: true}
 			p.callRest(c)
 			x = c
-		case "?":
+		case OpQuestion:
 			p.next()
 			x = p.selector(x, t.Off)
 		default:
@@ -178,47 +178,47 @@ func (p *parser) callRest(c *Call) {
 	if !Functions[c.Name] {
 		p.fail(c.Position(), "unsupported: function '%s'", c.Name)
 	}
-	if p.is("(") {
+	if p.is(OpLParen) {
 		p.next()
-		c.Args = append(c.Args, p.list(")")...)
+		c.Args = append(c.Args, p.list(OpRParen)...)
 	}
-	if p.is("|") {
+	if p.is(OpPipe) {
 		c.Lambda = p.lambda()
 	}
 }
 
 func (p *parser) lambda() *Lambda {
-	t := p.expect("|")
+	t := p.expect(OpPipe)
 	l := &Lambda{Loc: p.loc(t.Off)}
-	for !p.is("|") {
+	for !p.is(OpPipe) {
 		l.Params = append(l.Params, p.param())
-		if !p.is(",") {
+		if !p.is(OpComma) {
 			break
 		}
 		p.next()
 	}
-	p.expect("|")
+	p.expect(OpPipe)
 	l.Body = p.block()
 	return l
 }
 
 func (p *parser) selector(subject Expr, off int32) Expr {
-	p.expect("{")
+	p.expect(OpLBrace)
 	saveBrace := p.noBrace
 	p.noBrace = false
 	s := &Selector{At: At{p.loc(off)}, Subject: subject}
-	for !p.is("}") {
+	for !p.is(OpRBrace) {
 		m := p.expr()
-		p.expect("=>")
+		p.expect(OpFatArrow)
 		v := p.expr()
 		s.Cases = append(s.Cases, SelectorCase{Match: m, Value: v})
-		if !p.is(",") {
+		if !p.is(OpComma) {
 			break
 		}
 		p.next()
 	}
 	p.noBrace = saveBrace
-	p.expect("}")
+	p.expect(OpRBrace)
 	if len(s.Cases) == 0 {
 		p.fail(p.src.Pos(int(off)), "syntax error: selector without cases")
 	}
@@ -227,14 +227,14 @@ func (p *parser) selector(subject Expr, off int32) Expr {
 
 // list parses comma-separated expressions up to the closing token, allowing
 // a trailing comma.
-func (p *parser) list(closer string) []Expr {
+func (p *parser) list(closer Op) []Expr {
 	saveBrace := p.noBrace
 	p.noBrace = false
 	base := len(p.a.scratch)
 	for !p.is(closer) {
 		x := p.expr()
 		p.a.scratch = append(p.a.scratch, x)
-		if !p.is(",") {
+		if !p.is(OpComma) {
 			break
 		}
 		p.next()
@@ -282,40 +282,40 @@ func (p *parser) primary() Expr {
 	case EOF:
 		p.fail(p.pos(t), "syntax error: unexpected %s", p.tt.describe(t))
 	}
-	switch p.text(t) {
-	case "[":
+	switch t.Op {
+	case OpLBracket:
 		p.next()
 		n := alloc(&p.a.arrays)
 		*n = ArrayLit{At: At{p.loc(t.Off)}}
-		n.Elems = p.list("]")
+		n.Elems = p.list(OpRBracket)
 		return n
-	case "{":
+	case OpLBrace:
 		return p.hash()
-	case "(":
+	case OpLParen:
 		p.next()
 		saveBrace := p.noBrace
 		p.noBrace = false
 		x := p.expr()
 		p.noBrace = saveBrace
-		p.expect(")")
+		p.expect(OpRParen)
 		return &Paren{At: At{p.loc(t.Off)}, X: x}
-	case "@":
+	case OpAt:
 		p.next()
 		n := p.tok()
-		if n.Kind != NAME || !(p.peek(1).Kind == PUNCT && p.text(p.peek(1)) == "{") {
+		if n.Kind != NAME || p.peek(1).Op != OpLBrace {
 			p.fail(p.pos(t), "syntax error: '@' must be followed by a resource declaration like @exec { 'title': }")
 		}
 		p.next()
 		d := p.resource(n, true).(*ResourceDecl)
 		d.Loc = p.loc(t.Off)
 		return d
-	case "@@":
+	case OpAtAt:
 		p.fail(p.pos(t), "unsupported: exported resources")
-	case "@(":
+	case OpAtParen:
 		p.fail(p.pos(t), "unsupported: heredocs")
-	case "<<|", "|>>":
+	case OpLLCollect, OpRRCollect:
 		p.fail(p.pos(t), "unsupported: exported resource collectors")
-	case "+>":
+	case OpPlusArrow:
 		p.fail(p.pos(t), "unsupported: +> (attribute append)")
 	}
 	p.fail(p.pos(t), "syntax error: unexpected %s", p.tt.describe(t))
@@ -341,7 +341,7 @@ func (p *parser) word() Expr {
 	case "case":
 		return p.caseExpr(t)
 	case "class":
-		if p.is("{") {
+		if p.is(OpLBrace) {
 			return p.resource(t, false)
 		}
 		p.fail(p.pos(t), "syntax error: class definitions are only allowed as statements")
@@ -354,15 +354,15 @@ func (p *parser) word() Expr {
 	case "and", "or", "in", "elsif", "else", "inherits":
 		p.fail(p.pos(t), "syntax error: unexpected keyword '%s'", p.text(t))
 	}
-	if p.is("(") {
+	if p.is(OpLParen) {
 		c := &Call{At: At{p.loc(t.Off)}, Name: p.text(t)}
 		p.callRest(c)
 		return c
 	}
-	if p.is("{") && !p.noBrace {
+	if p.is(OpLBrace) && !p.noBrace {
 		return p.resource(t, false)
 	}
-	if p.is("|") && Functions[p.text(t)] {
+	if p.is(OpPipe) && Functions[p.text(t)] {
 		c := &Call{At: At{p.loc(t.Off)}, Name: p.text(t)}
 		p.callRest(c)
 		return c
@@ -378,15 +378,15 @@ func (p *parser) typeWord() Expr {
 	t := p.next()
 	name := strings.TrimPrefix(p.text(t), "::")
 	switch {
-	case p.is("<|"):
+	case p.is(OpLCollect):
 		return p.collector(t, name)
-	case p.is("<<|"):
+	case p.is(OpLLCollect):
 		p.fail(p.pos(p.tok()), "unsupported: exported resource collectors")
-	case p.is("{") && !p.noBrace:
+	case p.is(OpLBrace) && !p.noBrace:
 		p.next()
 		d := &ResourceDefaults{At: At{p.loc(t.Off)}, Type: name}
 		d.Attrs = p.attrs()
-		p.expect("}")
+		p.expect(OpRBrace)
 		return d
 	}
 	n := alloc(&p.a.types)
@@ -395,13 +395,13 @@ func (p *parser) typeWord() Expr {
 }
 
 func (p *parser) collector(t *Token, name string) Expr {
-	p.expect("<|")
+	p.expect(OpLCollect)
 	c := &Collector{At: At{p.loc(t.Off)}, Type: name}
-	if !p.is("|>") {
+	if !p.is(OpRCollect) {
 		c.Query = p.queryOr()
 	}
-	p.expect("|>")
-	if p.is("{") && !p.noBrace {
+	p.expect(OpRCollect)
+	if p.is(OpLBrace) && !p.noBrace {
 		p.fail(p.pos(p.tok()), "unsupported: collector attribute overrides (Type <| |> { ... })")
 	}
 	return c
@@ -429,10 +429,10 @@ func (p *parser) queryAnd() Expr {
 
 func (p *parser) queryTerm() Expr {
 	t := p.tok()
-	if p.is("(") {
+	if p.is(OpLParen) {
 		p.next()
 		x := p.queryOr()
-		p.expect(")")
+		p.expect(OpRParen)
 		return &Paren{At: At{p.loc(t.Off)}, X: x}
 	}
 	if t.Kind != NAME || keywords[p.text(t)] && p.text(t) != "default" {
@@ -440,7 +440,7 @@ func (p *parser) queryTerm() Expr {
 	}
 	p.next()
 	op := p.tok()
-	if !(p.is("==") || p.is("!=")) {
+	if !(p.is(OpEq) || p.is(OpNe)) {
 		p.fail(p.pos(op), "syntax error: expected '==' or '!=' in collector query, found %s", p.tt.describe(op))
 	}
 	p.next()
@@ -451,28 +451,28 @@ func (p *parser) queryTerm() Expr {
 // resource parses the bodies of `type { title: attrs; ... }`; the type
 // token has been consumed.
 func (p *parser) resource(typ *Token, virtual bool) Expr {
-	open := p.expect("{")
+	open := p.expect(OpLBrace)
 	saveBrace := p.noBrace
 	p.noBrace = false
 	d := alloc(&p.a.decls)
 	*d = ResourceDecl{At: At{p.loc(typ.Off)}, Type: strings.TrimPrefix(strings.ToLower(p.text(typ)), "::"), Virtual: virtual}
-	for !p.is("}") {
+	for !p.is(OpRBrace) {
 		bp := p.loc(p.tok().Off)
 		title := p.expr()
-		if !p.is(":") {
+		if !p.is(OpColon) {
 			p.fail(p.pos(p.tok()), "syntax error: expected ':' after the resource title, found %s", p.tt.describe(p.tok()))
 		}
 		p.next()
 		body := ResourceBody{Loc: bp, Title: title}
 		body.Attrs = p.attrs()
 		d.Bodies = append(d.Bodies, body)
-		if !p.is(";") {
+		if !p.is(OpSemicolon) {
 			break
 		}
 		p.next()
 	}
 	p.noBrace = saveBrace
-	p.expect("}")
+	p.expect(OpRBrace)
 	if len(d.Bodies) == 0 {
 		p.fail(p.pos(open), "syntax error: resource declaration without a title")
 	}
@@ -486,22 +486,22 @@ func (p *parser) attrs() []Attr {
 		clear(p.a.attrScratch[base:])
 		p.a.attrScratch = p.a.attrScratch[:base]
 	}()
-	for !p.is("}") && !p.is(";") {
+	for !p.is(OpRBrace) && !p.is(OpSemicolon) {
 		t := p.tok()
-		if p.is("*") {
+		if p.is(OpStar) {
 			p.fail(p.pos(t), "unsupported: attribute splat (* => hash)")
 		}
 		if t.Kind != NAME {
 			p.fail(p.pos(t), "syntax error: expected an attribute name, found %s", p.tt.describe(t))
 		}
 		p.next()
-		if p.is("+>") {
+		if p.is(OpPlusArrow) {
 			p.fail(p.pos(p.tok()), "unsupported: +> (attribute append)")
 		}
-		p.expect("=>")
+		p.expect(OpFatArrow)
 		v := p.expr()
 		p.a.attrScratch = append(p.a.attrScratch, Attr{Loc: p.loc(t.Off), Name: p.text(t), Value: v})
-		if !p.is(",") {
+		if !p.is(OpComma) {
 			break
 		}
 		p.next()
@@ -510,21 +510,21 @@ func (p *parser) attrs() []Attr {
 }
 
 func (p *parser) hash() Expr {
-	t := p.expect("{")
+	t := p.expect(OpLBrace)
 	saveBrace := p.noBrace
 	p.noBrace = false
 	h := &HashLit{At: At{p.loc(t.Off)}}
-	for !p.is("}") {
+	for !p.is(OpRBrace) {
 		k := p.expr()
-		p.expect("=>")
+		p.expect(OpFatArrow)
 		v := p.expr()
 		h.Entries = append(h.Entries, HashEntry{Key: k, Value: v})
-		if !p.is(",") {
+		if !p.is(OpComma) {
 			break
 		}
 		p.next()
 	}
 	p.noBrace = saveBrace
-	p.expect("}")
+	p.expect(OpRBrace)
 	return h
 }
