@@ -1,0 +1,303 @@
+package manifest
+
+// This file lexes quoted strings: escapes, and the interpolations of
+// double-quoted ones.
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// lexSingle lexes a single-quoted string: only \\ and \' are escapes.
+func (lx *lexer) lexSingle(out *[]Token, p int32) {
+	// Fast path: no escapes and no newline, the text is a substring.
+	for i := lx.off + 1; i < len(lx.src); i++ {
+		c := lx.src[i]
+		if c == '\'' {
+			*out = append(*out, span(STRING, p, lx.off+1, i))
+			lx.off = i + 1
+			return
+		}
+		if c == '\\' || c == '\n' {
+			break
+		}
+	}
+	lx.advance(1)
+	var b strings.Builder
+	for lx.off < len(lx.src) {
+		c := lx.src[lx.off]
+		switch {
+		case c == '\'':
+			lx.advance(1)
+			*out = append(*out, lx.decoded(STRING, p, b.String()))
+			return
+		case c == '\\' && (lx.peekAt(1) == '\\' || lx.peekAt(1) == '\''):
+			b.WriteByte(lx.peekAt(1))
+			lx.advance(2)
+		default:
+			b.WriteByte(c)
+			lx.advance(1)
+		}
+	}
+	lx.errs.Add(lx.posAt(p), "unterminated string")
+	*out = append(*out, lx.decoded(STRING, p, b.String()))
+}
+
+// lexDouble lexes a double-quoted string with escapes and interpolation.
+func (lx *lexer) lexDouble(out *[]Token, p int32) {
+	// Fast path: no escapes, interpolation or newline.
+	for i := lx.off + 1; i < len(lx.src); i++ {
+		c := lx.src[i]
+		if c == '"' {
+			*out = append(*out, span(STRING, p, lx.off+1, i))
+			lx.off = i + 1
+			return
+		}
+		if c == '\\' || c == '$' || c == '\n' {
+			break
+		}
+	}
+	lx.advance(1)
+	// When this string sits in an interpolation, out is the token stack
+	// itself, so the stacks are popped before the token is appended.
+	partBase, tokBase, spanBase := len(lx.partStack), len(lx.tokStack), len(lx.spans)
+	popped := func() {
+		lx.partStack = pop(lx.partStack, partBase)
+		lx.tokStack = lx.tokStack[:tokBase]
+		lx.spans = lx.spans[:spanBase]
+	}
+	// A literal piece is the source bytes from litPos on until an escape
+	// is met; from then on it is assembled in b.
+	var b strings.Builder
+	litPos := lx.here()
+	escaped := false
+	flush := func() {
+		switch {
+		case escaped:
+			// An escape may decode to nothing (a bad \u at the end of
+			// the input): an empty piece would read as an interpolation.
+			if b.Len() > 0 {
+				lx.partStack = append(lx.partStack, StrPart{Lit: b.String(), Off: litPos})
+			}
+			b.Reset()
+			escaped = false
+		case lx.here() > litPos:
+			lx.partStack = append(lx.partStack, StrPart{Lit: lx.text[litPos:lx.off], Off: litPos})
+		}
+	}
+	for lx.off < len(lx.src) {
+		c := lx.src[lx.off]
+		switch {
+		case c == '"':
+			flush()
+			lx.advance(1)
+			var t Token
+			parts := lx.partStack[partBase:]
+			if len(parts) == 0 {
+				t = span(STRING, p, 0, 0)
+			} else if len(parts) == 1 && parts[0].Lit != "" {
+				t = lx.decoded(STRING, p, parts[0].Lit)
+			} else {
+				t = lx.dq(p, lx.finishParts(parts, tokBase, spanBase))
+			}
+			popped()
+			*out = append(*out, t)
+			return
+		case c == '\\':
+			if !escaped {
+				b.WriteString(lx.text[litPos:lx.off])
+				escaped = true
+			}
+			lx.escape(&b)
+		case c == '$' && lx.peekAt(1) == '{':
+			flush()
+			ep := lx.here()
+			lx.advance(2)
+			start := len(lx.tokStack)
+			lx.hasLast = false
+			if !lx.run(&lx.tokStack, 0) {
+				lx.errs.Add(lx.posAt(ep), "unterminated ${ interpolation")
+				popped()
+				return
+			}
+			// The closing '}' ends the embedded expression.
+			lx.tokStack = append(lx.tokStack, span(EOF, int32(lx.off-1), lx.off-1, lx.off))
+			lx.spans = append(lx.spans, start, len(lx.tokStack))
+			lx.partStack = append(lx.partStack, StrPart{Off: ep})
+			litPos = lx.here()
+		case c == '$' && (isLower(lx.peekAt(1)) || lx.peekAt(1) == '_' || isDigit(lx.peekAt(1)) ||
+			lx.peekAt(1) == ':' && lx.peekAt(2) == ':'):
+			flush()
+			ep := lx.here()
+			start := len(lx.tokStack)
+			lx.lexVar(&lx.tokStack, ep)
+			// "$x[1]" accesses like "${x[1]}".
+			for lx.peekAt(0) == '[' {
+				bp := lx.here()
+				lx.advance(1)
+				lx.tokStack = append(lx.tokStack, punct(bp, "["))
+				if !lx.runUntilBracket(&lx.tokStack) {
+					lx.errs.Add(lx.posAt(bp), "unterminated [ in string interpolation")
+					popped()
+					return
+				}
+			}
+			lx.tokStack = append(lx.tokStack, Token{Kind: EOF, Off: lx.here()})
+			lx.spans = append(lx.spans, start, len(lx.tokStack))
+			lx.partStack = append(lx.partStack, StrPart{Off: ep})
+			litPos = lx.here()
+		default:
+			if escaped {
+				b.WriteByte(c)
+			}
+			lx.advance(1)
+		}
+	}
+	lx.errs.Add(lx.posAt(p), "unterminated string")
+	flush()
+	t := lx.dq(p, lx.finishParts(lx.partStack[partBase:], tokBase, spanBase))
+	popped()
+	*out = append(*out, t)
+}
+
+// finishParts copies the pieces of one string off the stacks into exactly
+// sized slices: one for the pieces, one for all their tokens. Pieces with
+// tokens are the ones with an empty Lit; their tokens are the spans pushed
+// from spanBase on, in order.
+func (lx *lexer) finishParts(stacked []StrPart, tokBase, spanBase int) []StrPart {
+	parts := append([]StrPart(nil), stacked...)
+	toks := append([]Token(nil), lx.tokStack[tokBase:]...)
+	spans := lx.spans[spanBase:]
+	for i := range parts {
+		if parts[i].Lit == "" {
+			start, end := spans[0]-tokBase, spans[1]-tokBase
+			parts[i].Tokens = toks[start:end:end]
+			spans = spans[2:]
+		}
+	}
+	return parts
+}
+
+// runUntilBracket lexes tokens up to and including the ']' matching an
+// already consumed '['.
+func (lx *lexer) runUntilBracket(out *[]Token) bool {
+	depth := 0
+	for {
+		n := len(*out)
+		if lx.off >= len(lx.src) || lx.src[lx.off] == '"' && depth == 0 {
+			return false
+		}
+		// Lex exactly one token using the general loop on a one-token budget.
+		lx.skipSpace()
+		if lx.off >= len(lx.src) {
+			return false
+		}
+		c := lx.src[lx.off]
+		p := lx.here()
+		switch {
+		case c == '$':
+			lx.lexVar(out, p)
+		case c == '\'':
+			lx.lexSingle(out, p)
+		case c == '"':
+			lx.lexDouble(out, p)
+		case isDigit(c):
+			lx.lexNumber(out, p)
+		case isLower(c) || isUpper(c) || c == '_':
+			lx.lexWord(out, p)
+		case c == '[' || c == ']' || c == ',' || c == '-':
+			lx.advance(1)
+			*out = append(*out, punct(p, lx.text[p:p+1]))
+		default:
+			return false
+		}
+		if len(*out) > n && (*out)[len(*out)-1].Kind == PUNCT {
+			switch lx.tt.text(&(*out)[len(*out)-1]) {
+			case "[":
+				depth++
+			case "]":
+				if depth == 0 {
+					return true
+				}
+				depth--
+			}
+		}
+	}
+}
+
+// escape decodes one backslash escape in a double-quoted string.
+func (lx *lexer) escape(b *strings.Builder) {
+	p := lx.here()
+	n := lx.peekAt(1)
+	switch n {
+	case 'n':
+		b.WriteByte('\n')
+	case 't':
+		b.WriteByte('\t')
+	case 'r':
+		b.WriteByte('\r')
+	case 's':
+		b.WriteByte(' ')
+	case '\\', '"', '\'', '$':
+		b.WriteByte(n)
+	case '\n':
+		// A backslash before a newline continues the line.
+	case 'u':
+		lx.advance(2)
+		lx.unicode(b, p)
+		return
+	case 0:
+		b.WriteByte('\\')
+		lx.advance(1)
+		return
+	default:
+		// Puppet keeps unknown escapes as written.
+		b.WriteByte('\\')
+		b.WriteByte(n)
+	}
+	lx.advance(2)
+}
+
+// unicode decodes \uXXXX or \u{X...} (the "\u" already consumed).
+func (lx *lexer) unicode(b *strings.Builder, p int32) {
+	var hex string
+	if lx.peekAt(0) == '{' {
+		end := strings.IndexByte(lx.text[lx.off:min(lx.off+10, len(lx.src))], '}')
+		if end < 2 {
+			lx.errs.Add(lx.posAt(p), "invalid unicode escape: want \\u{X} with 1 to 6 hex digits")
+			return
+		}
+		hex = lx.text[lx.off+1 : lx.off+end]
+		lx.advance(end + 1)
+	} else {
+		if lx.off+4 > len(lx.src) {
+			lx.errs.Add(lx.posAt(p), "invalid unicode escape: want \\uXXXX")
+			lx.advance(len(lx.src) - lx.off)
+			return
+		}
+		hex = lx.text[lx.off : lx.off+4]
+		lx.advance(4)
+	}
+	var r rune
+	for i := 0; i < len(hex); i++ {
+		c := hex[i]
+		var d byte
+		switch {
+		case isDigit(c):
+			d = c - '0'
+		case c >= 'a' && c <= 'f':
+			d = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			lx.errs.Add(lx.posAt(p), "invalid unicode escape %q", "\\u"+hex)
+			return
+		}
+		r = r*16 + rune(d)
+	}
+	if !utf8.ValidRune(r) || len(hex) > 6 {
+		lx.errs.Add(lx.posAt(p), "invalid unicode escape %q", "\\u"+hex)
+		return
+	}
+	b.WriteRune(r)
+}
