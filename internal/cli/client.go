@@ -16,10 +16,10 @@ import (
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/daemon"
+	"github.com/almanac-sh/almanac/internal/jobname"
 
 	"github.com/almanac-sh/almanac/internal/api/apiclient"
 	"github.com/almanac-sh/almanac/internal/apitoken"
-	"github.com/almanac-sh/almanac/internal/job"
 )
 
 // clientFlags are the flags every command that talks to the daemon takes.
@@ -139,8 +139,8 @@ func (f outputFlags) parse(args []string) (pos []string, jsonOut bool, err error
 // checkJobName returns a usage error for cmd when name is not a valid job
 // name by the job package's rule, quoting the name as typed.
 func checkJobName(cmd, name string) error {
-	if !job.ValidName(name) {
-		return usagef("%s: %q is not a job name (want %s)", cmd, name, job.NameRule)
+	if !jobname.Valid(name) {
+		return usagef("%s: %q is not a job name (want %s)", cmd, name, jobname.Rule)
 	}
 	return nil
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/almanac-sh/almanac/internal/catalog"
 	"github.com/almanac-sh/almanac/internal/inputfile"
-	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/manifest"
 	"github.com/almanac-sh/almanac/internal/manifestjob"
 )
@@ -120,7 +119,7 @@ func compileFiles(cmd string, paths []string) (*catalog.Catalog, manifest.ErrorL
 	}
 	// Check the job resources the way `almanac serve --manifests` does, so
 	// a manifest that validates is one the daemon accepts.
-	if _, err := manifestjob.FromCatalog(cat, job.ParseCron); errors.As(err, &el) {
+	if _, err := manifestjob.FromCatalog(cat, nil); errors.As(err, &el) {
 		return cat, el, nil
 	} else if err != nil {
 		return cat, nil, err

@@ -6,12 +6,12 @@ import (
 	"net/mail"
 	"net/url"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/calendar"
+	"github.com/almanac-sh/almanac/internal/jobname"
 	"github.com/almanac-sh/almanac/internal/store"
 )
 
@@ -44,16 +44,6 @@ var (
 	MinInstant = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
 	MaxInstant = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 )
-
-// nameRE is what a job name may look like: it appears in URLs, file names
-// and environment variables.
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
-
-// ValidName reports whether s may name a job.
-func ValidName(s string) bool { return nameRE.MatchString(s) }
-
-// NameRule says what ValidName accepts, for messages.
-const NameRule = "1-128 letters, digits, '.', '_' or '-', starting with a letter or digit"
 
 // FieldError is one problem with one field of a spec. Field uses the API's
 // JSON names, with an index or key where one element is to blame
@@ -100,8 +90,8 @@ func (v *validator) between(field string, n, max int64) {
 // *ValidationError listing every problem.
 func Validate(spec *store.JobSpec, parse ParseFunc) error {
 	var v validator
-	if !ValidName(spec.Name) {
-		v.add("name", "job name %q must be %s", spec.Name, NameRule)
+	if !jobname.Valid(spec.Name) {
+		v.add("name", "job name %q must be %s", spec.Name, jobname.Rule)
 	}
 	loc := v.zone(spec)
 	v.schedule(spec, parse, loc)
@@ -303,8 +293,8 @@ func (v *validator) refs(self, field string, names []string) {
 	for i, r := range names {
 		f := fmt.Sprintf("%s[%d]", field, i)
 		switch {
-		case !ValidName(r):
-			v.add(f, "job name %q must be %s", r, NameRule)
+		case !jobname.Valid(r):
+			v.add(f, "job name %q must be %s", r, jobname.Rule)
 		case r == self:
 			v.add(f, "a job cannot list itself in %s", field)
 		case seen[r]:

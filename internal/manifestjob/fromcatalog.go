@@ -31,12 +31,16 @@ type Set struct {
 }
 
 // FromCatalog converts the catalog's (non-virtual) job resources. parse is
-// the controller's cron parser, so an expression the controller would
-// refuse is refused here, at its position. The error is a
+// the controller's cron parser (nil: job.ParseCron, the one the daemon
+// uses), so an expression the controller would refuse is refused here, at
+// its position. The error is a
 // manifest.ErrorList with every problem, sorted by position. opts apply to
 // every schedule a job names; the daemon passes the zone that schedules
 // without time_zone read wall-clock time in, the same zone agent mode uses.
 func FromCatalog(cat *catalog.Catalog, parse job.ParseFunc, opts ...puppetsched.Option) (*Set, error) {
+	if parse == nil {
+		parse = job.ParseCron
+	}
 	set := &Set{Gates: map[string]job.Gate{}, SuspendSet: map[string]bool{}}
 	var errs manifest.ErrorList
 	byRef := map[string]int{} // job ref -> index in set.Jobs

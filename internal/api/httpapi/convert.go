@@ -9,14 +9,15 @@ import (
 
 	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/job"
+	"github.com/almanac-sh/almanac/internal/jobname"
 	"github.com/almanac-sh/almanac/internal/store"
 )
 
 // checkName validates a job name taken from field (a path parameter or a
 // list element) with the job package's rule.
 func checkName(field, name string) error {
-	if !job.ValidName(name) {
-		return invalid(field, fmt.Sprintf("job name %q must be %s", name, job.NameRule))
+	if !jobname.Valid(name) {
+		return invalid(field, fmt.Sprintf("job name %q must be %s", name, jobname.Rule))
 	}
 	return nil
 }

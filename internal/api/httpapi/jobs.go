@@ -11,6 +11,7 @@ import (
 
 	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/job"
+	"github.com/almanac-sh/almanac/internal/jobname"
 	"github.com/almanac-sh/almanac/internal/store"
 )
 
@@ -74,7 +75,7 @@ func notFound(name string) error {
 }
 
 func (s *Server) loadJob(ctx context.Context, name string) (store.Job, error) {
-	if !job.ValidName(name) {
+	if !jobname.Valid(name) {
 		return store.Job{}, notFound(name)
 	}
 	j, err := s.cfg.Store.JobGet(ctx, name)
