@@ -198,6 +198,7 @@ func (c *Controller) Run(ctx context.Context) error {
 // this node's previous life left running.
 func (c *Controller) start(ctx context.Context) error {
 	now := c.clock.Now()
+	began := now
 	after := ""
 	for {
 		jobs, err := c.st.JobList(ctx, store.JobListParams{After: after, Limit: 1000})
@@ -248,6 +249,7 @@ func (c *Controller) start(ctx context.Context) error {
 	}
 	c.nextBeat = now.Add(c.cfg.HeartbeatInterval)
 	c.claimable = true
+	c.log.Info("jobs loaded", "jobs", len(c.jobs), "interrupted_runs", len(stale), "took", c.clock.Now().Sub(began))
 	return nil
 }
 

@@ -40,13 +40,28 @@ func (n *Notifier) WatchOverdue(ctx context.Context, st JobReader) {
 	}
 }
 
-// CheckOverdue does one dead-man check of every job.
+// CheckOverdue does one dead-man check of every job with an alert_after,
+// reading them a page at a time.
 func (n *Notifier) CheckOverdue(ctx context.Context, st JobReader) {
-	jobs, err := st.JobList(ctx, store.JobListParams{})
-	if err != nil {
-		n.cfg.Logger.Error("dead-man check: list jobs", "err", err)
-		return
+	for after := ""; ; {
+		jobs, err := st.JobList(ctx, store.JobListParams{WithAlertAfter: true, After: after, Limit: deadManPage})
+		if err != nil {
+			n.cfg.Logger.Error("dead-man check: list jobs", "err", err)
+			return
+		}
+		n.checkOverdue(ctx, st, jobs)
+		if len(jobs) < deadManPage {
+			return
+		}
+		after = jobs[len(jobs)-1].Spec.Name
 	}
+}
+
+// deadManPage is how many jobs the dead-man check reads at once.
+const deadManPage = 500
+
+// checkOverdue checks one page of jobs.
+func (n *Notifier) checkOverdue(ctx context.Context, st JobReader, jobs []store.Job) {
 	now := n.cfg.Clock.Now()
 	for _, j := range jobs {
 		after := time.Duration(j.Spec.AlertAfterSeconds) * time.Second

@@ -3,6 +3,7 @@ package jobnotify_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -102,5 +103,51 @@ func TestOverdueOncePerSilence(t *testing.T) {
 	}
 	if len(got) == 0 {
 		t.Error("no overdue notification delivered")
+	}
+}
+
+// TestOverdueReadsEveryPage: the dead-man check reads the jobs with an
+// alert_after a page at a time and misses none, however many there are,
+// and ignores the jobs without one.
+func TestOverdueReadsEveryPage(t *testing.T) {
+	ctx := context.Background()
+	clk := clock.NewFake(t0)
+	st, err := sqlitestore.Open(ctx, t.TempDir(), sqlitestore.WithClock(clk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	const watched = 1234 // more than two pages
+	for i := range 2 * watched {
+		spec := store.JobSpec{Name: fmt.Sprintf("job-%05d", i), Cron: "0 2 * * *", Command: []string{"true"}}
+		if i%2 == 0 {
+			spec.AlertAfterSeconds = 3600
+		}
+		if _, err := st.JobCreate(ctx, store.JobCreateParams{Spec: spec, Now: t0}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := jobnotify.New(jobnotify.Config{Events: st, Clock: clk})
+	clk.Advance(2 * time.Hour)
+	n.CheckOverdue(ctx, st)
+	jobs := map[string]bool{}
+	for cursor := int64(0); ; {
+		evs, next, err := st.EventList(ctx, store.EventListParams{Kinds: []store.EventKind{store.EventJobOverdue}, Page: store.Page{Cursor: cursor, Limit: 1000}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range evs {
+			jobs[e.Job] = true
+		}
+		if next == 0 {
+			break
+		}
+		cursor = next
+	}
+	if len(jobs) != watched {
+		t.Fatalf("%d jobs reported overdue, want the %d with alert_after", len(jobs), watched)
+	}
+	if jobs["job-00001"] {
+		t.Error("a job without alert_after was reported")
 	}
 }

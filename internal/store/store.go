@@ -333,6 +333,10 @@ type JobListParams struct {
 	// NameContains, if set, selects only jobs whose name contains it
 	// (case-sensitive), for searching a long list.
 	NameContains string
+	// WithAlertAfter selects only jobs with a dead-man limit
+	// (AlertAfterSeconds > 0), so the minutely dead-man check reads those
+	// and not every job.
+	WithAlertAfter bool
 }
 
 // RebootLockParams asks for a reboot slot.

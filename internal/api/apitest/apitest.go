@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -99,7 +100,8 @@ func (m *MemStore) JobList(_ context.Context, p store.JobListParams) ([]store.Jo
 	defer m.mu.Unlock()
 	var out []store.Job
 	for _, j := range m.jobs {
-		if j.Spec.Name > p.After && (p.Source == "" || p.Source == j.Source) {
+		if j.Spec.Name > p.After && (p.Source == "" || p.Source == j.Source) &&
+			(p.NameContains == "" || strings.Contains(j.Spec.Name, p.NameContains)) && (!p.WithAlertAfter || j.Spec.AlertAfterSeconds > 0) {
 			out = append(out, j)
 		}
 	}

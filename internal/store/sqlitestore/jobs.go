@@ -139,6 +139,9 @@ func (s *Store) JobList(ctx context.Context, p store.JobListParams) ([]store.Job
 		q += ` AND instr(name, ?) > 0`
 		args = append(args, p.NameContains)
 	}
+	if p.WithAlertAfter {
+		q += ` AND coalesce(json_extract(spec, '$.alert_after_seconds'), 0) > 0`
+	}
 	q += ` ORDER BY name`
 	if p.Limit > 0 {
 		q += ` LIMIT ?`

@@ -152,6 +152,9 @@ func testJobList(t *testing.T, s store.Store) {
 			src = store.SourceManifest
 		}
 		spec := store.JobSpec{Name: n, Cron: "@daily", Suspend: n == "c" || n == "e"}
+		if n == "b" || n == "e" {
+			spec.AlertAfterSeconds = 3600
+		}
 		if _, err := s.JobCreate(ctx, store.JobCreateParams{Spec: spec, Source: src}); err != nil {
 			t.Fatal(err)
 		}
@@ -178,6 +181,8 @@ func testJobList(t *testing.T, s store.Store) {
 		{"name contains", store.JobListParams{NameContains: "ck"}, []string{"backup-db"}},
 		{"name contains, paged", store.JobListParams{NameContains: "b", After: "b", Limit: 5}, []string{"backup-db"}},
 		{"name contains nothing", store.JobListParams{NameContains: "%"}, nil},
+		{"with alert_after", store.JobListParams{WithAlertAfter: true}, []string{"b", "e"}},
+		{"with alert_after, paged", store.JobListParams{WithAlertAfter: true, After: "b", Limit: 1}, []string{"e"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
