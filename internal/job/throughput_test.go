@@ -121,6 +121,7 @@ func benchPostgres(b *testing.B, exec func() Executor) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		b.Cleanup(e.Close)
 		lead := make(chan struct{})
 		var once sync.Once
 		done := make(chan struct{})

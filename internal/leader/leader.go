@@ -45,10 +45,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/almanac-sh/almanac/internal/clock"
-	"github.com/almanac-sh/almanac/internal/migrate"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/migrate"
 )
 
 // DB is what the elector needs from a connection pool; *pgxpool.Pool and
@@ -99,10 +101,24 @@ type Lease struct {
 type Elector struct {
 	db  DB
 	cfg Config
+	// sessions, when db can lend a connection of its own (*pgxpool.Pool
+	// can), enables fast takeover: see liveness.
+	sessions sessionSource
 
 	mu       sync.Mutex
 	status   Status
 	deadline time.Time // local instant the current lease is assumed to end
+
+	// lock is the session holding the election's advisory lock, nil when
+	// this node holds none. Only TryAcquire and Resign touch it, under
+	// lockMu.
+	lockMu sync.Mutex
+	lock   *pgx.Conn
+}
+
+// sessionSource lends a connection for the elector's own session.
+type sessionSource interface {
+	Acquire(ctx context.Context) (*pgxpool.Conn, error)
 }
 
 //go:embed migrations/*.sql
@@ -153,7 +169,9 @@ func New(db DB, cfg Config) (*Elector, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Elector{db: db, cfg: cfg}, nil
+	e := &Elector{db: db, cfg: cfg}
+	e.sessions, _ = db.(sessionSource)
+	return e, nil
 }
 
 // Status returns this node's current view. A lease whose local estimate has
@@ -169,6 +187,16 @@ func (e *Elector) Status() Status {
 
 // TryAcquire makes one attempt to acquire or renew the lease and returns
 // the resulting status.
+//
+// With a pool (fast takeover), the node also takes the election's
+// advisory lock on a session of its own when it is free, and holds it for
+// as long as it leads. A node that takes the lock now, when it did not hold
+// it, knows the session of whoever held it has ended (its process died, or
+// its connection did), and takes the lease at once with a new term instead
+// of waiting for it to run out. A node that loses the lease gives the lock
+// up. The fence serialises with such a takeover (it reads the lease row
+// FOR SHARE), so a write of the old term either committed before the new
+// term or is refused.
 func (e *Elector) TryAcquire(ctx context.Context) (Status, error) {
 	sent := e.cfg.Clock.Now()
 	ttl := fmt.Sprintf("%d microseconds", e.cfg.TTL.Microseconds())
@@ -176,15 +204,17 @@ func (e *Elector) TryAcquire(ctx context.Context) (Status, error) {
 		`INSERT INTO leader (name) VALUES ($1) ON CONFLICT (name) DO NOTHING`, e.cfg.Name); err != nil {
 		return e.lose(fmt.Errorf("leader: %w", err))
 	}
+	takeover := e.takeLock(ctx)
 	var term int64
 	err := e.db.QueryRow(ctx, `
 		UPDATE leader
 		   SET term = CASE WHEN holder = $2 AND expires_at >= now() THEN term ELSE term + 1 END,
 		       holder = $2,
 		       expires_at = now() + $3::interval
-		 WHERE name = $1 AND (holder = $2 OR expires_at < now())
-		RETURNING term`, e.cfg.Name, e.cfg.Holder, ttl).Scan(&term)
+		 WHERE name = $1 AND (holder = $2 OR expires_at < now() OR $4::boolean)
+		RETURNING term`, e.cfg.Name, e.cfg.Holder, ttl, takeover).Scan(&term)
 	if errors.Is(err, pgx.ErrNoRows) {
+		e.dropLock()
 		return e.lose(nil)
 	}
 	if err != nil {
@@ -199,6 +229,56 @@ func (e *Elector) TryAcquire(ctx context.Context) (Status, error) {
 		e.cfg.Logger.Info("became leader", "election", e.cfg.Name, "holder", e.cfg.Holder, "term", term)
 	}
 	return Status{Leader: true, Term: term}, nil
+}
+
+// takeLock makes sure this node holds the election's advisory lock on its
+// own session, and reports whether it took it just now: then whoever held
+// it before is gone. It reports false when the node already held the lock,
+// when another session holds it, and without a pool (the lease's expiry
+// alone decides then).
+func (e *Elector) takeLock(ctx context.Context) (fresh bool) {
+	if e.sessions == nil {
+		return false
+	}
+	e.lockMu.Lock()
+	defer e.lockMu.Unlock()
+	if e.lock != nil {
+		if _, err := e.lock.Exec(ctx, `SELECT 1`); err == nil {
+			return false
+		}
+		// The session broke: the lock went with it.
+		e.lock.Close(context.WithoutCancel(ctx))
+		e.lock = nil
+	}
+	pc, err := e.sessions.Acquire(ctx)
+	if err != nil {
+		return false
+	}
+	var got bool
+	if err := pc.QueryRow(ctx, `SELECT pg_try_advisory_lock(hashtext('almanac.leader.' || current_schema() || '.' || $1))`, e.cfg.Name).Scan(&got); err != nil || !got {
+		pc.Release()
+		return false
+	}
+	// Keep the session out of the pool: the lock must never be lent.
+	e.lock = pc.Hijack()
+	return true
+}
+
+// Close ends the elector's own session, if it holds one (the advisory lock
+// of a leader), without touching the lease. Run and Resign release it
+// themselves; Close is for an elector used without Run.
+func (e *Elector) Close() { e.dropLock() }
+
+// dropLock ends the session holding the advisory lock, which releases it.
+func (e *Elector) dropLock() {
+	e.lockMu.Lock()
+	defer e.lockMu.Unlock()
+	if e.lock != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		e.lock.Close(ctx)
+		cancel()
+		e.lock = nil
+	}
 }
 
 // lose records that this node does not lead (keeping the last term for
@@ -264,6 +344,7 @@ func (e *Elector) Resign(ctx context.Context) error {
 	term := e.status.Term
 	e.status.Leader = false
 	e.mu.Unlock()
+	defer e.dropLock()
 	_, err := e.db.Exec(ctx,
 		`UPDATE leader SET expires_at = 'epoch' WHERE name = $1 AND holder = $2 AND term = $3`,
 		e.cfg.Name, e.cfg.Holder, term)

@@ -32,6 +32,7 @@ func elector(t *testing.T, db DB, holder string, clk clock.Clock) *Elector {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(e.Close)
 	return e
 }
 
@@ -245,5 +246,78 @@ func TestMigrateAdoptsEarlierSchema(t *testing.T) {
 	// The fence is the migrated one now: a stale term is refused.
 	if _, err := p.Exec(ctx, `SELECT almanac_fence('controller', 6, '0 seconds')`); err == nil || !strings.Contains(err.Error(), "AL001") {
 		t.Fatalf("fence with a stale term = %v, want SQLSTATE AL001", err)
+	}
+}
+
+// TestTakeoverWhenTheLeaderDies: with a pool, the leader holds the
+// election's advisory lock on a session of its own. When that session ends
+// (the process died; here its backend is terminated) a follower takes the
+// lease at its next attempt, long before the lease runs out, with a new
+// term that fences the old one. While the leader lives, nobody preempts it.
+func TestTakeoverWhenTheLeaderDies(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Schema(t)
+	open := func() *pgxpool.Pool {
+		p, err := pgxpool.New(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(p.Close)
+		return p
+	}
+	pa, pb := open(), open()
+	if err := Migrate(ctx, pa); err != nil {
+		t.Fatal(err)
+	}
+	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	newElector := func(db DB, holder string) *Elector {
+		e, err := New(db, Config{Name: "controller", Holder: holder, TTL: time.Hour, RenewInterval: time.Second, Clock: clk})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(e.Close)
+		return e
+	}
+	a, b := newElector(pa, "a"), newElector(pb, "b")
+	if st, err := a.TryAcquire(ctx); err != nil || st != (Status{true, 1}) {
+		t.Fatalf("a: %+v, %v", st, err)
+	}
+	for range 3 {
+		if st, err := b.TryAcquire(ctx); err != nil || st.Leader {
+			t.Fatalf("b preempted a living leader: %+v, %v", st, err)
+		}
+		if st, err := a.TryAcquire(ctx); err != nil || st != (Status{true, 1}) {
+			t.Fatalf("a renewing: %+v, %v", st, err)
+		}
+	}
+	// a's process dies: its sessions end, the lease (an hour) does not.
+	a.lockMu.Lock()
+	pid := a.lock.PgConn().PID()
+	a.lockMu.Unlock()
+	// With a timeout, pg_terminate_backend returns once the backend has
+	// exited, its locks released.
+	var gone bool
+	if err := pb.QueryRow(ctx, `SELECT pg_terminate_backend($1, 10000)`, pid).Scan(&gone); err != nil || !gone {
+		t.Fatalf("terminate a's session: %v %v", gone, err)
+	}
+	pa.Close()
+	st, err := b.TryAcquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st != (Status{true, 2}) {
+		t.Fatalf("b after a died: %+v, want the lease in term 2 at once", st)
+	}
+	if err := CheckTerm(ctx, pb, "controller", 1); !errors.Is(err, ErrStaleTerm) {
+		t.Errorf("a's term after the takeover: %v, want ErrStaleTerm", err)
+	}
+	// The fence refuses the old term too.
+	if _, err := pb.Exec(ctx, `SELECT almanac_fence('controller', 1, '0 seconds')`); err == nil || !strings.Contains(err.Error(), "AL001") {
+		t.Errorf("fence with the old term: %v, want AL001", err)
+	}
+	// b keeps the lock: another node cannot preempt it.
+	c := newElector(open(), "c")
+	if st, err := c.TryAcquire(ctx); err != nil || st.Leader {
+		t.Fatalf("c preempted b: %+v, %v", st, err)
 	}
 }

@@ -107,6 +107,7 @@ func TestFencedWrites(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(e.Close)
 		st, err := e.TryAcquire(ctx)
 		if err != nil || !st.Leader {
 			t.Fatalf("%s acquire: %+v, %v", holder, st, err)

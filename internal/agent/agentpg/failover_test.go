@@ -73,6 +73,7 @@ func startNode(t *testing.T, url, name string) *node {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(e.Close)
 	leading := func() (bool, int64) { s := e.Status(); return s.Leader, s.Term }
 	n := &node{name: name, rec: &recorder{clk: clk}, elector: e}
 	n.agent, err = agent.New(agent.Config{Applier: n.rec, Store: st, Clock: clk, Host: name,

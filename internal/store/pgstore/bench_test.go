@@ -97,6 +97,7 @@ func BenchmarkSchedule10kJobs(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	b.Cleanup(e.Close)
 	lctx, stop := context.WithCancel(ctx)
 	defer stop()
 	elected := make(chan leader.Status, 1)

@@ -20,6 +20,7 @@ func elect(t testing.TB, s *Store, holder string) *leader.Elector {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(e.Close)
 	return e
 }
 
