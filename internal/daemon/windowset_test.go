@@ -21,37 +21,9 @@ import (
 	"github.com/almanac-sh/almanac/internal/clock"
 )
 
-// writeFragments writes name -> content into a temporary directory and
-// returns the paths in the order given.
-func writeFragments(t *testing.T, files ...string) []string {
-	t.Helper()
-	dir := t.TempDir()
-	var paths []string
-	for i := 0; i+1 < len(files); i += 2 {
-		p := filepath.Join(dir, files[i])
-		if err := os.WriteFile(p, []byte(files[i+1]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		paths = append(paths, p)
-	}
-	return paths
-}
-
-// docWindows is a Zincati fragment: Sat and Sun 23:30 for an hour, Wed
-// 01:00 for 30 minutes.
-const docWindows = `[updates]
-strategy = "periodic"
-
-[[updates.periodic.window]]
-days = [ "Sat", "Sun" ]
-start_time = "23:30"
-length_minutes = 60
-
-[[updates.periodic.window]]
-days = [ "Wed" ]
-start_time = "01:00"
-length_minutes = 30
-`
+// exampleWindows is a Zincati fragment of the repository's examples: Sat
+// and Sun 23:30 for an hour, Wed 01:00 for 30 minutes.
+const exampleWindows = "../../examples/zincati/55-updates-strategy.toml"
 
 func TestWindowFlag(t *testing.T) {
 	tests := []struct {
@@ -91,8 +63,10 @@ func TestWindowFlag(t *testing.T) {
 }
 
 func TestLoadNamedWindows(t *testing.T) {
-	files := writeFragments(t, "reboots.toml", docWindows, "bad.toml", "[updates]\nstrategy = \"periodic\"\n[[updates.periodic.window]]\ndays = [\"Funday\"]\nstart_time = \"01:00\"\nlength_minutes = 5\n")
-	good, bad := files[0], files[1]
+	good, bad := exampleWindows, filepath.Join(t.TempDir(), "bad.toml")
+	if err := os.WriteFile(bad, []byte("[updates]\nstrategy = \"periodic\"\n[[updates.periodic.window]]\ndays = [\"Funday\"]\nstart_time = \"01:00\"\nlength_minutes = 5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	names := func(nw *namedWindows) []string {
 		var out []string
 		for _, w := range nw.list {
@@ -133,7 +107,7 @@ func TestLoadNamedWindows(t *testing.T) {
 }
 
 func TestNamedWindowsAnswer(t *testing.T) {
-	good := writeFragments(t, "reboots.toml", docWindows)[0]
+	good := exampleWindows
 	nw, err := loadNamedWindows([]windowArg{{"reboots", good}}, true)
 	if err != nil {
 		t.Fatal(err)
@@ -162,7 +136,7 @@ func TestNamedWindowsAnswer(t *testing.T) {
 	}{
 		{"weekend-maintenance", true, "2030-06-03T00:00:00Z", "null", "UTC", 2880, 1, apitype.WindowSpan{Start: "Sat 00:00", End: "Mon 00:00", StartMinute: 7200, EndMinute: 10080}},
 		{"nightly", false, "null", "2030-06-02T01:00:00+02:00", "Europe/Berlin", 7 * 180, 7, apitype.WindowSpan{Start: "Mon 01:00", End: "Mon 04:00", StartMinute: 60, EndMinute: 240}},
-		// docWindows: Wed 01:00 for 30 min, Sat and Sun 23:30 for an hour;
+		// exampleWindows: Wed 01:00 for 30 min, Sat and Sun 23:30 for an hour;
 		// Sunday's runs over the week's end and is shown as one period.
 		{"reboots", false, "null", "2030-06-01T23:30:00Z", "UTC", 150, 3, apitype.WindowSpan{Start: "Wed 01:00", End: "Wed 01:30", StartMinute: 2940, EndMinute: 2970}},
 	}

@@ -19,14 +19,21 @@ import (
 // TestOverdueOncePerSilence: a job with alert_after that does not succeed
 // is reported overdue once, not again at later checks nor after a restart
 // (a new Notifier), and again only after a success goes stale in turn.
-func TestOverdueOncePerSilence(t *testing.T) {
-	ctx := context.Background()
+// openStore opens a SQLite store on a fake clock at t0.
+func openStore(t *testing.T) (*sqlitestore.Store, *clock.Fake) {
+	t.Helper()
 	clk := clock.NewFake(t0)
-	st, err := sqlitestore.Open(ctx, t.TempDir(), sqlitestore.WithClock(clk))
+	st, err := sqlitestore.Open(context.Background(), t.TempDir(), sqlitestore.WithClock(clk))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	t.Cleanup(func() { st.Close() })
+	return st, clk
+}
+
+func TestOverdueOncePerSilence(t *testing.T) {
+	ctx := context.Background()
+	st, clk := openStore(t)
 	var mu sync.Mutex
 	var got []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -111,12 +118,7 @@ func TestOverdueOncePerSilence(t *testing.T) {
 // and ignores the jobs without one.
 func TestOverdueReadsEveryPage(t *testing.T) {
 	ctx := context.Background()
-	clk := clock.NewFake(t0)
-	st, err := sqlitestore.Open(ctx, t.TempDir(), sqlitestore.WithClock(clk))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st, clk := openStore(t)
 	const watched = 1234 // more than two pages
 	for i := range 2 * watched {
 		spec := store.JobSpec{Name: fmt.Sprintf("job-%05d", i), Cron: "0 2 * * *", Command: []string{"true"}}
