@@ -8,13 +8,11 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -96,24 +94,6 @@ func wantError(t *testing.T, r result, code int, fragments ...string) {
 			t.Errorf("stderr does not mention %q:\n%s", f, r)
 		}
 	}
-}
-
-// jsonKeys decodes one JSON object and returns its sorted keys.
-func jsonKeys(t *testing.T, s string, into any) []string {
-	t.Helper()
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(s), &m); err != nil {
-		t.Fatalf("output is not one JSON object: %v\n%s", err, s)
-	}
-	if err := json.Unmarshal([]byte(s), into); err != nil {
-		t.Fatalf("decode %T: %v\n%s", into, err, s)
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // rfc3339Offset matches an RFC 3339 instant with a Z or numeric offset and no
