@@ -17,7 +17,6 @@ import (
 	"github.com/almanac-sh/almanac/internal/api/apitest"
 	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/api/httpapi"
-	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/manifestdir"
 )
 
@@ -183,18 +182,7 @@ func TestManifestSchedulesDefaultZone(t *testing.T) {
 // TestManifestSchedulesHTTP serves GET /api/v1/windows and the web UI's
 // overview and Windows page over the daemon's wiring.
 func TestManifestSchedulesHTTP(t *testing.T) {
-	ctx := context.Background()
-	at := time.Date(2030, 6, 1, 12, 0, 0, 0, time.UTC)
-	clk := clock.NewFake(at)
-	st, err := openSQLite(ctx, t.TempDir(), clk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	nw, err := loadNamedWindows(nil, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	at, clk, st, nw := demoSetup(t)
 	o := Config{named: nw, schedules: loadScheduleSite(t, scheduleSite)}
 	ctrl := &apitest.Controller{St: st, Now: at}
 	api := httpapi.New(httpapi.Config{Store: st, Controller: ctrl, Clock: clk})

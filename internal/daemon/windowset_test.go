@@ -19,6 +19,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/api/httpapi"
 	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/store"
 )
 
 // exampleWindows is a Zincati fragment of the repository's examples: Sat
@@ -162,18 +163,7 @@ func TestNamedWindowsAnswer(t *testing.T) {
 // the named windows appear on the overview and as calendars, and the
 // single-node cluster on its page.
 func TestWebUIDaemonPages(t *testing.T) {
-	ctx := context.Background()
-	at := time.Date(2030, 6, 1, 12, 0, 0, 0, time.UTC)
-	clk := clock.NewFake(at)
-	st, err := openSQLite(ctx, t.TempDir(), clk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	nw, err := loadNamedWindows(nil, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	at, clk, st, nw := demoSetup(t)
 	log := slog.New(slog.DiscardHandler)
 	api := httpapi.New(httpapi.Config{Store: st, Controller: &apitest.Controller{St: st, Now: at}, Clock: clk})
 	h, err := withWebUI(api, st, &apitest.Controller{St: st, Now: at}, nil,
@@ -215,4 +205,22 @@ func TestWebUIDaemonPages(t *testing.T) {
 	if c := get("/cluster"); !strings.Contains(c, "One node, <strong>test-node</strong>") || !strings.Contains(c, `data-node="test-node" data-leader="true"`) {
 		t.Errorf("cluster page:\n%s", c)
 	}
+}
+
+// demoSetup gives a test the daemon's pieces at a fixed instant: a SQLite
+// store on a fake clock and the demo's named windows.
+func demoSetup(t *testing.T) (time.Time, *clock.Fake, store.Store, *namedWindows) {
+	t.Helper()
+	at := time.Date(2030, 6, 1, 12, 0, 0, 0, time.UTC)
+	clk := clock.NewFake(at)
+	st, err := openSQLite(context.Background(), t.TempDir(), clk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	nw, err := loadNamedWindows(nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return at, clk, st, nw
 }
