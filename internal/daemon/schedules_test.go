@@ -3,10 +3,7 @@ package daemon
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -191,16 +188,7 @@ func TestManifestSchedulesHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	get := func(path string) string {
-		t.Helper()
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "http://127.0.0.1"+path, nil))
-		body, _ := io.ReadAll(rec.Body)
-		if rec.Code != http.StatusOK {
-			t.Fatalf("%s: %d %s", path, rec.Code, body)
-		}
-		return string(body)
-	}
+	get := getter(t, h)
 
 	t.Run("api", func(t *testing.T) {
 		var l apitype.WindowList

@@ -171,16 +171,7 @@ func TestWebUIDaemonPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	get := func(path string) string {
-		t.Helper()
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "http://127.0.0.1"+path, nil))
-		body, _ := io.ReadAll(rec.Body)
-		if rec.Code != http.StatusOK {
-			t.Fatalf("%s: %d %s", path, rec.Code, body)
-		}
-		return string(body)
-	}
+	get := getter(t, h)
 	overview := get("/")
 	for _, want := range []string{`data-window="weekend-maintenance" data-open="true"`, `data-window="nightly" data-open="false"`} {
 		if !strings.Contains(overview, want) {
@@ -223,4 +214,19 @@ func demoSetup(t *testing.T) (time.Time, *clock.Fake, store.Store, *namedWindows
 		t.Fatal(err)
 	}
 	return at, clk, st, nw
+}
+
+// getter returns a function that GETs a path from h and fails the test
+// unless the answer is 200, returning the body.
+func getter(t *testing.T, h http.Handler) func(path string) string {
+	return func(path string) string {
+		t.Helper()
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "http://127.0.0.1"+path, nil))
+		body, _ := io.ReadAll(rec.Body)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("%s: %d %s", path, rec.Code, body)
+		}
+		return string(body)
+	}
 }
