@@ -383,6 +383,16 @@ func (d *Daemon) Run(ctx context.Context) error {
 	log.Info("serving", "addr", addr, "url", o.tls.scheme()+"://"+addr, "data", o.data, "node", o.node,
 		"auth", map[bool]string{true: "bearer token", false: "none (--insecure-no-auth)"}[o.token != ""], "version", o.Version)
 
+	ctrlDone := make(chan error, 1)
+	ctrlCtx, stopCtrl := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopCtrl()
+	go func() { ctrlDone <- ctrl.Run(ctrlCtx) }()
+	clusterDone := make(chan error, 1)
+	go func() { clusterDone <- d.cluster.run(ctrlCtx, ctrl) }()
+	// The fleet scheduler starts before the API serves, so no request sees
+	// a single node without one.
+	stopFleet := d.fleet.start(ctx)
+	defer stopFleet()
 	httpErr := make(chan error, 1)
 	go func() {
 		if srv.TLSConfig != nil {
@@ -391,14 +401,6 @@ func (d *Daemon) Run(ctx context.Context) error {
 			httpErr <- srv.Serve(d.ln)
 		}
 	}()
-	ctrlDone := make(chan error, 1)
-	ctrlCtx, stopCtrl := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopCtrl()
-	go func() { ctrlDone <- ctrl.Run(ctrlCtx) }()
-	clusterDone := make(chan error, 1)
-	go func() { clusterDone <- d.cluster.run(ctrlCtx, ctrl) }()
-	stopFleet := d.fleet.start(ctx)
-	defer stopFleet()
 	go d.manifests.watch(ctrlCtx)
 	go d.notifier.Run(ctrlCtx)
 	go d.notifier.WatchOverdue(ctrlCtx, d.store)

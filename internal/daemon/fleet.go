@@ -188,14 +188,22 @@ func (d *fleetDaemon) start(ctx context.Context) (stop func()) {
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if d.leading == nil {
-			d.lead(ctx, 0)
-			return
-		}
-		d.follow(ctx)
-	}()
+	if d.leading == nil {
+		// A single node always leads: its scheduler exists before start
+		// returns, so the API never calls it a follower while it starts.
+		s := d.build(ctx, 0)
+		go func() {
+			defer close(done)
+			if s != nil {
+				d.runLeading(ctx, s, 0)
+			}
+		}()
+	} else {
+		go func() {
+			defer close(done)
+			d.follow(ctx)
+		}()
+	}
 	var once sync.Once
 	return func() {
 		once.Do(func() {
@@ -247,14 +255,27 @@ func (d *fleetDaemon) sleep(ctx context.Context, dur time.Duration) bool {
 
 // lead builds a scheduler for term and runs it until ctx ends.
 func (d *fleetDaemon) lead(ctx context.Context, term int64) {
+	if s := d.build(ctx, term); s != nil {
+		d.runLeading(ctx, s, term)
+	}
+}
+
+// build makes the scheduler of a term and makes it the current one; nil
+// (logged) when it cannot be built.
+func (d *fleetDaemon) build(ctx context.Context, term int64) *fleet.Scheduler {
 	s, err := d.newSched(ctx, term)
 	if err != nil {
 		d.log.Error("fleet scheduler not started", "err", err)
-		return
+		return nil
 	}
 	d.mu.Lock()
 	d.cur = s
 	d.mu.Unlock()
+	return s
+}
+
+// runLeading runs the current scheduler s until ctx ends, then clears it.
+func (d *fleetDaemon) runLeading(ctx context.Context, s *fleet.Scheduler, term int64) {
 	defer func() {
 		d.mu.Lock()
 		d.cur = nil
