@@ -10,6 +10,7 @@ import (
 
 	"github.com/almanac-sh/almanac/internal/leader"
 	"github.com/almanac-sh/almanac/internal/store"
+	"github.com/almanac-sh/almanac/internal/store/storetest"
 )
 
 // seedReady inserts n ready pending runs of one job in a single statement.
@@ -136,4 +137,28 @@ func BenchmarkSchedule10kJobs(b *testing.B) {
 		wg.Wait()
 	}
 	b.ReportMetric(float64(b.N*jobs)/time.Since(start).Seconds(), "runs/s")
+}
+
+// BenchmarkLargeHistory is sqlitestore's benchmark of the same name on
+// PostgreSQL: ALMANAC_HISTORY_RUNS finished runs (default 1,000,000) of
+// 1,000 jobs, written by one INSERT ... SELECT and analysed, then listed
+// and pruned.
+//
+//	go test -run '^$' -bench LargeHistory -benchtime 200x ./internal/store/pgstore/
+func BenchmarkLargeHistory(b *testing.B) {
+	s := open(b)
+	storetest.BenchHistory(b, s, func(ctx context.Context, total int) error {
+		if _, err := s.Pool().Exec(ctx, `
+			INSERT INTO runs (job, scheduled_time, attempt, reason, state, node, created_at, started_at, finished_at, exit_code)
+			SELECT 'job-' || lpad((i % $3)::text, 4, '0'), t, 1, 'schedule',
+			       CASE WHEN (i / $3) % 10 = 0 THEN 'failed' ELSE 'succeeded' END, 'n1',
+			       t, t, t + interval '1 millisecond', CASE WHEN (i / $3) % 10 = 0 THEN 1 ELSE 0 END
+			  FROM generate_series(0, $2 - 1) AS i,
+			       LATERAL (SELECT $1::timestamptz + (i / $3) * interval '1 minute' AS t) AS at`,
+			storetest.HistoryStart, total, storetest.HistoryJobs); err != nil {
+			return err
+		}
+		_, err := s.Pool().Exec(ctx, `ANALYZE runs`)
+		return err
+	})
 }
