@@ -43,8 +43,12 @@ func parseStat(b []byte) (procStat, error) {
 	}
 	f := bytes.Fields(b[i+1:])
 	// f[0] is field 3 (state), so field n is f[n-3].
-	if len(f) < 20 || len(f[0]) != 1 {
+	if len(f) < 20 {
 		return procStat{}, fmt.Errorf("stat: %d fields after the command name, want at least 20", len(f))
+	}
+	// The state is one letter (R, S, D, Z, T, ...).
+	if s := f[0]; len(s) != 1 || !('A' <= s[0] && s[0] <= 'Z' || 'a' <= s[0] && s[0] <= 'z') {
+		return procStat{}, fmt.Errorf("stat: process state %q is not a letter", s)
 	}
 	pgrp, err := strconv.Atoi(string(f[5-3]))
 	if err != nil {

@@ -23,6 +23,8 @@ func TestParseStat(t *testing.T) {
 		{"no name", "77 S 1 70 70 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0", procStat{}, true},
 		{"bad start", "77 (x) S 1 70 70 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 x 0 0", procStat{}, true},
 		{"bad state", "77 (x) SS 1 70 70 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0", procStat{}, true},
+		{"state not a letter", "77 (x) \x00 1 70 70 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0", procStat{}, true},
+		{"state a digit", "77 (x) 0 1 70 70 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0", procStat{}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := parseStat([]byte(tc.line))
