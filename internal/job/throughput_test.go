@@ -61,25 +61,41 @@ func (s *stampExec) Start(ctx context.Context, r store.Run, spec store.JobSpec) 
 // the noop ones an executor whose processes have already exited, which
 // isolates the controller and the store from the cost of fork and exec.
 // BenchmarkSpawn1000 measures that cost alone. Run with -benchtime 1x.
-func BenchmarkFireToStart1000(b *testing.B) {
+func BenchmarkFireToStart1000(b *testing.B) { fireToStart(b, 1000, true) }
+
+// BenchmarkFireToStart100 is the burst of scripts/jitter: 100 jobs due at
+// the same instant, on SQLite. Besides the percentiles it reports when,
+// after the instant, the runs' insert and their claim returned and the
+// first process had been started, which says where a burst's time goes
+// before spawning. Run with -benchtime 20x or more.
+func BenchmarkFireToStart100(b *testing.B) { fireToStart(b, 100, false) }
+
+func fireToStart(b *testing.B, n int, postgres bool) {
 	for _, x := range []struct {
 		name string
 		exec func() Executor
 	}{{"exec", func() Executor { return &Exec{} }}, {"noop", func() Executor { return doneExec{} }}} {
-		b.Run("sqlite/"+x.name, func(b *testing.B) { benchSQLite(b, x.exec) })
-		b.Run("postgres/"+x.name, func(b *testing.B) { benchPostgres(b, x.exec) })
+		b.Run("sqlite/"+x.name, func(b *testing.B) { benchSQLite(b, n, x.exec) })
+		if postgres {
+			b.Run("postgres/"+x.name, func(b *testing.B) { benchPostgres(b, n, x.exec) })
+		}
 	}
 }
 
 // BenchmarkSpawn1000 starts 1,000 `true` processes with the real executor,
 // as many at a time as the controller does, without controller or store:
 // the floor under the exec rows of BenchmarkFireToStart1000.
-func BenchmarkSpawn1000(b *testing.B) {
+func BenchmarkSpawn1000(b *testing.B) { spawn(b, 1000) }
+
+// BenchmarkSpawn100 is the floor under BenchmarkFireToStart100/sqlite/exec.
+func BenchmarkSpawn100(b *testing.B) { spawn(b, 100) }
+
+func spawn(b *testing.B, n int) {
 	var all []time.Duration
 	for i := 0; i < b.N; i++ {
-		x := &stampExec{Executor: &Exec{}, want: 1000, all: make(chan struct{})}
+		x := &stampExec{Executor: &Exec{}, want: n, all: make(chan struct{})}
 		begin := time.Now()
-		runs := make([]starting, 1000)
+		runs := make([]starting, n)
 		for j := range runs {
 			runs[j] = starting{run: store.Run{ID: int64(j + 1), Job: "spawn", ScheduledTime: begin}, spec: store.JobSpec{Command: []string{"true"}}}
 		}
@@ -95,8 +111,8 @@ func BenchmarkSpawn1000(b *testing.B) {
 	reportLatency(b, all)
 }
 
-func benchSQLite(b *testing.B, exec func() Executor) {
-	benchFireToStart(b, 1000, exec, func(b *testing.B) (store.Store, func() int64) {
+func benchSQLite(b *testing.B, n int, exec func() Executor) {
+	benchFireToStart(b, n, exec, func(b *testing.B) (store.Store, func() int64) {
 		st, err := sqlitestore.Open(context.Background(), b.TempDir())
 		if err != nil {
 			b.Fatal(err)
@@ -106,8 +122,8 @@ func benchSQLite(b *testing.B, exec func() Executor) {
 	})
 }
 
-func benchPostgres(b *testing.B, exec func() Executor) {
-	benchFireToStart(b, 1000, exec, func(b *testing.B) (store.Store, func() int64) {
+func benchPostgres(b *testing.B, n int, exec func() Executor) {
+	benchFireToStart(b, n, exec, func(b *testing.B) (store.Store, func() int64) {
 		ctx, cancel := context.WithCancel(context.Background())
 		st, err := pgstore.Open(ctx, pgtest.Schema(b))
 		if err != nil {
@@ -143,13 +159,35 @@ func benchPostgres(b *testing.B, exec func() Executor) {
 	})
 }
 
+// stagedStore records when the first run insert and the first claim after
+// the instant returned.
+type stagedStore struct {
+	store.Store
+	inserted, claimed atomic.Int64 // UnixNano, 0 until it happened
+}
+
+func (s *stagedStore) RunInsertBatch(ctx context.Context, p store.RunInsertBatchParams) ([]store.RunInsertResult, error) {
+	res, err := s.Store.RunInsertBatch(ctx, p)
+	s.inserted.CompareAndSwap(0, time.Now().UnixNano())
+	return res, err
+}
+
+func (s *stagedStore) RunClaim(ctx context.Context, p store.RunClaimParams) ([]store.Run, error) {
+	runs, err := s.Store.RunClaim(ctx, p)
+	if len(runs) > 0 {
+		s.claimed.CompareAndSwap(0, time.Now().UnixNano())
+	}
+	return runs, err
+}
+
 func benchFireToStart(b *testing.B, n int, exec func() Executor, open func(*testing.B) (store.Store, func() int64)) {
 	var all []time.Duration
-	var doneAfter time.Duration
+	var doneAfter, inserted, claimed, first time.Duration
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		ctx, cancel := context.WithCancel(context.Background())
-		st, term := open(b)
+		raw, term := open(b)
+		st := &stagedStore{Store: raw}
 		at := new(atomic.Int64)
 		parse := func(_, _ string, _ *time.Location) (Schedule, error) { return sharedInstant{at}, nil }
 		for j := 0; j < n; j++ {
@@ -193,10 +231,19 @@ func benchFireToStart(b *testing.B, n int, exec func() Executor, open func(*test
 		if err := <-ran; err != nil {
 			b.Fatal(err)
 		}
+		x.mu.Lock()
+		inserted += time.Unix(0, st.inserted.Load()).Sub(instant)
+		claimed += time.Unix(0, st.claimed.Load()).Sub(instant)
+		first += slices.Min(x.lat)
 		all = append(all, x.lat...)
+		x.mu.Unlock()
 	}
 	reportLatency(b, all)
 	b.ReportMetric(doneAfter.Seconds(), "all-recorded-s")
+	ms := func(d time.Duration) float64 { return float64(d) / float64(b.N) / float64(time.Millisecond) }
+	b.ReportMetric(ms(inserted), "inserted-ms")
+	b.ReportMetric(ms(claimed), "claimed-ms")
+	b.ReportMetric(ms(first), "first-start-ms")
 }
 
 // reportLatency reports percentiles of latencies in milliseconds.

@@ -20,14 +20,7 @@ func (s *Store) RunInsertBatch(ctx context.Context, p store.RunInsertBatchParams
 	now := s.now(p.Now)
 	out := make([]store.RunInsertResult, len(p.Items))
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		ins, err := tx.PrepareContext(ctx, `INSERT INTO runs (job, scheduled_time, attempt, reason, state, node, ready_at,
-			created_at, started_at, finished_at, heartbeat_at, cancel_requested, exit_code, output, error)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			RETURNING `+runColumns)
-		if err != nil {
-			return fmt.Errorf("insert runs: %w", err)
-		}
-		defer ins.Close()
+		ins := s.stmt(ctx, tx, sqlInsertRun)
 		for _, i := range store.BatchOrder(p.Items) {
 			it := p.Items[i]
 			r := it.Run
@@ -56,11 +49,11 @@ func (s *Store) RunInsertBatch(ctx context.Context, p store.RunInsertBatchParams
 				return fmt.Errorf("insert run %s@%s#%d: %w", r.Job, r.ScheduledTime.Format(time.RFC3339), r.Attempt, err)
 			}
 			if it.Advance {
-				if err := advance(ctx, tx, r.Job, r.ScheduledTime); err != nil {
+				if err := s.advance(ctx, tx, r.Job, r.ScheduledTime); err != nil {
 					return err
 				}
 			}
-			if err := appendEvents(ctx, tx, now, r.Job, run.ID, it.Events); err != nil {
+			if err := s.appendEvents(ctx, tx, now, r.Job, run.ID, it.Events); err != nil {
 				return err
 			}
 			out[i].Run = run

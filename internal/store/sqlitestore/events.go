@@ -17,7 +17,7 @@ func (s *Store) EventAppend(ctx context.Context, events ...store.Event) error {
 	}
 	now := s.now(time.Time{})
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		return appendEvents(ctx, tx, now, "", 0, events)
+		return s.appendEvents(ctx, tx, now, "", 0, events)
 	})
 }
 

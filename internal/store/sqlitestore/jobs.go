@@ -61,7 +61,7 @@ func (s *Store) JobCreate(ctx context.Context, p store.JobCreateParams) (store.J
 		if err != nil {
 			return fmt.Errorf("create job %q: %w", p.Spec.Name, err)
 		}
-		if err := appendEvents(ctx, tx, now, p.Spec.Name, 0, p.Events); err != nil {
+		if err := s.appendEvents(ctx, tx, now, p.Spec.Name, 0, p.Events); err != nil {
 			return err
 		}
 		j, err = scanJob(tx.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE name = ?`, p.Spec.Name))
@@ -94,7 +94,7 @@ func (s *Store) JobUpdate(ctx context.Context, p store.JobUpdateParams) (store.J
 			string(spec), string(p.Source), now.UnixMicro(), p.Spec.Name); err != nil {
 			return fmt.Errorf("update job %q: %w", p.Spec.Name, err)
 		}
-		if err := appendEvents(ctx, tx, now, p.Spec.Name, 0, p.Events); err != nil {
+		if err := s.appendEvents(ctx, tx, now, p.Spec.Name, 0, p.Events); err != nil {
 			return err
 		}
 		j, err = scanJob(tx.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE name = ?`, p.Spec.Name))
@@ -114,7 +114,7 @@ func (s *Store) JobDelete(ctx context.Context, p store.JobDeleteParams) error {
 		if n, _ := res.RowsAffected(); n == 0 {
 			return fmt.Errorf("delete job %q: %w", p.Name, store.ErrNotFound)
 		}
-		return appendEvents(ctx, tx, now, p.Name, 0, p.Events)
+		return s.appendEvents(ctx, tx, now, p.Name, 0, p.Events)
 	})
 }
 
@@ -178,17 +178,16 @@ func (s *Store) JobCounts(ctx context.Context) (store.JobCounts, error) {
 func (s *Store) JobAdvance(ctx context.Context, p store.JobAdvanceParams) error {
 	now := s.now(time.Time{})
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		if err := advance(ctx, tx, p.Name, p.LastScheduleTime); err != nil {
+		if err := s.advance(ctx, tx, p.Name, p.LastScheduleTime); err != nil {
 			return err
 		}
-		return appendEvents(ctx, tx, now, p.Name, 0, p.Events)
+		return s.appendEvents(ctx, tx, now, p.Name, 0, p.Events)
 	})
 }
 
 // advance moves a job's last_schedule_time forward, never back.
-func advance(ctx context.Context, tx *sql.Tx, name string, t time.Time) error {
-	res, err := tx.ExecContext(ctx, `UPDATE jobs SET last_schedule_time = MAX(COALESCE(last_schedule_time, ?1), ?1) WHERE name = ?2`,
-		t.UnixMicro(), name)
+func (s *Store) advance(ctx context.Context, tx *sql.Tx, name string, t time.Time) error {
+	res, err := s.stmt(ctx, tx, sqlAdvance).ExecContext(ctx, t.UnixMicro(), name)
 	if err != nil {
 		return fmt.Errorf("advance job %q: %w", name, err)
 	}

@@ -28,7 +28,7 @@ func (s *Store) ResourceClaimTransition(ctx context.Context, p store.ResourceCla
 		if err != nil {
 			return fmt.Errorf("claim transition of %s: %w", c.ResourceID, err)
 		}
-		return appendEvents(ctx, tx, now, "", 0, p.Events)
+		return s.appendEvents(ctx, tx, now, "", 0, p.Events)
 	})
 }
 
@@ -141,7 +141,7 @@ func (s *Store) ResourceSaveInventory(ctx context.Context, p store.ResourceInven
 				return fmt.Errorf("save inventory: %w", err)
 			}
 		}
-		return appendEvents(ctx, tx, now, "", 0, p.Events)
+		return s.appendEvents(ctx, tx, now, "", 0, p.Events)
 	})
 }
 
@@ -159,7 +159,7 @@ func (s *Store) ResourceSave(ctx context.Context, p store.ResourceSaveParams) er
 		if err != nil {
 			return fmt.Errorf("save resource %s: %w", p.Record.ID, err)
 		}
-		return appendEvents(ctx, tx, now, "", 0, p.Events)
+		return s.appendEvents(ctx, tx, now, "", 0, p.Events)
 	})
 }
 

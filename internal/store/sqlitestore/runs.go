@@ -96,11 +96,11 @@ func (s *Store) RunInsert(ctx context.Context, p store.RunInsertParams) (store.R
 			return err
 		}
 		if p.Advance {
-			if err := advance(ctx, tx, r.Job, r.ScheduledTime); err != nil {
+			if err := s.advance(ctx, tx, r.Job, r.ScheduledTime); err != nil {
 				return err
 			}
 		}
-		if err := appendEvents(ctx, tx, now, r.Job, id, p.Events); err != nil {
+		if err := s.appendEvents(ctx, tx, now, r.Job, id, p.Events); err != nil {
 			return err
 		}
 		out, err = getRun(ctx, tx, id)
@@ -182,7 +182,7 @@ func (s *Store) RunRelease(ctx context.Context, p store.RunReleaseParams) (store
 		if _, err := tx.ExecContext(ctx, `UPDATE runs SET ready_at = ? WHERE id = ?`, s.now(p.ReadyAt).UnixMicro(), p.ID); err != nil {
 			return fmt.Errorf("release run %d: %w", p.ID, err)
 		}
-		if err := appendEvents(ctx, tx, now, r.Job, r.ID, p.Events); err != nil {
+		if err := s.appendEvents(ctx, tx, now, r.Job, r.ID, p.Events); err != nil {
 			return err
 		}
 		out, err = getRun(ctx, tx, p.ID)
@@ -221,7 +221,7 @@ func (s *Store) RunClaim(ctx context.Context, p store.RunClaimParams) ([]store.R
 		// RETURNING order is unspecified; keep the claim order.
 		sortRuns(runs)
 		for _, r := range runs {
-			if err := appendEvents(ctx, tx, now, r.Job, r.ID, []store.Event{{Kind: store.EventRunStarted,
+			if err := s.appendEvents(ctx, tx, now, r.Job, r.ID, []store.Event{{Kind: store.EventRunStarted,
 				Message: fmt.Sprintf("run %d started on %s (attempt %d, %s run for %s)", r.ID, p.Node, r.Attempt, r.Reason,
 					r.ScheduledTime.Format(time.RFC3339))}}); err != nil {
 				return err
@@ -282,7 +282,7 @@ func (s *Store) RunFinish(ctx context.Context, p store.RunFinishParams) (store.R
 	now := s.now(p.Now)
 	var out store.Run
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		r, err := finish(ctx, tx, p, now)
+		r, err := s.finish(ctx, tx, p, now)
 		if err != nil {
 			return err
 		}
@@ -315,7 +315,7 @@ func (s *Store) RunFinishBatch(ctx context.Context, p store.RunFinishBatchParams
 		prunes := map[string]store.HistoryLimits{}
 		var jobs []string
 		for i, it := range p.Items {
-			r, err := finish(ctx, tx, it, now)
+			r, err := s.finish(ctx, tx, it, now)
 			if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrConflict) {
 				out[i].Err = err
 				continue
@@ -348,8 +348,8 @@ func (s *Store) RunFinishBatch(ctx context.Context, p store.RunFinishBatchParams
 
 // finish moves one run to a terminal state in tx, counts it in its job's
 // status and appends its events. It returns the run as it was before.
-func finish(ctx context.Context, tx *sql.Tx, p store.RunFinishParams, now time.Time) (store.Run, error) {
-	r, err := scanRun(tx.QueryRowContext(ctx, `SELECT `+runColumnsNoOutput+` FROM runs WHERE id = ?`, p.ID), false)
+func (s *Store) finish(ctx context.Context, tx *sql.Tx, p store.RunFinishParams, now time.Time) (store.Run, error) {
+	r, err := scanRun(s.stmt(ctx, tx, sqlRunByID).QueryRowContext(ctx, p.ID), false)
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Run{}, fmt.Errorf("run %d: %w", p.ID, store.ErrNotFound)
 	}
@@ -363,21 +363,20 @@ func finish(ctx context.Context, tx *sql.Tx, p store.RunFinishParams, now time.T
 	if p.ExitCode != nil {
 		exit = *p.ExitCode
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE runs SET state = ?, exit_code = ?, output = ?, error = ?, finished_at = ? WHERE id = ?`,
+	if _, err := s.stmt(ctx, tx, sqlFinish).ExecContext(ctx,
 		string(p.State), exit, p.Output, p.Error, now.UnixMicro(), p.ID); err != nil {
 		return store.Run{}, fmt.Errorf("finish run %d: %w", p.ID, err)
 	}
 	switch p.State {
 	case store.RunSucceeded:
-		_, err = tx.ExecContext(ctx, `UPDATE jobs SET succeeded = succeeded + 1,
-			last_successful_time = MAX(COALESCE(last_successful_time, ?1), ?1) WHERE name = ?2`, now.UnixMicro(), r.Job)
+		_, err = s.stmt(ctx, tx, sqlSucceed).ExecContext(ctx, now.UnixMicro(), r.Job)
 	case store.RunFailed, store.RunKilled:
-		_, err = tx.ExecContext(ctx, `UPDATE jobs SET failed = failed + 1 WHERE name = ?`, r.Job)
+		_, err = s.stmt(ctx, tx, sqlFail).ExecContext(ctx, r.Job)
 	}
 	if err != nil {
 		return store.Run{}, fmt.Errorf("finish run %d: update job status: %w", p.ID, err)
 	}
-	if err := appendEvents(ctx, tx, now, r.Job, r.ID, p.Events); err != nil {
+	if err := s.appendEvents(ctx, tx, now, r.Job, r.ID, p.Events); err != nil {
 		return store.Run{}, err
 	}
 	return r, nil
@@ -418,7 +417,7 @@ func (s *Store) RunCancel(ctx context.Context, p store.RunCancelParams) (store.R
 		if _, err := tx.ExecContext(ctx, `UPDATE runs SET cancel_requested = 1 WHERE id = ?`, p.ID); err != nil {
 			return fmt.Errorf("cancel run %d: %w", p.ID, err)
 		}
-		if err := appendEvents(ctx, tx, now, r.Job, r.ID, p.Events); err != nil {
+		if err := s.appendEvents(ctx, tx, now, r.Job, r.ID, p.Events); err != nil {
 			return err
 		}
 		out, err = getRun(ctx, tx, p.ID)

@@ -46,6 +46,8 @@ type Store struct {
 	r     *sql.DB // reads
 	path  string
 	clock clock.Clock
+	// stmts are the hot statements prepared on w, by query (stmts.go).
+	stmts map[string]*sql.Stmt
 }
 
 // Option configures Open.
@@ -102,6 +104,10 @@ func Open(ctx context.Context, dir string, opts ...Option) (*Store, error) {
 		return nil, err
 	}
 	if err := s.migrate(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	if err := s.prepare(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -184,7 +190,7 @@ func fromMicro(v sql.NullInt64) time.Time {
 }
 
 // appendEvents inserts events in tx, filling in defaults.
-func appendEvents(ctx context.Context, tx *sql.Tx, now time.Time, job string, runID int64, events []store.Event) error {
+func (s *Store) appendEvents(ctx context.Context, tx *sql.Tx, now time.Time, job string, runID int64, events []store.Event) error {
 	for _, e := range events {
 		if e.Time.IsZero() {
 			e.Time = now
@@ -199,8 +205,7 @@ func appendEvents(ctx context.Context, tx *sql.Tx, now time.Time, job string, ru
 		if len(e.Data) > 0 {
 			data = string(e.Data)
 		}
-		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO events (time, kind, job, resource, run_id, message, data) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		if _, err := s.stmt(ctx, tx, sqlEvent).ExecContext(ctx,
 			e.Time.UnixMicro(), string(e.Kind), e.Job, e.Resource, e.RunID, e.Message, data); err != nil {
 			return fmt.Errorf("append event: %w", err)
 		}
