@@ -190,11 +190,14 @@ func (e *Elector) Status() Status {
 //
 // With a pool (fast takeover), the node also takes the election's
 // advisory lock on a session of its own when it is free, and holds it for
-// as long as it leads. A node that takes the lock now, when it did not hold
-// it, knows the session of whoever held it has ended (its process died, or
-// its connection did), and takes the lease at once with a new term instead
-// of waiting for it to run out. A node that loses the lease gives the lock
-// up. The fence serialises with such a takeover (it reads the lease row
+// as long as it leads; the lease row records whether its holder held the
+// lock (locked). A node that takes the lock now, when it did not hold it,
+// knows the session of whoever held it has ended (its process died, or its
+// connection did): if the lease's holder was that lock's holder, the node
+// takes the lease at once with a new term instead of waiting for it to run
+// out. A holder that never had the lock (it took the lease while another
+// node's session held it, as when nodes start together) is not preempted.
+// A node that loses the lease gives the lock up. The fence serialises with such a takeover (it reads the lease row
 // FOR SHARE), so a write of the old term either committed before the new
 // term or is refused.
 func (e *Elector) TryAcquire(ctx context.Context) (Status, error) {
@@ -204,15 +207,16 @@ func (e *Elector) TryAcquire(ctx context.Context) (Status, error) {
 		`INSERT INTO leader (name) VALUES ($1) ON CONFLICT (name) DO NOTHING`, e.cfg.Name); err != nil {
 		return e.lose(fmt.Errorf("leader: %w", err))
 	}
-	takeover := e.takeLock(ctx)
+	takeover, locked := e.takeLock(ctx)
 	var term int64
 	err := e.db.QueryRow(ctx, `
 		UPDATE leader
 		   SET term = CASE WHEN holder = $2 AND expires_at >= now() THEN term ELSE term + 1 END,
 		       holder = $2,
-		       expires_at = now() + $3::interval
-		 WHERE name = $1 AND (holder = $2 OR expires_at < now() OR $4::boolean)
-		RETURNING term`, e.cfg.Name, e.cfg.Holder, ttl, takeover).Scan(&term)
+		       expires_at = now() + $3::interval,
+		       locked = $5
+		 WHERE name = $1 AND (holder = $2 OR expires_at < now() OR ($4::boolean AND locked))
+		RETURNING term`, e.cfg.Name, e.cfg.Holder, ttl, takeover, locked).Scan(&term)
 	if errors.Is(err, pgx.ErrNoRows) {
 		e.dropLock()
 		return e.lose(nil)
@@ -232,19 +236,19 @@ func (e *Elector) TryAcquire(ctx context.Context) (Status, error) {
 }
 
 // takeLock makes sure this node holds the election's advisory lock on its
-// own session, and reports whether it took it just now: then whoever held
-// it before is gone. It reports false when the node already held the lock,
-// when another session holds it, and without a pool (the lease's expiry
-// alone decides then).
-func (e *Elector) takeLock(ctx context.Context) (fresh bool) {
+// own session. It reports whether the node holds it (held) and whether it
+// took it just now (fresh): then whoever held it before is gone. Both are
+// false when another session holds the lock, and without a pool (the
+// lease's expiry alone decides then).
+func (e *Elector) takeLock(ctx context.Context) (fresh, held bool) {
 	if e.sessions == nil {
-		return false
+		return false, false
 	}
 	e.lockMu.Lock()
 	defer e.lockMu.Unlock()
 	if e.lock != nil {
 		if _, err := e.lock.Exec(ctx, `SELECT 1`); err == nil {
-			return false
+			return false, true
 		}
 		// The session broke: the lock went with it.
 		e.lock.Close(context.WithoutCancel(ctx))
@@ -252,16 +256,16 @@ func (e *Elector) takeLock(ctx context.Context) (fresh bool) {
 	}
 	pc, err := e.sessions.Acquire(ctx)
 	if err != nil {
-		return false
+		return false, false
 	}
 	var got bool
 	if err := pc.QueryRow(ctx, `SELECT pg_try_advisory_lock(hashtext('almanac.leader.' || current_schema() || '.' || $1))`, e.cfg.Name).Scan(&got); err != nil || !got {
 		pc.Release()
-		return false
+		return false, false
 	}
 	// Keep the session out of the pool: the lock must never be lent.
 	e.lock = pc.Hijack()
-	return true
+	return true, true
 }
 
 // Close ends the elector's own session, if it holds one (the advisory lock

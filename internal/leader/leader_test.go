@@ -321,3 +321,40 @@ func TestTakeoverWhenTheLeaderDies(t *testing.T) {
 		t.Fatalf("c preempted b: %+v, %v", st, err)
 	}
 }
+
+// TestNoPreemptionOfAHolderWithoutTheLock: nodes starting together can
+// split the two: one takes the lock, another the free lease. The lock's
+// holder must not take the lease over (it would take a living leader's
+// place for nothing); the lease's holder keeps leading in its term and
+// takes the lock once it is free.
+func TestNoPreemptionOfAHolderWithoutTheLock(t *testing.T) {
+	ctx := context.Background()
+	db := pool(t)
+	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	a, b := elector(t, db, "a", clk), elector(t, db, "b", clk)
+	if fresh, held := a.takeLock(ctx); !fresh || !held {
+		t.Fatalf("a took the free lock: fresh %v, held %v", fresh, held)
+	}
+	if st, err := b.TryAcquire(ctx); err != nil || st != (Status{true, 1}) {
+		t.Fatalf("b, the lease free: %+v, %v; want term 1", st, err)
+	}
+	// a takes the lock afresh, as it would have had its attempt come a
+	// moment after b's.
+	a.dropLock()
+	if st, err := a.TryAcquire(ctx); err != nil || st.Leader {
+		t.Fatalf("a with a fresh lock preempted b, which never held it: %+v, %v", st, err)
+	}
+	if st, err := b.TryAcquire(ctx); err != nil || st != (Status{true, 1}) {
+		t.Fatalf("b renewing: %+v, %v; want term 1", st, err)
+	}
+	b.lockMu.Lock()
+	holds := b.lock != nil
+	b.lockMu.Unlock()
+	if !holds {
+		t.Fatal("b leads without the lock after a let it go")
+	}
+	l, err := Current(ctx, db, "controller")
+	if err != nil || l.Holder != "b" || l.Term != 1 {
+		t.Fatalf("lease %+v, %v; want b in term 1", l, err)
+	}
+}
