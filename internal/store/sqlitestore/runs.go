@@ -287,7 +287,7 @@ func (s *Store) RunFinish(ctx context.Context, p store.RunFinishParams) (store.R
 			return err
 		}
 		if p.Prune != nil {
-			if _, err := prune(ctx, tx, r.Job, *p.Prune); err != nil {
+			if _, err := s.prune(ctx, tx, r.Job, *p.Prune); err != nil {
 				return err
 			}
 		}
@@ -334,7 +334,7 @@ func (s *Store) RunFinishBatch(ctx context.Context, p store.RunFinishBatchParams
 			out[i].Run = r
 		}
 		for _, job := range jobs {
-			if _, err := prune(ctx, tx, job, prunes[job]); err != nil {
+			if _, err := s.prune(ctx, tx, job, prunes[job]); err != nil {
 				return err
 			}
 		}
@@ -461,25 +461,23 @@ func (s *Store) RunPrune(ctx context.Context, p store.RunPruneParams) (int, erro
 	var n int
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		var err error
-		n, err = prune(ctx, tx, p.Job, store.HistoryLimits{KeepSucceeded: p.KeepSucceeded, KeepFailed: p.KeepFailed})
+		n, err = s.prune(ctx, tx, p.Job, store.HistoryLimits{KeepSucceeded: p.KeepSucceeded, KeepFailed: p.KeepFailed})
 		return err
 	})
 	return n, err
 }
 
 // prune deletes a job's finished runs beyond the limits, newest kept.
-func prune(ctx context.Context, tx *sql.Tx, job string, l store.HistoryLimits) (int, error) {
+func (s *Store) prune(ctx context.Context, tx *sql.Tx, job string, l store.HistoryLimits) (int, error) {
 	var total int64
 	for _, g := range []struct {
-		states string
-		keep   int
+		query string
+		keep  int
 	}{
-		{`('succeeded')`, l.KeepSucceeded},
-		{`('failed', 'killed', 'missed')`, l.KeepFailed},
+		{sqlPruneSucceeded, l.KeepSucceeded},
+		{sqlPruneFailed, l.KeepFailed},
 	} {
-		res, err := tx.ExecContext(ctx, `DELETE FROM runs WHERE job = ?1 AND state IN `+g.states+`
-			AND id NOT IN (SELECT id FROM runs WHERE job = ?1 AND state IN `+g.states+`
-				ORDER BY scheduled_time DESC, id DESC LIMIT ?2)`, job, max(g.keep, 0))
+		res, err := s.stmt(ctx, tx, g.query).ExecContext(ctx, job, max(g.keep, 0))
 		if err != nil {
 			return 0, fmt.Errorf("prune runs of %q: %w", job, err)
 		}

@@ -26,7 +26,19 @@ const (
 			RETURNING ` + runColumns
 )
 
-var hotStatements = []string{sqlAdvance, sqlEvent, sqlRunByID, sqlFinish, sqlSucceed, sqlFail, sqlInsertRun}
+// A job's history beyond its limits, pruned at every run's end: the
+// oldest succeeded runs past ?2, and likewise the failed ones.
+const (
+	sqlPruneSucceeded = `DELETE FROM runs WHERE job = ?1 AND state = 'succeeded'
+			AND id NOT IN (SELECT id FROM runs WHERE job = ?1 AND state = 'succeeded'
+				ORDER BY scheduled_time DESC, id DESC LIMIT ?2)`
+	sqlPruneFailed = `DELETE FROM runs WHERE job = ?1 AND state IN ('failed', 'killed', 'missed')
+			AND id NOT IN (SELECT id FROM runs WHERE job = ?1 AND state IN ('failed', 'killed', 'missed')
+				ORDER BY scheduled_time DESC, id DESC LIMIT ?2)`
+)
+
+var hotStatements = []string{sqlAdvance, sqlEvent, sqlRunByID, sqlFinish, sqlSucceed, sqlFail, sqlInsertRun,
+	sqlPruneSucceeded, sqlPruneFailed}
 
 // prepare prepares the hot statements on the writer connection. It runs
 // before any transaction: with one writer connection, preparing on the
