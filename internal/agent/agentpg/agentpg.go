@@ -24,7 +24,6 @@ package agentpg
 import (
 	"context"
 	"embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -233,21 +232,9 @@ func (s *Store) SaveState(ctx context.Context, st agent.State) error {
 	})
 }
 
-// body is the part of a report only GetReport reads.
-type body struct {
-	Resources []agent.ResourceStatus `json:"resources"`
-	Events    []agent.Event          `json:"events"`
-}
-
 // AddReport inserts r and sets r.ID.
 func (s *Store) AddReport(ctx context.Context, r *agent.Report) (int64, error) {
-	h := *r
-	h.Resources, h.Events, h.Gated, h.ID = nil, nil, nil, 0
-	head, err := json.Marshal(&h)
-	if err != nil {
-		return 0, fmt.Errorf("store apply report: %w", err)
-	}
-	b, err := json.Marshal(body{Resources: r.Resources, Events: r.Events})
+	head, b, err := agent.EncodeReport(r)
 	if err != nil {
 		return 0, fmt.Errorf("store apply report: %w", err)
 	}
@@ -283,11 +270,10 @@ func (s *Store) ListReports(ctx context.Context, f agent.ReportFilter) ([]*agent
 		if err := rows.Scan(&id, &head); err != nil {
 			return nil, fmt.Errorf("list apply reports: %w", err)
 		}
-		r := &agent.Report{}
-		if err := json.Unmarshal(head, r); err != nil {
-			return nil, fmt.Errorf("apply report %d: %w", id, err)
+		r, err := agent.DecodeReportHead(id, head)
+		if err != nil {
+			return nil, err
 		}
-		r.ID = id
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
@@ -306,16 +292,7 @@ func (s *Store) GetReport(ctx context.Context, id int64) (*agent.Report, error) 
 	if err != nil {
 		return nil, fmt.Errorf("apply report %d: %w", id, err)
 	}
-	r := &agent.Report{}
-	if err := json.Unmarshal(head, r); err != nil {
-		return nil, fmt.Errorf("apply report %d: %w", id, err)
-	}
-	var bd body
-	if err := json.Unmarshal(b, &bd); err != nil {
-		return nil, fmt.Errorf("apply report %d: %w", id, err)
-	}
-	r.ID, r.Resources, r.Events = id, bd.Resources, bd.Events
-	return r, nil
+	return agent.DecodeReport(id, head, b)
 }
 
 // PruneReports deletes the reports outside the retention.
