@@ -342,24 +342,34 @@ func (b *Backend) Runs(_ context.Context, q webui.RunQuery) ([]webui.Run, int64,
 		return nil, 0, b.err
 	}
 	b.settle()
-	limit := q.Limit
+	out, next := newestFirst(b.runs, q.Cursor, q.Limit, func(r webui.Run) int64 { return r.ID }, func(r webui.Run) bool {
+		return (q.Job == "" || r.Job == q.Job) && (len(q.States) == 0 || slices.Contains(q.States, r.State))
+	})
+	for i := range out {
+		out[i].Output = nil
+	}
+	return out, next, nil
+}
+
+// newestFirst pages items (oldest first, as stored) from the newest end:
+// up to limit (default 100) of those keep accepts whose id is below cursor
+// (any, if 0), and the cursor of the next page, 0 when there is none.
+func newestFirst[T any](items []T, cursor int64, limit int, id func(T) int64, keep func(T) bool) ([]T, int64) {
 	if limit <= 0 {
 		limit = 100
 	}
-	var out []webui.Run
-	for i := len(b.runs) - 1; i >= 0; i-- {
-		r := b.runs[i]
-		if (q.Cursor > 0 && r.ID >= q.Cursor) || (q.Job != "" && r.Job != q.Job) ||
-			(len(q.States) > 0 && !slices.Contains(q.States, r.State)) {
+	var out []T
+	for i := len(items) - 1; i >= 0; i-- {
+		it := items[i]
+		if (cursor > 0 && id(it) >= cursor) || !keep(it) {
 			continue
 		}
 		if len(out) == limit {
-			return out, out[len(out)-1].ID, nil
+			return out, id(out[len(out)-1])
 		}
-		r.Output = nil
-		out = append(out, r)
+		out = append(out, it)
 	}
-	return out, 0, nil
+	return out, 0
 }
 
 // Run implements webui.Backend.
@@ -386,24 +396,11 @@ func (b *Backend) Events(_ context.Context, q webui.EventQuery) ([]webui.Event, 
 		return nil, 0, b.err
 	}
 	b.settle()
-	limit := q.Limit
-	if limit <= 0 {
-		limit = 100
-	}
-	var out []webui.Event
-	for i := len(b.events) - 1; i >= 0; i-- {
-		e := b.events[i]
-		if (q.Cursor > 0 && e.ID >= q.Cursor) || (q.Job != "" && e.Job != q.Job) ||
-			(q.Resource != "" && e.Resource != q.Resource) || (q.Kind != "" && e.Kind != q.Kind) ||
-			(!q.Since.IsZero() && e.Time.Before(q.Since)) || (!q.Until.IsZero() && !e.Time.Before(q.Until)) {
-			continue
-		}
-		if len(out) == limit {
-			return out, out[len(out)-1].ID, nil
-		}
-		out = append(out, e)
-	}
-	return out, 0, nil
+	out, next := newestFirst(b.events, q.Cursor, q.Limit, func(e webui.Event) int64 { return e.ID }, func(e webui.Event) bool {
+		return (q.Job == "" || e.Job == q.Job) && (q.Resource == "" || e.Resource == q.Resource) && (q.Kind == "" || e.Kind == q.Kind) &&
+			(q.Since.IsZero() || !e.Time.Before(q.Since)) && (q.Until.IsZero() || e.Time.Before(q.Until))
+	})
+	return out, next, nil
 }
 
 // SetSuspended implements webui.Backend.
