@@ -8,19 +8,28 @@ import (
 	"unicode/utf8"
 )
 
-// lexSingle lexes a single-quoted string: only \\ and \' are escapes.
-func (lx *lexer) lexSingle(out *[]Token, p int32) {
-	// Fast path: no escapes and no newline, the text is a substring.
+// plainString is the fast path of both string kinds: when the string at
+// lx.off, opened by quote, ends before any escape, newline or (with
+// dollar) '$', its text is a substring of the source and becomes the token
+// without decoding. It reports whether it lexed the string.
+func (lx *lexer) plainString(out *[]Token, p int32, quote byte, dollar bool) bool {
 	for i := lx.off + 1; i < len(lx.src); i++ {
-		c := lx.src[i]
-		if c == '\'' {
+		switch c := lx.src[i]; {
+		case c == quote:
 			*out = append(*out, span(STRING, p, lx.off+1, i))
 			lx.off = i + 1
-			return
+			return true
+		case c == '\\' || c == '\n' || dollar && c == '$':
+			return false
 		}
-		if c == '\\' || c == '\n' {
-			break
-		}
+	}
+	return false
+}
+
+// lexSingle lexes a single-quoted string: only \\ and \' are escapes.
+func (lx *lexer) lexSingle(out *[]Token, p int32) {
+	if lx.plainString(out, p, '\'', false) {
+		return
 	}
 	lx.advance(1)
 	var b strings.Builder
@@ -45,17 +54,8 @@ func (lx *lexer) lexSingle(out *[]Token, p int32) {
 
 // lexDouble lexes a double-quoted string with escapes and interpolation.
 func (lx *lexer) lexDouble(out *[]Token, p int32) {
-	// Fast path: no escapes, interpolation or newline.
-	for i := lx.off + 1; i < len(lx.src); i++ {
-		c := lx.src[i]
-		if c == '"' {
-			*out = append(*out, span(STRING, p, lx.off+1, i))
-			lx.off = i + 1
-			return
-		}
-		if c == '\\' || c == '$' || c == '\n' {
-			break
-		}
+	if lx.plainString(out, p, '"', true) {
+		return
 	}
 	lx.advance(1)
 	// When this string sits in an interpolation, out is the token stack
