@@ -99,6 +99,9 @@ func TestServeTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
+	if got := resp.Header.Get("Strict-Transport-Security"); !strings.HasPrefix(got, "max-age=") {
+		t.Errorf("over HTTPS, Strict-Transport-Security = %q, want max-age=…", got)
+	}
 	cookies := resp.Cookies()
 	if len(cookies) == 0 {
 		t.Fatal("the login page set no cookie")

@@ -41,6 +41,11 @@ func runValidate(_ context.Context, e *env, args []string) error {
 		printCycles(e.stderr, cycles)
 		return &exitError{code: exitFailure, err: fmt.Errorf("validate: %d dependency %s", len(cycles), plural(len(cycles), "cycle", "cycles"))}
 	}
+	if set, err := manifestjob.FromCatalog(cat, nil); err == nil {
+		for _, w := range set.UnknownWindows(nil) {
+			fmt.Fprintln(e.stderr, "warning: "+w)
+		}
+	}
 	if *asJSON {
 		return writeCatalogJSON(e.stdout, cat)
 	}

@@ -333,6 +333,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 		return nil, err
 	}
 	d.locks = locks
+	metrics.Registry().MustRegister(locks)
 	api := httpapi.New(httpapi.Config{
 		RebootGroups: rebootGroupsAPI(locks),
 		Store:        st, Controller: ctrl, Fleet: fl, Token: o.token, Clock: clk,
@@ -351,6 +352,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 	handler, err := withWebUI(api, st, ctrl, fl, cl, ag, *o, clk, log, rebootGroupsAPI(locks))
 	if err != nil {
 		return nil, err
+	}
+	handler = locks.Intercept(handler)
+	if o.tls.on() {
+		handler = strictTransport(handler)
 	}
 	d.srv = o.http.server(handler)
 	d.srv.TLSConfig = o.tls.config()
@@ -382,6 +387,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 	addr := d.Addr()
 	log.Info("serving", "addr", addr, "url", o.tls.scheme()+"://"+addr, "data", o.data, "node", o.node,
 		"auth", map[bool]string{true: "bearer token", false: "none (--insecure-no-auth)"}[o.token != ""], "version", o.Version)
+	if len(o.reboot.parsed) > 0 || len(d.manifests.rebootGroups()) > 0 {
+		log.Info("FleetLock base URL for Zincati (keep the trailing slash; with a secret: …/fleetlock/SECRET/)", "base_url", fleetLockBase(o.publicURL()))
+	}
 
 	ctrlDone := make(chan error, 1)
 	ctrlCtx, stopCtrl := context.WithCancel(context.WithoutCancel(ctx))

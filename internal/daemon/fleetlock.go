@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/clock"
@@ -27,8 +28,8 @@ type rebootFlags struct {
 
 func addRebootFlags(fs *flag.FlagSet, f *rebootFlags) {
 	fs.Var(&f.groups, "reboot-group", "a FleetLock reboot group for Zincati: NAME=MAX[@WINDOW], at most MAX members rebooting at once, only inside WINDOW (a --windows name or a manifest schedule) when given (repeatable)")
-	fs.Var(&f.secrets, "fleetlock-secret", "NAME=SECRET: members of reboot group NAME authenticate with the base URL http://HOST/fleetlock/SECRET (repeatable)")
-	fs.Var(&f.allow, "fleetlock-allow", "a network (CIDR) whose members may use http://HOST/fleetlock without a secret (repeatable)")
+	fs.Var(&f.secrets, "fleetlock-secret", "NAME=SECRET: members of reboot group NAME authenticate with the base URL http://HOST/fleetlock/SECRET/ (the trailing slash included) (repeatable)")
+	fs.Var(&f.allow, "fleetlock-allow", "a network (CIDR) whose members may use the base URL http://HOST/fleetlock/ (the trailing slash included) without a secret (repeatable)")
 	fs.DurationVar(&f.maxHold, "reboot-max-hold", 2*time.Hour, "report a reboot slot held longer than this (it is never broken)")
 }
 
@@ -45,10 +46,16 @@ func (f *rebootFlags) check() error {
 	seen := map[string]bool{}
 	for _, g := range f.groups {
 		name, rest, ok := strings.Cut(g, "=")
-		max, window, _ := strings.Cut(rest, "@")
+		max, window, hasWindow := strings.Cut(rest, "@")
 		n, err := strconv.Atoi(max)
-		if !ok || name == "" || err != nil || n < 1 || n > 10000 {
+		if !ok || err != nil || n < 1 || n > 10000 {
 			return usagef("serve: --reboot-group %q: want NAME=MAX[@WINDOW] with MAX from 1 to 10000", g)
+		}
+		if !fleetlock.ValidGroup(name) {
+			return usagef("serve: --reboot-group %q: the name %q must be letters, digits, . and - (at most 128), as FleetLock clients send it", g, name)
+		}
+		if hasWindow && !validWindowRef(window) {
+			return usagef("serve: --reboot-group %q: after @ comes the name of a --windows window or a manifest schedule, not %q", g, window)
 		}
 		if seen[name] {
 			return usagef("serve: --reboot-group %s is given twice", name)
@@ -76,6 +83,26 @@ func (f *rebootFlags) check() error {
 		return usagef("serve: --reboot-max-hold %s must be positive", f.maxHold)
 	}
 	return nil
+}
+
+// validWindowRef reports whether name can name a window or a manifest
+// schedule: printable, without spaces, at most 255 bytes.
+func validWindowRef(name string) bool {
+	if name == "" || len(name) > 255 {
+		return false
+	}
+	for _, r := range name {
+		if !unicode.IsPrint(r) || unicode.IsSpace(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// fleetLockBase is the base URL to give Zincati, with the trailing slash
+// without which its client drops the last path segment.
+func fleetLockBase(public string) string {
+	return strings.TrimSuffix(public, "/") + "/fleetlock/"
 }
 
 // newFleetLock builds the FleetLock server over the daemon's store and
@@ -155,4 +182,17 @@ func rebootGroupsAPI(locks *fleetlock.Server) func(ctx context.Context) ([]apity
 		}
 		return out, nil
 	}
+}
+
+// has reports whether a named window is called name.
+func (n *namedWindows) has(name string) bool {
+	if n == nil {
+		return false
+	}
+	for _, w := range n.list {
+		if w.name == name {
+			return true
+		}
+	}
+	return false
 }

@@ -44,6 +44,8 @@ type manifestJobs struct {
 	reboot  atomic.Pointer[[]manifestjob.RebootGroup]
 	ctrl    manifestController
 	watcher *manifestdir.Watcher
+	// named are the daemon's --windows, which a reboot_group may name.
+	named *namedWindows
 	// loc is where schedules without time_zone read wall-clock time:
 	// --agent-tz, else the local zone, for job gates as for agent mode.
 	loc *time.Location
@@ -59,7 +61,7 @@ func newManifestJobs(o Config, st jobWriter, clk clock.Clock, log *slog.Logger) 
 		return nil, nil
 	}
 	m := &manifestJobs{dir: o.manifests, st: st, clk: clk, log: log.With("component", "manifests"),
-		schedules: newManifestSchedules(o.agent.location()), loc: o.agent.location()}
+		schedules: newManifestSchedules(o.agent.location()), loc: o.agent.location(), named: o.named}
 	w, err := manifestdir.NewWatcher(o.manifests, manifestdir.WatchConfig{
 		Clock: clk, Interval: manifestdir.DefaultInterval, Logger: m.log, Accept: m.accept, Changed: m.changed})
 	if err != nil {
@@ -184,6 +186,9 @@ func (m *manifestJobs) accept(ctx context.Context, s *manifestdir.Snapshot) erro
 	}
 	m.gates.Store(set.Gates)
 	m.reboot.Store(&set.RebootGroups)
+	for _, w := range set.UnknownWindows(m.named.has) {
+		m.log.Warn(w)
+	}
 	m.schedules.load(s.Catalog)
 	res, err := syncManifestJobs(ctx, controllerJobs{m.st, m.ctrl}, set.Jobs, m.clk.Now())
 	// Held runs may wait on a gate that just changed: look at all jobs.

@@ -82,8 +82,13 @@ type Config struct {
 	Alert func(ctx context.Context, subject, body string)
 }
 
-// Server is the FleetLock http.Handler, mounted at /fleetlock/.
-type Server struct{ cfg Config }
+// Server is the FleetLock http.Handler, mounted at /fleetlock/. It is
+// also a prometheus.Collector of its slots, grants and refusals.
+type Server struct {
+	cfg     Config
+	metrics metrics
+	episodes
+}
 
 // New returns a Server for cfg.
 func New(cfg Config) *Server {
@@ -96,7 +101,7 @@ func New(cfg Config) *Server {
 	if cfg.MaxHold <= 0 {
 		cfg.MaxHold = 2 * time.Hour
 	}
-	return &Server{cfg: cfg}
+	return &Server{cfg: cfg, metrics: newMetrics(), episodes: episodes{last: map[episodeKey]string{}}}
 }
 
 // Event kinds the server records.
@@ -111,6 +116,30 @@ const maxBody = 4 << 10
 
 // groupRE is the protocol's rule for group names.
 var groupRE = regexp.MustCompile(`^[a-zA-Z0-9.-]+$`)
+
+// ValidGroup reports whether name is a valid reboot group name: the
+// protocol's ^[a-zA-Z0-9.-]+$, at most 128 characters.
+func ValidGroup(name string) bool { return len(name) <= 128 && groupRE.MatchString(name) }
+
+// idRE is the shape of a client id: a machine id (hex), a UUID or a host
+// name. Nothing a terminal would interpret.
+var idRE = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9._:-]*$`)
+
+// MaxIDLen bounds a client id, in bytes.
+const MaxIDLen = 255
+
+// ValidID checks a client id: 1 to MaxIDLen bytes of letters, digits, and
+// . _ : - (a machine id, a UUID or a host name), starting with a letter or
+// a digit.
+func ValidID(id string) error {
+	switch {
+	case id == "" || len(id) > MaxIDLen:
+		return fmt.Errorf("must be 1 to %d bytes", MaxIDLen)
+	case !idRE.MatchString(id):
+		return errors.New("must be a machine id or host name: letters, digits and . _ : - only, starting with a letter or digit")
+	}
+	return nil
+}
 
 // protocolError is the protocol's error body.
 type protocolError struct {
@@ -133,9 +162,12 @@ type request struct {
 	} `json:"client_params"`
 }
 
-// ServeHTTP answers /fleetlock/[SECRET/]v1/pre-reboot and …/steady-state.
+// ServeHTTP answers /fleetlock/[SECRET/]v1/pre-reboot and …/steady-state,
+// and, with a FleetLock error, any other request routed here (see
+// Intercept).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	err := s.serve(w, r)
+	var c call
+	err := s.serve(w, r, &c)
 	var pe *protocolError
 	if err == nil {
 		return
@@ -144,6 +176,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.cfg.Logger.Error("fleetlock", "path", r.URL.Path, "err", err)
 		pe = fail(http.StatusInternalServerError, "internal", "the server failed; see its log")
 	}
+	s.refused(r, &c, pe)
 	w.Header().Set("Content-Type", "application/json")
 	if pe.status == http.StatusMethodNotAllowed {
 		w.Header().Set("Allow", http.MethodPost)
@@ -152,14 +185,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(pe)
 }
 
-func (s *Server) serve(w http.ResponseWriter, r *http.Request) error {
-	rest := strings.TrimPrefix(r.URL.Path, "/fleetlock/")
-	secret, op := "", rest
-	if i := strings.Index(rest, "/v1/"); i > 0 {
-		secret, op = rest[:i], rest[i+1:]
-	}
-	if op != "v1/pre-reboot" && op != "v1/steady-state" {
-		return fail(http.StatusNotFound, "not_found", "no FleetLock endpoint at %s (want BASE/v1/pre-reboot or BASE/v1/steady-state)", r.URL.Path)
+// call is what a request has told about itself so far.
+type call struct{ id, group string }
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, c *call) error {
+	secret, op, err := endpoint(r.URL.Path)
+	if err != nil {
+		return err
 	}
 	if r.Method != http.MethodPost {
 		return fail(http.StatusMethodNotAllowed, "method_not_allowed", "%s is not allowed; FleetLock requests are POST", r.Method)
@@ -176,52 +208,115 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) error {
 		return fail(http.StatusBadRequest, "invalid_request", "the body is not a FleetLock JSON object: %v", err)
 	}
 	id, name := req.ClientParams.ID, req.ClientParams.Group
-	switch {
-	case id == "" || len(id) > 256:
-		return fail(http.StatusBadRequest, "invalid_request", "client_params.id must be 1 to 256 characters")
-	case !groupRE.MatchString(name) || len(name) > 128:
-		return fail(http.StatusBadRequest, "invalid_request", "client_params.group %q must match ^[a-zA-Z0-9.-]+$", name)
+	if ValidGroup(name) {
+		c.group = name
 	}
-	g, ok := s.group(name)
-	if !ok {
+	if err := ValidID(id); err != nil {
+		return fail(http.StatusBadRequest, "invalid_request", "client_params.id: %v", err)
+	}
+	if !ValidGroup(name) {
+		return fail(http.StatusBadRequest, "invalid_request", "client_params.group %q must match ^[a-zA-Z0-9.-]+$ (at most 128 characters)", name)
+	}
+	c.id = id
+	// Authenticate before looking the group up, so that a client without
+	// the secret cannot tell which groups exist.
+	g, known := s.group(name)
+	if !s.authorized(r, g, known, secret) {
+		return fail(http.StatusForbidden, "unauthorized", "this client may not use reboot group %q: the secret in the URL is wrong, or there is none and the address is not allowed; "+
+			"a base URL with a secret must end in a slash (http://HOST/fleetlock/SECRET/), or the client drops the secret", name)
+	}
+	if !known {
 		return fail(http.StatusNotFound, "unknown_group", "no reboot group %q is configured", name)
 	}
-	if !s.authorized(r, g, secret) {
-		return fail(http.StatusForbidden, "unauthorized", "this client may not use reboot group %q (wrong secret in the URL, or an address not allowed)", name)
-	}
 	ctx := r.Context()
-	if op == "v1/steady-state" {
-		if err := s.cfg.Store.RebootLockRelease(ctx, g.Name, id); err != nil {
-			return err
-		}
-		s.record(ctx, EventUnlocked, g.Name, "%s released its reboot slot in group %s", id, g.Name)
-		w.WriteHeader(http.StatusOK)
-		return nil
+	if op == opSteady {
+		return s.unlock(ctx, w, g, id)
 	}
 	return s.lock(ctx, w, g, id)
 }
 
+// The two operations.
+const (
+	opPre    = "v1/pre-reboot"
+	opSteady = "v1/steady-state"
+)
+
+// endpoint splits a request path into the secret (if any) and the
+// operation, or explains why the path is not a FleetLock endpoint. Zincati
+// joins "v1/pre-reboot" to its base URL as a relative reference, which
+// replaces the base's last segment when it lacks a trailing slash: a base
+// of http://HOST/fleetlock calls /v1/pre-reboot, and one of
+// http://HOST/fleetlock/SECRET calls /fleetlock/v1/pre-reboot.
+func endpoint(path string) (secret, op string, err error) {
+	if path == "/"+opPre || path == "/"+opSteady {
+		return "", "", fail(http.StatusNotFound, "missing_trailing_slash",
+			"%s is not a FleetLock endpoint: the base URL lacks its trailing slash, so the client dropped its last segment; configure it as http://HOST/fleetlock/ (or http://HOST/fleetlock/SECRET/)", path)
+	}
+	rest, ok := strings.CutPrefix(path, "/fleetlock/")
+	if ok {
+		op = rest
+		if i := strings.Index(rest, "/v1/"); i > 0 {
+			secret, op = rest[:i], rest[i+1:]
+		}
+		if op == opPre || op == opSteady {
+			return secret, op, nil
+		}
+	}
+	return "", "", fail(http.StatusNotFound, "not_found",
+		"no FleetLock endpoint at %s: want BASE/v1/pre-reboot or BASE/v1/steady-state, with the base URL http://HOST/fleetlock/ or http://HOST/fleetlock/SECRET/ (its trailing slash included)", path)
+}
+
+// Intercept sends to s every request that carries the fleet-lock-protocol
+// header outside /fleetlock/ (there next is expected to route to s), so
+// that a FleetLock client always gets a FleetLock answer, never another
+// handler's HTML; other requests go to next.
+func (s *Server) Intercept(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.EqualFold(r.Header.Get("fleet-lock-protocol"), "true") && !strings.HasPrefix(r.URL.Path, "/fleetlock/") {
+			s.ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// unlock releases id's slot; the event is written only when it held one.
+func (s *Server) unlock(ctx context.Context, w http.ResponseWriter, g Group, id string) error {
+	held, err := s.holds(ctx, g.Name, id)
+	if err != nil {
+		return err
+	}
+	if err := s.cfg.Store.RebootLockRelease(ctx, g.Name, id); err != nil {
+		return err
+	}
+	s.settled(id, g.Name)
+	if held {
+		s.record(ctx, EventUnlocked, g.Name, "%s released its reboot slot in group %s", id, g.Name)
+	}
+	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
 // lock grants a slot when the group's window is open and a slot is free;
-// a holder asking again keeps its slot even after the window closed.
+// a holder asking again keeps its slot even after the window closed. The
+// event is written only when the slot is new.
 func (s *Server) lock(ctx context.Context, w http.ResponseWriter, g Group, id string) error {
 	now := s.cfg.Clock.Now()
-	if g.Window != "" {
+	held, err := s.holds(ctx, g.Name, id)
+	if err != nil {
+		return err
+	}
+	if g.Window != "" && !held {
 		win, ok := s.cfg.Windows(g.Window)
 		if !ok {
 			return fail(http.StatusServiceUnavailable, "unknown_window", "reboot group %q names window %q, which is not defined", g.Name, g.Window)
 		}
 		if !win.Contains(now) {
-			held, err := s.holds(ctx, g.Name, id)
-			if err != nil {
-				return err
+			next := "it never opens again"
+			if t, ok := win.NextOpen(now); ok {
+				next = "it opens next at " + t.Format(time.RFC3339)
 			}
-			if !held {
-				next := "it never opens again"
-				if t, ok := win.NextOpen(now); ok {
-					next = "it opens next at " + t.Format(time.RFC3339)
-				}
-				return fail(http.StatusConflict, "outside_window", "reboot group %q reboots only inside window %q; %s", g.Name, g.Window, next)
-			}
+			return fail(http.StatusConflict, "outside_window", "reboot group %q reboots only inside window %q; %s", g.Name, g.Window, next)
 		}
 	}
 	granted, err := s.cfg.Store.RebootLockAcquire(ctx, store.RebootLockParams{Group: g.Name, Holder: id, Max: g.Max, Now: now})
@@ -231,7 +326,11 @@ func (s *Server) lock(ctx context.Context, w http.ResponseWriter, g Group, id st
 	if !granted {
 		return fail(http.StatusConflict, "failed_lock_semaphore_full", "all %d reboot slots of group %q are taken", g.Max, g.Name)
 	}
-	s.record(ctx, EventLocked, g.Name, "%s holds a reboot slot in group %s", id, g.Name)
+	s.settled(id, g.Name)
+	if !held {
+		s.metrics.grants.WithLabelValues(g.Name).Inc()
+		s.record(ctx, EventLocked, g.Name, "%s holds a reboot slot in group %s", id, g.Name)
+	}
 	w.WriteHeader(http.StatusOK)
 	return nil
 }
@@ -259,10 +358,11 @@ func (s *Server) group(name string) (Group, bool) {
 	return Group{}, false
 }
 
-// authorized checks the secret in the URL, or else the client's address.
-func (s *Server) authorized(r *http.Request, g Group, secret string) bool {
+// authorized checks the secret in the URL against the group's (a group
+// that is not known has none), or else the client's address.
+func (s *Server) authorized(r *http.Request, g Group, known bool, secret string) bool {
 	if secret != "" {
-		return g.Secret != "" && subtle.ConstantTimeCompare([]byte(secret), []byte(g.Secret)) == 1
+		return known && g.Secret != "" && subtle.ConstantTimeCompare([]byte(secret), []byte(g.Secret)) == 1
 	}
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {

@@ -1,6 +1,7 @@
 package manifestjob
 
 import (
+	"fmt"
 	"regexp"
 	"time"
 
@@ -17,6 +18,8 @@ type RebootGroup struct {
 	Window  string
 	Secret  string
 	MaxHold time.Duration
+	// Pos is where the resource is declared.
+	Pos manifest.Pos
 }
 
 // rebootGroupRE is FleetLock's rule for group names.
@@ -30,7 +33,7 @@ func rebootGroups(cat *catalog.Catalog, set *Set, errs *manifest.ErrorList, opts
 		if r.Type != "reboot_group" {
 			continue
 		}
-		g := RebootGroup{Name: r.Title, Max: 1}
+		g := RebootGroup{Name: r.Title, Max: 1, Pos: r.Pos}
 		if n, ok := r.Params["name"].(string); ok {
 			g.Name = n
 		}
@@ -68,4 +71,23 @@ func rebootGroups(cat *catalog.Catalog, set *Set, errs *manifest.ErrorList, opts
 		}
 		set.RebootGroups = append(set.RebootGroups, g)
 	}
+}
+
+// UnknownWindows returns a warning, at its position, for each reboot group
+// whose window is neither one of the set's schedules nor a name known
+// reports true for (the daemon's --windows; nil knows none). Such a group
+// grants no slot until the window exists.
+func (s *Set) UnknownWindows(known func(name string) bool) []string {
+	var out []string
+	for _, g := range s.RebootGroups {
+		if g.Window == "" {
+			continue
+		}
+		if _, ok := s.Gates[g.Window]; ok || (known != nil && known(g.Window)) {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s: reboot_group[%s]: window %q is no schedule in the manifests and no --windows window; the group grants no slot until it exists",
+			g.Pos, g.Name, g.Window))
+	}
+	return out
 }
