@@ -19,7 +19,7 @@ import (
 )
 
 func init() {
-	register("apply", "apply manifests like puppet apply: ordering, schedules, refresh, noop", runApply)
+	register("apply", "apply manifests like puppet apply: ordering, schedules, refresh, noop", escaped(runApply))
 }
 
 const applyUsage = "usage: almanac apply [--noop] [--now RFC3339] [--state FILE] [--statettl DUR] [--graph DIR] [--ordering manifest|title-hash|random] [--seed N] [--detailed-exitcodes] [--tz ZONE] [--verbose] [--debug] FILE..."

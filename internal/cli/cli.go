@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/almanac-sh/almanac/internal/termtext"
 	"io"
 	"os"
 	"sort"
@@ -160,7 +161,7 @@ func report(stderr io.Writer, err error) int {
 }
 
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
+	return termtext.Escape(strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " "))
 }
 
 func printUsage(w io.Writer) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/almanac-sh/almanac/internal/termtext"
 	"io"
 	"io/fs"
 	"net/http"
@@ -180,7 +181,7 @@ func outputFormat(o string) (jsonOut bool, err error) {
 }
 
 func writeJSONOut(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(termtext.Raw(w))
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }

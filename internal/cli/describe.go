@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	register("describe", "show a job, a managed resource or an apply report: describe job NAME | resource ID | apply ID", runDescribe)
+	register("describe", "show a job, a managed resource or an apply report: describe job NAME | resource ID | apply ID", escaped(runDescribe))
 }
 
 // describeJSON is describe's -o json output.

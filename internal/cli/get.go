@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	register("get", "list jobs, runs, resources, events, apply reports or named windows from the daemon: get jobs|runs|resources|events|applies|windows", runGet)
+	register("get", "list jobs, runs, resources, events, apply reports or named windows from the daemon: get jobs|runs|resources|events|applies|windows", escaped(runGet))
 }
 
 func runGet(ctx context.Context, e *env, args []string) error {

@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	register("kill", "stop a run: kill RUN (a run id), or kill JOB (every active run of the job)", runKill)
+	register("kill", "stop a run: kill RUN (a run id), or kill JOB (every active run of the job)", escaped(runKill))
 }
 
 // runFilter selects, for a job name given where a run is expected, which

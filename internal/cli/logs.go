@@ -2,7 +2,11 @@ package cli
 
 import (
 	"context"
+	"io"
+	"os"
 	"time"
+
+	"github.com/almanac-sh/almanac/internal/termtext"
 
 	"github.com/almanac-sh/almanac/internal/api/apiclient"
 )
@@ -15,6 +19,7 @@ func runLogs(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("logs")
 	cf := addClientFlags(fs)
 	follow := fs.Bool("f", false, "follow: print the output as the run writes it, until the run ends")
+	raw := fs.Bool("raw", false, "print the output as the run wrote it, control characters included, even to a terminal")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -31,6 +36,15 @@ func runLogs(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if !*raw && isTerminal(e.stdout) {
+		// A run's output may hold escape sequences that would drive the
+		// terminal; piped or redirected, it passes unchanged.
+		tw := termtext.NewWriter(e.stdout)
+		defer tw.Flush()
+		te := *e
+		te.stdout = tw
+		e = &te
+	}
 	if *follow {
 		return followLog(ctx, e, c, ids[0])
 	}
@@ -40,6 +54,17 @@ func runLogs(ctx context.Context, e *env, args []string) error {
 	}
 	_, err = e.stdout.Write(out)
 	return err
+}
+
+// isTerminal reports whether w is a terminal (a character device); a
+// variable so tests can pretend.
+var isTerminal = func(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // followInterval is how often `logs -f` asks for new output.

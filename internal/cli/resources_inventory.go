@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	register("inventory", "make the daemon list its managed resources now", runInventory)
+	register("inventory", "make the daemon list its managed resources now", escaped(runInventory))
 }
 
 func runInventory(ctx context.Context, e *env, args []string) error {

@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	register("run", "create or update a job on the daemon: run NAME --schedule CRON | --at TIME -- COMMAND...", runRun)
+	register("run", "create or update a job on the daemon: run NAME --schedule CRON | --at TIME -- COMMAND...", escaped(runRun))
 }
 
 // stringsFlag is a repeatable string flag.

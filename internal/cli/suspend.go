@@ -9,10 +9,10 @@ import (
 
 // The four one-job actions share a shape: almanac ACTION NAME.
 func init() {
-	register("suspend", "stop a job's future runs (active runs continue): suspend NAME", jobAction("suspend"))
-	register("resume", "let a suspended job run again: resume NAME", jobAction("resume"))
-	register("trigger", "start a run of a job now: trigger NAME", jobAction("trigger"))
-	register("delete", "delete a job and its runs: delete NAME", jobAction("delete"))
+	register("suspend", "stop a job's future runs (active runs continue): suspend NAME", escaped(jobAction("suspend")))
+	register("resume", "let a suspended job run again: resume NAME", escaped(jobAction("resume")))
+	register("trigger", "start a run of a job now: trigger NAME", escaped(jobAction("trigger")))
+	register("delete", "delete a job and its runs: delete NAME", escaped(jobAction("delete")))
 }
 
 func jobAction(action string) func(ctx context.Context, e *env, args []string) error {
