@@ -46,6 +46,22 @@ func Check(tok string) error {
 	return nil
 }
 
+// ErrUnusable is wrapped by Read's error when the token file holds no
+// usable token (empty, blank, spaced, too long): a mistake of whoever
+// wrote it, not a failure of the system.
+var ErrUnusable = errors.New("the token file holds no usable token")
+
+// Exposed reports whether the token file in dir may be read or written by
+// users other than its owner (group or other permission bits), and its
+// mode. A missing or unreadable file is not exposed.
+func Exposed(dir string) (fs.FileMode, bool) {
+	fi, err := os.Stat(Path(dir))
+	if err != nil {
+		return 0, false
+	}
+	return fi.Mode().Perm(), fi.Mode().Perm()&0o077 != 0
+}
+
 // Path returns the token file's path in the data directory dir.
 func Path(dir string) string { return filepath.Join(dir, FileName) }
 
@@ -69,7 +85,7 @@ func Read(dir string) (string, error) {
 	}
 	tok := strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r")
 	if err := Check(tok); err != nil {
-		return "", fmt.Errorf("%s: %w", p, err)
+		return "", fmt.Errorf("%s: %w: %w", p, ErrUnusable, err)
 	}
 	return tok, nil
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"strconv"
 	"strings"
@@ -34,8 +35,10 @@ func runGet(ctx context.Context, e *env, args []string) error {
 	if len(pos) != 1 {
 		return usagef("get: want one of jobs, runs, resources, events, applies, windows")
 	}
-	if *limit < 0 || *limit > 1000 {
-		return usagef("get: --limit %d: want 1 to 1000 (0 for the default)", *limit)
+	limitSet := false
+	fs.Visit(func(f *flag.Flag) { limitSet = limitSet || f.Name == "limit" })
+	if *limit < 0 || *limit > 1000 || (limitSet && *limit == 0) {
+		return usagef("get: --limit %d: want 1 to 1000", *limit)
 	}
 	what := pos[0]
 	if what != "runs" && what != "events" {

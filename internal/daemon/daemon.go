@@ -203,10 +203,13 @@ func (o *Config) loadToken(stderr io.Writer, log *slog.Logger) error {
 		return nil
 	}
 	tok, created, err := apitoken.LoadOrCreate(o.data)
-	if err != nil {
+	if errors.Is(err, apitoken.ErrUnusable) {
+		return usagef("serve: API token: %v", err)
+	} else if err != nil {
 		return fmt.Errorf("API token: %w", err)
 	}
 	o.token = tok
+	warnExposedToken(stderr, log, o.data)
 	if created {
 		fmt.Fprintf(stderr, "almanac: generated an API token, stored in %s (readable by this user only):\n\n    %s\n\n"+
 			"The CLI run from this directory (or with --data %s or ALMANAC_DATA) finds it there; the web UI asks for it once.\n\n",

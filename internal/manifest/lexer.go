@@ -138,7 +138,8 @@ type lexStacks struct {
 
 func newLexer(source *Source, src []byte, errs *ErrorList) *lexer {
 	text := string(src)
-	return &lexer{source: source, src: src, text: text, errs: errs, tt: texts{src: text}}
+	// A UTF-8 byte-order mark at the start is skipped, as Puppet skips it.
+	return &lexer{source: source, src: src, text: text, errs: errs, tt: texts{src: text}, off: len(text) - len(strings.TrimPrefix(text, "\ufeff"))}
 }
 
 // checkUTF8 reports, at its position, the first byte of src that is not

@@ -119,7 +119,8 @@ const windowKey = "updates.periodic.window"
 
 // Parse reads one fragment. file names it in errors.
 func Parse(file string, src []byte) (*Fragment, error) {
-	text := string(src)
+	// A UTF-8 byte-order mark at the start is skipped, as TOML allows.
+	text := strings.TrimPrefix(string(src), "\ufeff")
 	loc := newLocator(text)
 	fail := func(p position, err error) error {
 		return &Error{File: file, Line: p.line, Col: p.col, Err: err}

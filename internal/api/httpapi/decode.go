@@ -98,6 +98,16 @@ func queryInt(r *http.Request, name string, def, max int64) (int64, error) {
 	return n, nil
 }
 
+// queryCount reads a count such as ?limit or ?n: def when absent, else an
+// integer from 1 to max (0 asks for nothing, which no caller means).
+func queryCount(r *http.Request, name string, def, max int64) (int64, error) {
+	n, err := queryInt(r, name, def, max)
+	if err != nil || n == 0 {
+		return 0, badRequest("?"+name, fmt.Sprintf("%q is not an integer between 1 and %d", r.URL.Query().Get(name), max))
+	}
+	return n, nil
+}
+
 // checkQuery rejects query parameters the route does not know, so a typo
 // (?stat=failed) is an error rather than a silently unfiltered list.
 func checkQuery(r *http.Request, known ...string) error {

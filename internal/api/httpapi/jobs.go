@@ -22,12 +22,9 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) error {
 	if err := checkQuery(r, "page", "limit"); err != nil {
 		return err
 	}
-	limit, err := queryInt(r, "limit", defaultJobPage, 1000)
+	limit, err := queryCount(r, "limit", defaultJobPage, 1000)
 	if err != nil {
 		return err
-	}
-	if limit == 0 {
-		limit = defaultJobPage
 	}
 	jobs, err := s.cfg.Store.JobList(r.Context(), store.JobListParams{After: r.URL.Query().Get("page"), Limit: int(limit)})
 	if err != nil {
@@ -228,7 +225,7 @@ func (s *Server) nextFires(w http.ResponseWriter, r *http.Request) error {
 	if err := checkQuery(r, "n", "from"); err != nil {
 		return err
 	}
-	n, err := queryInt(r, "n", 5, 100)
+	n, err := queryCount(r, "n", 5, 100)
 	if err != nil {
 		return err
 	}

@@ -67,12 +67,9 @@ func pageParams(r *http.Request) (store.Page, error) {
 	if err != nil {
 		return store.Page{}, badRequest("?page", fmt.Sprintf("%q is not a page token from a previous response", r.URL.Query().Get("page")))
 	}
-	limit, err := queryInt(r, "limit", defaultPage, 1000)
+	limit, err := queryCount(r, "limit", defaultPage, 1000)
 	if err != nil {
 		return store.Page{}, err
-	}
-	if limit == 0 {
-		limit = defaultPage
 	}
 	return store.Page{Cursor: cursor, Limit: int(limit)}, nil
 }
