@@ -75,17 +75,8 @@ func (s *server) validCSRF(r *http.Request) bool {
 	return subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
 }
 
-// sessionValue is the session cookie's value for a token: an HMAC of a fixed
-// text under the token, so the cookie is not the token itself, survives a
-// daemon restart, and stops working when the token changes.
-func sessionValue(token string) string {
-	m := hmac.New(sha256.New, []byte(token))
-	m.Write([]byte("almanac webui session v1"))
-	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
-}
-
 // authorized reports whether r may use the UI: always when no token is
-// configured, else with the session cookie or the bearer token.
+// configured, else with a live session's cookie or the bearer token.
 func (s *server) authorized(r *http.Request) bool {
 	if s.cfg.Token == "" {
 		return true
@@ -94,7 +85,7 @@ func (s *server) authorized(r *http.Request) bool {
 		return subtle.ConstantTimeCompare([]byte(strings.TrimPrefix(h, "Bearer ")), []byte(s.cfg.Token)) == 1
 	}
 	c, err := r.Cookie(sessionCookie)
-	return err == nil && subtle.ConstantTimeCompare([]byte(c.Value), []byte(sessionValue(s.cfg.Token))) == 1
+	return err == nil && s.sessions.touch(c.Value, s.cfg.Clock.Now())
 }
 
 type loginData struct {
@@ -122,13 +113,16 @@ func (s *server) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.SetCookie(w, &http.Cookie{
-		Name: sessionCookie, Value: sessionValue(s.cfg.Token), Path: "/", HttpOnly: true,
+		Name: sessionCookie, Value: s.sessions.start(s.cfg.Clock.Now()), Path: "/", HttpOnly: true,
 		Secure: s.cfg.SecureCookies, SameSite: http.SameSiteStrictMode,
 	})
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
 func (s *server) logout(w http.ResponseWriter, r *http.Request) {
+	if c, err := r.Cookie(sessionCookie); err == nil {
+		s.sessions.end(c.Value)
+	}
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true,
 		Secure: s.cfg.SecureCookies, SameSite: http.SameSiteStrictMode})
 	if s.cfg.Token == "" {

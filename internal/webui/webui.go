@@ -10,8 +10,9 @@
 // The UI reads and changes state only through the Backend interface declared
 // here; the daemon adapts its controller, store and fleet scheduler to it.
 // Mutating requests are POSTs carrying a CSRF token, and when Config.Token is
-// set every page requires it (a login form stores a session cookie derived
-// from it; an Authorization: Bearer header works too).
+// set every page requires it (a login with the token opens a server-side
+// session named by a random cookie, which logout ends and which expires
+// when idle; an Authorization: Bearer header works too).
 package webui
 
 import (
@@ -50,6 +51,9 @@ type Config struct {
 	Location *time.Location
 	// SecureCookies marks cookies Secure (set when served over HTTPS).
 	SecureCookies bool
+	// SessionIdle ends a login unused for this long (default
+	// DefaultSessionIdle).
+	SessionIdle time.Duration
 	// Logger receives backend errors (default slog.Default()).
 	Logger *slog.Logger
 	// PageSize is the number of rows on a paged list (default 50).
@@ -66,6 +70,7 @@ type server struct {
 	pages    map[string]*template.Template
 	csrfKey  []byte
 	assetVer string
+	sessions *sessions
 }
 
 // New returns the UI as an http.Handler to mount at "/" (it serves
@@ -89,7 +94,7 @@ func New(cfg Config) (http.Handler, error) {
 	if cfg.PageSize <= 0 {
 		cfg.PageSize = 50
 	}
-	s := &server{cfg: cfg, mux: http.NewServeMux(), csrfKey: make([]byte, 32)}
+	s := &server{cfg: cfg, mux: http.NewServeMux(), csrfKey: make([]byte, 32), sessions: newSessions(cfg.SessionIdle)}
 	if _, err := rand.Read(s.csrfKey); err != nil {
 		return nil, fmt.Errorf("webui: csrf key: %w", err)
 	}

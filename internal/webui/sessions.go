@@ -1,0 +1,95 @@
+package webui
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"sync"
+	"time"
+)
+
+// DefaultSessionIdle is how long a web UI session lasts without a request
+// when Config.SessionIdle is not set.
+const DefaultSessionIdle = 12 * time.Hour
+
+// maxSessions bounds the sessions kept; a login beyond it ends the session
+// idle the longest.
+const maxSessions = 10000
+
+// sessions are the web UI's logins, kept in memory: the cookie holds a
+// random id, the server its last use. Logging out deletes the id, so a
+// copied cookie stops working at once; an id unused for longer than idle
+// expires; a restart of the daemon ends every session. Ids are stored
+// hashed, so the table does not hold usable cookies.
+type sessions struct {
+	mu   sync.Mutex
+	idle time.Duration
+	last map[[sha256.Size]byte]time.Time
+}
+
+func newSessions(idle time.Duration) *sessions {
+	if idle <= 0 {
+		idle = DefaultSessionIdle
+	}
+	return &sessions{idle: idle, last: map[[sha256.Size]byte]time.Time{}}
+}
+
+// start opens a session at now and returns the cookie value naming it.
+func (s *sessions) start(now time.Time) string {
+	var b [32]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported systems
+	id := base64.RawURLEncoding.EncodeToString(b[:])
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.last) >= maxSessions {
+		s.evict(now)
+	}
+	s.last[sha256.Sum256([]byte(id))] = now
+	return id
+}
+
+// evict drops the expired sessions, and when none had expired the one
+// idle the longest. The caller holds mu.
+func (s *sessions) evict(now time.Time) {
+	var oldestKey [sha256.Size]byte
+	var oldest time.Time
+	dropped := false
+	for k, t := range s.last {
+		if now.Sub(t) > s.idle {
+			delete(s.last, k)
+			dropped = true
+		} else if oldest.IsZero() || t.Before(oldest) {
+			oldestKey, oldest = k, t
+		}
+	}
+	if !dropped && !oldest.IsZero() {
+		delete(s.last, oldestKey)
+	}
+}
+
+// touch reports whether id names a live session at now, and marks it used.
+func (s *sessions) touch(id string, now time.Time) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	k := sha256.Sum256([]byte(id))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.last[k]
+	if !ok {
+		return false
+	}
+	if now.Sub(t) > s.idle {
+		delete(s.last, k)
+		return false
+	}
+	s.last[k] = now
+	return true
+}
+
+// end closes the session id names, if any.
+func (s *sessions) end(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.last, sha256.Sum256([]byte(id)))
+}
