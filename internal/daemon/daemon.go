@@ -59,6 +59,9 @@ type Config struct {
 	node     string
 	grace    time.Duration
 	reset    bool // set a damaged or lost SQLite database aside and start empty
+	// integrityEvery is how often the SQLite database's integrity is
+	// checked while it is open (integrity.go); zero turns that off.
+	integrityEvery time.Duration
 	// notifyDefault are the notification targets of jobs that name none;
 	// publicBase is the daemon's URL for links in notifications.
 	notifyDefault listFlag
@@ -109,6 +112,7 @@ func (c *Config) AddFlags(fs *flag.FlagSet) {
 	addHTTPFlags(fs, &c.http)
 	addRebootFlags(fs, &c.reboot)
 	fs.BoolVar(&c.reset, "reset", false, "if the SQLite database under --data is damaged or lost, set it aside (renamed, never deleted) and start with an empty one")
+	fs.DurationVar(&c.integrityEvery, "integrity-check-interval", DefaultIntegrityInterval, "how often to run the SQLite database's full integrity check while serving (it also runs at start); 0 for never")
 	addTLSFlags(fs, &c.tls)
 	fs.Var(&c.notifyDefault, "notify-default", "notification target of jobs that name none: mailto:ADDRESS, an http(s):// webhook or slack+https://URL (repeatable)")
 	fs.StringVar(&c.publicBase, "public-url", "", "the daemon's URL as people reach it, for links in notifications (default: http(s)://LISTEN)")
@@ -155,6 +159,9 @@ func (c *Config) Check(fs *flag.FlagSet) error {
 	}
 	if o.grace < 0 {
 		return usagef("serve: --grace %s must not be negative", o.grace)
+	}
+	if o.integrityEvery < 0 || (o.integrityEvery > 0 && o.integrityEvery < time.Minute) {
+		return usagef("serve: --integrity-check-interval %s: want 0 (never) or at least 1m", o.integrityEvery)
 	}
 	if o.node == "" {
 		o.node = "almanac"
@@ -236,6 +243,7 @@ type Daemon struct {
 	notifier  *jobnotify.Notifier
 	store     store.Store
 	locks     *fleetlock.Server
+	integrity *integrityWatch
 	// closers release what New acquired, last first.
 	closers []func()
 }
@@ -279,6 +287,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 	}
 	d.store = st
 	d.closers = append(d.closers, func() { st.Close() })
+	d.integrity = newIntegrityWatch(st, o.integrityEvery, clk, log)
 	// The token is generated once the store opened, so a start refused for
 	// another reason leaves no new file behind.
 	if err := o.loadToken(o.ErrOut, log); err != nil {
@@ -340,7 +349,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 	api := httpapi.New(httpapi.Config{
 		RebootGroups: rebootGroupsAPI(locks),
 		Store:        st, Controller: ctrl, Fleet: fl, Token: o.token, Clock: clk,
-		Logger: log, Metrics: metrics, Version: o.Version, Health: storeHealthReason(ctrl),
+		Logger: log, Metrics: metrics, Version: o.Version, Health: storeHealthReason(ctrl, d.integrity),
 	})
 	cl.register(api)
 	api.Handle("/fleetlock/", locks)
@@ -416,6 +425,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	go d.notifier.Run(ctrlCtx)
 	go d.notifier.WatchOverdue(ctrlCtx, d.store)
 	go d.locks.WatchHolds(ctrlCtx)
+	go d.integrity.run(ctrlCtx)
 
 	var runErr error
 	select {
@@ -471,8 +481,11 @@ func (o *Config) publicURL() string {
 
 // storeHealthReason returns /healthz's check: the store's write failure, if
 // the controller's writes fail.
-func storeHealthReason(ctrl controller) func() string {
+func storeHealthReason(ctrl controller, integrity *integrityWatch) func() string {
 	return func() string {
+		if r := integrity.reason(); r != "" {
+			return r
+		}
 		since, err := ctrl.StoreHealth()
 		if err == nil {
 			return ""

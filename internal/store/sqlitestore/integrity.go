@@ -65,9 +65,31 @@ func writeMarker(dir string, now time.Time) error {
 	return errors.Join(werr, f.Sync(), f.Close())
 }
 
-// quickCheck runs SQLite's quick_check and refuses a damaged database.
-func (s *Store) quickCheck(ctx context.Context) error {
-	rows, err := s.w.QueryContext(ctx, `PRAGMA quick_check(5)`)
+// IntegrityCheck runs SQLite's full integrity_check, which unlike
+// quick_check also verifies that every index holds exactly its table's
+// rows: a damaged index that loses a row would otherwise let a second job
+// of one name be created. The error wraps ErrDamaged when the database is
+// damaged. It reads every page, so it takes time in proportion to the
+// database's size (docs/performance.md).
+func (s *Store) IntegrityCheck(ctx context.Context) error {
+	return s.check(ctx, "integrity_check")
+}
+
+// RefuseWrites makes every later write fail (PRAGMA query_only on the
+// writing connection), for a database found damaged while it is open:
+// reads still answer, so people can see what is there, but nothing is
+// built on a damaged index.
+func (s *Store) RefuseWrites(ctx context.Context) error {
+	if _, err := s.w.ExecContext(ctx, `PRAGMA query_only = 1`); err != nil {
+		return fmt.Errorf("refuse writes to %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// check runs PRAGMA pragma(5) on the reading pool and turns its findings
+// into one line.
+func (s *Store) check(ctx context.Context, pragma string) error {
+	rows, err := s.r.QueryContext(ctx, `PRAGMA `+pragma+`(5)`)
 	if err != nil {
 		return fmt.Errorf("%w: %s: integrity check failed: %v; %s", ErrDamaged, s.path, err, recovery)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/almanac-sh/almanac/internal/store"
 	"github.com/almanac-sh/almanac/internal/store/sqlitestore"
+	"github.com/almanac-sh/almanac/internal/store/sqlitestore/sqlitedamage"
 	_ "modernc.org/sqlite"
 )
 
@@ -141,5 +142,67 @@ func TestFirstStartIsNotALoss(t *testing.T) {
 	s.Close()
 	if _, err := os.Stat(filepath.Join(dir, sqlitestore.MarkerName)); err != nil {
 		t.Errorf("marker: %v", err)
+	}
+}
+
+// TestOpenFindsALostIndexEntry: a database whose index lost a row is
+// refused at Open, before a second job of the lost name can be created.
+func TestOpenFindsALostIndexEntry(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := sqlitestore.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"job-1", "job-2", "job-4"} {
+		if _, err := s.JobCreate(ctx, store.JobCreateParams{Spec: store.JobSpec{Name: name, Cron: "@daily", Command: []string{"true"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	path := filepath.Join(dir, sqlitestore.FileName)
+	if err := sqlitedamage.LoseIndexEntry(path, "sqlite_autoindex_jobs_1", "job-2", "job-3"); err != nil {
+		t.Fatal(err)
+	}
+
+	// quick_check, all the start-up ran before, sees nothing wrong.
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var quick string
+	if err := db.QueryRow(`PRAGMA quick_check`).Scan(&quick); err != nil || quick != "ok" {
+		t.Fatalf("quick_check = %q, %v; the damage is not the kind this test means", quick, err)
+	}
+	db.Close()
+
+	s, err = sqlitestore.Open(ctx, dir)
+	if err == nil {
+		defer s.Close()
+		_, getErr := s.JobGet(ctx, "job-2")
+		_, createErr := s.JobCreate(ctx, store.JobCreateParams{Spec: store.JobSpec{Name: "job-2", Cron: "@daily", Command: []string{"true"}}})
+		t.Fatalf("Open accepted a damaged index (get job-2: %v; create job-2 again: %v)", getErr, createErr)
+	}
+	if !errors.Is(err, sqlitestore.ErrDamaged) || !strings.Contains(err.Error(), "sqlite_autoindex_jobs_1") {
+		t.Errorf("Open = %v, want ErrDamaged naming the index", err)
+	}
+}
+
+// TestRefuseWrites: after RefuseWrites reads answer and writes fail.
+func TestRefuseWrites(t *testing.T) {
+	ctx := context.Background()
+	s, err := sqlitestore.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.RefuseWrites(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.JobCreate(ctx, store.JobCreateParams{Spec: store.JobSpec{Name: "a", Cron: "@daily", Command: []string{"true"}}}); err == nil {
+		t.Error("a write succeeded after RefuseWrites")
+	}
+	if _, err := s.JobList(ctx, store.JobListParams{}); err != nil {
+		t.Errorf("a read failed after RefuseWrites: %v", err)
 	}
 }
