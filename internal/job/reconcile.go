@@ -161,7 +161,7 @@ func (c *Controller) flushFires(ctx context.Context, now time.Time) {
 		res, err := c.st.RunInsertBatch(ctx, store.RunInsertBatchParams{Items: items, Term: c.term(), Now: now})
 		c.noteWrite(err, now)
 		if err != nil {
-			c.log.Error("create runs", "runs", n, "err", err)
+			c.writeFailed(now, "create runs", "runs", n, "err", err)
 			continue
 		}
 		for i, f := range batch {

@@ -20,7 +20,13 @@ type storeHealth struct {
 	mu    sync.Mutex
 	err   error
 	since time.Time
+	// reminded is when the failure was last logged at ERROR.
+	reminded time.Time
 }
+
+// storeReminder is how often, at most, a store failure that goes on is
+// logged again at ERROR; in between the failing writes log at DEBUG.
+const storeReminder = 10 * time.Minute
 
 // StoreHealth reports the error of the controller's last failed store
 // write and since when writes fail, or nil while they succeed.
@@ -46,9 +52,30 @@ func (c *Controller) noteWrite(err error, now time.Time) {
 		c.health.err, c.health.since = nil, time.Time{}
 	case err != nil && c.health.err == nil:
 		c.log.Error("store writes fail; finished runs are kept in memory until they succeed", "err", err)
-		c.health.err, c.health.since = err, now
+		c.health.err, c.health.since, c.health.reminded = err, now, now
 	case err != nil:
 		c.health.err = err
+	}
+}
+
+// writeFailed logs a failed store write named msg. While the store is
+// known to fail (noteWrite logged that once) it logs at DEBUG, with an
+// ERROR reminder at most every storeReminder; other failures log at ERROR.
+func (c *Controller) writeFailed(now time.Time, msg string, args ...any) {
+	c.health.mu.Lock()
+	failing, since := c.health.err != nil, c.health.since
+	remind := failing && now.Sub(c.health.reminded) >= storeReminder
+	if remind {
+		c.health.reminded = now
+	}
+	c.health.mu.Unlock()
+	switch {
+	case !failing:
+		c.log.Error(msg, args...)
+	case remind:
+		c.log.Error("store writes still fail", append([]any{"failing_since", since, "write", msg}, args...)...)
+	default:
+		c.log.Debug(msg, args...)
 	}
 }
 

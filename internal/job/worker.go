@@ -59,7 +59,7 @@ func (c *Controller) claim(ctx context.Context, now time.Time) {
 		runs, err := c.st.RunClaim(ctx, store.RunClaimParams{Node: c.cfg.Node, Now: now, Limit: claimBatch})
 		c.noteWrite(err, now)
 		if err != nil {
-			c.log.Error("claim runs", "err", err)
+			c.writeFailed(now, "claim runs", "err", err)
 			return
 		}
 		c.startRuns(ctx, runs, now)
@@ -295,7 +295,7 @@ func (c *Controller) recordEnds(ctx context.Context, ends []ending, now time.Tim
 	res, err := c.st.RunFinishBatch(ctx, store.RunFinishBatchParams{Items: items, Term: c.term(), Now: now})
 	c.noteWrite(err, now)
 	if err != nil {
-		c.log.Error("record run ends", "runs", len(items), "err", err)
+		c.writeFailed(now, "record run ends", "runs", len(items), "err", err)
 		return recorded, err
 	}
 	woken := map[string]bool{}
@@ -388,7 +388,7 @@ func (c *Controller) heartbeat(ctx context.Context, now time.Time) {
 		cancel, err := c.st.RunHeartbeat(ctx, store.RunHeartbeatParams{Node: c.cfg.Node, IDs: ids, Now: now})
 		c.noteWrite(err, now)
 		if err != nil {
-			c.log.Error("heartbeat", "err", err)
+			c.writeFailed(now, "heartbeat", "err", err)
 		}
 		for _, id := range cancel {
 			if x := c.active[id]; x != nil {
