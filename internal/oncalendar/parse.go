@@ -112,6 +112,8 @@ func Parse(expr string, loc *time.Location) (*Spec, error) {
 		if z, ok := loadZone(body[i+1:]); ok {
 			s.zone, s.loc = body[i+1:], z
 			body = strings.TrimRight(body[:i], " ")
+		} else if w := body[i+1:]; strings.Contains(w, "/") && w[0] >= 'A' && w[0] <= 'Z' {
+			return nil, &ParseError{Expr: expr, Column: lead + i + 2, Msg: fmt.Sprintf("unknown time zone %q", w)}
 		}
 	}
 	p := &parser{expr: expr, s: body, end: lead + len(body), spec: s}
