@@ -34,7 +34,7 @@ func convert(t *testing.T, name string) importer.Result {
 	var res importer.Result
 	switch {
 	case strings.HasSuffix(name, ".yaml"):
-		res, err = importer.CronJob(name, src)
+		res, err = importer.CronJob(name, src, importer.CronJobOptions{})
 	default:
 		res, err = importer.Crontab(name, src, crontabOptions(name))
 	}
@@ -188,7 +188,11 @@ func FuzzCrontab(f *testing.F) {
 		f.Add([]byte(s), true)
 	}
 	f.Fuzz(func(t *testing.T, src []byte, system bool) {
-		res, err := importer.Crontab("f", src, importer.CrontabOptions{System: system})
+		opts := importer.CrontabOptions{System: importer.SystemNo, Zone: "Europe/Berlin"}
+		if system {
+			opts.System = importer.SystemYes
+		}
+		res, err := importer.Crontab("f", src, opts)
 		if err != nil {
 			return
 		}
@@ -201,7 +205,7 @@ func FuzzCronJob(f *testing.F) {
 	f.Add([]byte("kind: CronJob\n---\nkind: ConfigMap\n---\n"))
 	f.Add([]byte("spec: [1, 2]\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		res, err := importer.CronJob("f", src)
+		res, err := importer.CronJob("f", src, importer.CronJobOptions{})
 		if err != nil {
 			return
 		}
@@ -222,7 +226,7 @@ func checkParses(t *testing.T, res importer.Result) {
 // the others as the web team's user crontab.
 func crontabOptions(name string) importer.CrontabOptions {
 	if strings.HasPrefix(name, "etc-") {
-		return importer.CrontabOptions{System: true}
+		return importer.CrontabOptions{System: importer.SystemYes, Zone: "America/New_York"}
 	}
-	return importer.CrontabOptions{User: "web"}
+	return importer.CrontabOptions{User: "web", Zone: "America/New_York"}
 }
