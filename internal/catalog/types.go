@@ -88,6 +88,8 @@ var builtinTypes = map[string]*typeSpec{
 		"suspend":                   {kind: kBool}, "backoff_limit": {kind: kInt}, "timeout": {kind: kNumber},
 		"successful_jobs_history_limit": {kind: kInt}, "failed_jobs_history_limit": {kind: kInt},
 		"notify_on": {kind: kStrings}, "alert_after": {kind: kString}, "run_as": {kind: kString},
+		"cron_dialect": {kind: kEnum, enum: []string{"vixie", "kubernetes"}}, "on_calendar": {kind: kStrings},
+		"randomized_delay": {kind: kNumber},
 	}, check: checkJob},
 }
 
@@ -377,11 +379,20 @@ func checkSchedule(c *compiler, r *res) {
 	c.errorf(r.r.Pos, "%s: %s", r.r.Ref(), err.Error())
 }
 
+// btoi is 1 for true and 0 for false.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 func checkJob(c *compiler, r *res) {
 	_, hasCron := r.attrs["cron"]
+	_, hasCalendar := r.attrs["on_calendar"]
 	at, hasAt := r.attrs["at"].(string)
-	if hasCron == hasAt {
-		c.errorf(r.r.Pos, "%s: exactly one of 'cron' or 'at' is required", r.r.Ref())
+	if n := btoi(hasCron) + btoi(hasCalendar) + btoi(hasAt); n != 1 {
+		c.errorf(r.r.Pos, "%s: exactly one of 'cron', 'on_calendar' or 'at' is required", r.r.Ref())
 	}
 	if hasAt {
 		if _, err := time.Parse(time.RFC3339, at); err != nil {

@@ -35,6 +35,7 @@ type config struct {
 	hashKey string
 	gap     calendar.GapPolicy
 	repeat  calendar.RepeatPolicy
+	dialect Dialect
 }
 
 // WithLocation sets the zone the expression is evaluated in (default UTC). A
@@ -95,6 +96,7 @@ type parser struct {
 	hashKey string
 	cols    [6]int // 1-based column of each field
 	macro   bool
+	dialect Dialect
 }
 
 func (p *parser) errf(f, col int, text, format string, a ...any) *ParseError {
@@ -126,7 +128,7 @@ func Parse(expr string, opts ...Option) (*Spec, error) {
 		o(&s.cfg)
 	}
 	s.loc, s.gap, s.repeat = s.cfg.loc, s.cfg.gap, s.cfg.repeat
-	p := parser{expr: expr, hashKey: s.cfg.hashKey}
+	p := parser{expr: expr, hashKey: s.cfg.hashKey, dialect: s.cfg.dialect}
 
 	var spans [7][2]int // start, end of each whitespace-separated token
 	n := 0
@@ -176,7 +178,11 @@ func Parse(expr string, opts ...Option) (*Spec, error) {
 		}
 	} else {
 		switch n - first {
-		case 5, 6:
+		case 6:
+			if p.kube() {
+				return nil, p.errf(-1, spans[first][0]+1, t, "expected exactly 5 fields, got 6 (the Kubernetes dialect has no seconds field)")
+			}
+		case 5:
 		default:
 			return nil, p.errf(-1, spans[first][0]+1, t, "expected 5 or 6 fields, got %d", n-first)
 		}
@@ -231,6 +237,9 @@ func normalize(expr string, spans [][2]int) string {
 func (p *parser) parseMacro(s *Spec, expr string, spans [][2]int) error {
 	name := expr[spans[0][0]:spans[0][1]]
 	col := spans[0][0] + 1
+	if p.kube() && name == "@every" {
+		return p.errf(-1, col, name, "@every is not supported in the Kubernetes dialect: Kubernetes counts it from the CronJob's creation; use the vixie dialect's @every, which counts from the epoch")
+	}
 	if strings.EqualFold(name, "@every") {
 		if len(spans) != 2 {
 			return p.errf(-1, col, name, "@every takes one duration, e.g. @every 90m")
@@ -250,7 +259,7 @@ func (p *parser) parseMacro(s *Spec, expr string, spans [][2]int) error {
 		return nil
 	}
 	for _, m := range macros {
-		if strings.EqualFold(name, m.name) {
+		if strings.EqualFold(name, m.name) && (!p.kube() || name == m.name) {
 			if len(spans) != 1 {
 				return p.errf(-1, spans[1][0]+1, expr[spans[1][0]:spans[1][1]], "unexpected text after %s", name)
 			}
@@ -326,8 +335,16 @@ func (p *parser) parseField(s *Spec, f int, text string, col int) error {
 func (p *parser) parsePart(s *Spec, f int, part string, col int, occurrence *int) (uint64, error) {
 	lo, hi := fieldMin[f], fieldMax[f]
 	upper := strings.ToUpper(part)
+	if p.kube() {
+		if err := p.kubeCheckPart(f, part, col); err != nil {
+			return 0, err
+		}
+		if f == fDow {
+			hi = 6
+		}
+	}
 	// Special day forms.
-	if f == fDom {
+	if f == fDom && !p.kube() {
 		switch {
 		case upper == "L":
 			s.lastDay, s.domSpecial = true, true
@@ -345,7 +362,7 @@ func (p *parser) parsePart(s *Spec, f int, part string, col int, occurrence *int
 			return 0, nil
 		}
 	}
-	if f == fDow {
+	if f == fDow && !p.kube() {
 		if i := strings.IndexByte(part, '#'); i >= 0 {
 			wd, err := p.value(f, part[:i], col)
 			if err != nil {
@@ -384,6 +401,9 @@ func (p *parser) parsePart(s *Spec, f int, part string, col int, occurrence *int
 	hashed := false
 	switch {
 	case rng == "*":
+	case p.kube() && (rng == "?" || strings.HasPrefix(rng, "*-") || strings.HasPrefix(rng, "?-")):
+		// robfig/cron reads ? as * in any field, and ignores what follows
+		// "*-" or "?-".
 	case rng == "?":
 		if f != fDom && f != fDow {
 			return 0, p.errf(f, col, part, "? is only allowed in day of month and day of week")
@@ -391,7 +411,7 @@ func (p *parser) parsePart(s *Spec, f int, part string, col int, occurrence *int
 		if stepText != "" {
 			return 0, p.errf(f, col, part, "? cannot take a step")
 		}
-	case upper == "H" || strings.HasPrefix(upper, "H(") || strings.HasPrefix(upper, "H/"):
+	case !p.kube() && (upper == "H" || strings.HasPrefix(upper, "H(") || strings.HasPrefix(upper, "H/")):
 		hashed = true
 		if strings.HasPrefix(rng, "H(") || strings.HasPrefix(rng, "h(") {
 			if rng[len(rng)-1] != ')' {
@@ -448,10 +468,14 @@ func (p *parser) parsePart(s *Spec, f int, part string, col int, occurrence *int
 	step := 1
 	if stepText != "" {
 		n, err := strconv.Atoi(stepText)
-		if err != nil || n < 1 {
+		if err != nil || n < 1 || (!p.kube() && stepText[0] == '+') {
 			return 0, p.errf(f, col+len(rng)+1, part, "step %q must be a positive number", stepText)
 		}
-		if n > hi-lo+1 {
+		if p.kube() {
+			// robfig/cron takes any positive step; one past the range
+			// leaves the start alone.
+			n = min(n, hi-lo+1)
+		} else if n > hi-lo+1 {
 			return 0, p.errf(f, col+len(rng)+1, part, "step %d is larger than the field's range %d-%d", n, lo, hi)
 		}
 		step = n
@@ -492,8 +516,12 @@ func (p *parser) value(f int, text string, col int) (int, error) {
 		}
 	}
 	n := 0
-	for i := 0; i < len(text); i++ {
-		c := text[i]
+	digits := text
+	if p.kube() && len(text) > 1 && text[0] == '+' {
+		digits = text[1:] // robfig/cron reads numbers with strconv.Atoi
+	}
+	for i := 0; i < len(digits); i++ {
+		c := digits[i]
 		if c < '0' || c > '9' {
 			if f == fMonth || f == fDow {
 				return 0, p.errf(f, col, text, "unknown %s %q", fieldNames[f], text)
@@ -508,8 +536,12 @@ func (p *parser) value(f int, text string, col int) (int, error) {
 		}
 		n = n*10 + int(c-'0')
 	}
-	if n < fieldMin[f] || n > fieldMax[f] {
-		return 0, p.errf(f, col, text, "value %s out of range %d-%d", text, fieldMin[f], fieldMax[f])
+	hi := fieldMax[f]
+	if p.kube() && f == fDow {
+		hi = 6 // robfig/cron has no 7 for Sunday
+	}
+	if n < fieldMin[f] || n > hi {
+		return 0, p.errf(f, col, text, "value %s out of range %d-%d", text, fieldMin[f], hi)
 	}
 	return n, nil
 }
@@ -540,6 +572,9 @@ func (p *parser) finish(s *Spec) error {
 	s.domStar = domText == "*" || domText == "?"
 	s.dowStar = dowText == "*" || dowText == "?"
 	s.and = starFirst(domText) || starFirst(dowText)
+	if p.kube() {
+		kubeFinish(s)
+	}
 	s.everyDay = s.domStar && s.dowStar && s.month == 0x1ffe
 	s.fixedTime = !strings.HasPrefix(s.fields[fMin], "*") && !strings.HasPrefix(s.fields[fHour], "*")
 	// Day d of a month starting on weekday f has weekday (f+d-1)%7: shift a

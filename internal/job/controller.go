@@ -350,11 +350,11 @@ func (c *Controller) setJob(j store.Job, now time.Time) {
 // schedKey identifies a compiled cron schedule: its expression, time zone
 // and, for an expression with H (hash) fields, the job's name, which the
 // hash spreads by (see ParseFunc).
-type schedKey struct{ expr, zone, name string }
+type schedKey struct{ expr, dialect, zone, name string }
 
 // keyOf returns the key of spec's cron schedule.
 func keyOf(spec store.JobSpec) schedKey {
-	k := schedKey{expr: spec.Cron, zone: spec.TimeZone}
+	k := schedKey{expr: spec.Cron, dialect: spec.CronDialect, zone: spec.TimeZone}
 	if strings.Contains(spec.Cron, "H") {
 		k.name = spec.Name
 	}

@@ -28,7 +28,9 @@ func (c *Controller) reconcile(ctx context.Context, e *entry, now time.Time) {
 				cursor = spec.At.Add(-time.Nanosecond)
 			}
 		}
-		if d := dueBetween(e.c.sched, cursor, now); d.n > 0 {
+		// A randomized delay shifts when an instant comes due, not the
+		// instant itself: the run keeps its nominal scheduled time.
+		if d := dueBetween(e.c.sched, cursor, now.Add(-e.c.delay)); d.n > 0 {
 			c.fire(ctx, e, d, now, fresh)
 		}
 	}
@@ -39,8 +41,9 @@ func (c *Controller) reconcile(ctx context.Context, e *entry, now time.Time) {
 		}
 	}
 	if !spec.Suspend {
-		next := e.c.sched.Next(maxTime(e.last, now))
-		earliest(next)
+		if next := e.c.sched.Next(maxTime(e.last, now.Add(-e.c.delay))); !next.IsZero() {
+			earliest(next.Add(e.c.delay))
+		}
 	}
 	held := e.held
 	e.held = nil
@@ -74,7 +77,8 @@ type missedData struct {
 func (c *Controller) fire(ctx context.Context, e *entry, d due, now time.Time, fresh bool) {
 	spec := e.c.spec
 	limit, hasLimit := deadline(spec)
-	runIt := !hasLimit || now.Sub(d.last) <= limit
+	// The starting deadline counts from the delayed instant (docs/jobs.md).
+	runIt := !hasLimit || now.Sub(d.last.Add(e.c.delay)) <= limit
 	missed, lastMissed := d.n-1, d.penult
 	if !runIt {
 		missed, lastMissed = d.n, d.last
@@ -228,7 +232,7 @@ func (c *Controller) evaluate(ctx context.Context, e *entry, r store.Run, now ti
 		return time.Time{}, false
 	}
 	limit, hasLimit := deadline(spec)
-	end := r.ScheduledTime.Add(limit)
+	end := r.ScheduledTime.Add(e.c.delay).Add(limit)
 	expired := hasLimit && now.After(end)
 	if spec.Suspend || c.stopping {
 		if expired {

@@ -1,8 +1,6 @@
 package job
 
 import (
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/calendar"
@@ -51,6 +49,9 @@ type compiled struct {
 	spec  store.JobSpec
 	sched Schedule
 	loc   *time.Location
+	// delay is the job's randomized delay (RandomizedDelay): each fire
+	// starts this long after its nominal instant.
+	delay time.Duration
 }
 
 // compile validates spec and compiles its schedule.
@@ -71,14 +72,12 @@ func compile(spec store.JobSpec, parse ParseFunc) (*compiled, error) {
 		c.sched = atSchedule(spec.At.UTC())
 		return c, nil
 	}
-	if parse == nil {
-		return nil, errors.New("no cron parser configured")
-	}
-	s, err := parse(spec.Name, spec.Cron, loc)
+	s, err := compileSchedule(spec, parse, loc)
 	if err != nil {
-		return nil, fmt.Errorf("job %q: cron: %w", spec.Name, err)
+		return nil, err
 	}
 	c.sched = s
+	c.delay = RandomizedDelay(spec)
 	return c, nil
 }
 

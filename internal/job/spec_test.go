@@ -19,7 +19,7 @@ func TestValidate(t *testing.T) {
 		{"at and shell", store.JobSpec{Name: "a.b_c-1", At: &at, Shell: "true", TimeZone: "europe-berlin"}, ""},
 		{"bad name", store.JobSpec{Name: "a/b", Cron: "1m", Shell: "x"}, "name"},
 		{"empty name", store.JobSpec{Cron: "1m", Shell: "x"}, "name"},
-		{"no schedule", store.JobSpec{Name: "a", Shell: "x"}, "needs cron (a schedule) or at"},
+		{"no schedule", store.JobSpec{Name: "a", Shell: "x"}, "needs cron (a cron schedule), on_calendar"},
 		{"both schedules", store.JobSpec{Name: "a", Cron: "1m", At: &at, Shell: "x"}, "not both"},
 		{"bad cron", store.JobSpec{Name: "a", Cron: "soon", Shell: "x"}, "cron:"},
 		{"no command", store.JobSpec{Name: "a", Cron: "1m"}, "needs a command"},

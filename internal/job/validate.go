@@ -35,6 +35,16 @@ const (
 	MaxEnv = 1024
 	// MaxRefs bounds the require and before lists.
 	MaxRefs = 256
+	// MaxCalendarEvents bounds the on_calendar list.
+	MaxCalendarEvents = 64
+)
+
+// The cron dialects a job's cron_dialect may name.
+const (
+	// DialectVixie is almanac's cron (docs/cron.md), the default.
+	DialectVixie = "vixie"
+	// DialectKubernetes reads cron as a Kubernetes CronJob does.
+	DialectKubernetes = "kubernetes"
 )
 
 // MinInstant and MaxInstant bound an `at` instant: the Unix epoch, and the
@@ -156,14 +166,31 @@ func (v *validator) zone(spec *store.JobSpec) *time.Location {
 	return l
 }
 
-// schedule checks that exactly one of cron and at is set, and that it is
-// usable.
+// schedule checks that exactly one of cron, on_calendar and at is set, and
+// that it is usable.
 func (v *validator) schedule(spec *store.JobSpec, parse ParseFunc, loc *time.Location) {
+	v.between("randomized_delay_seconds", spec.RandomizedDelaySeconds, MaxDurationSeconds)
+	switch spec.CronDialect {
+	case "", DialectVixie, DialectKubernetes:
+		if spec.CronDialect != "" && spec.Cron == "" {
+			v.add("cron_dialect", "applies only to a cron expression")
+		}
+	default:
+		v.add("cron_dialect", "%q is not one of %s, %s", spec.CronDialect, DialectVixie, DialectKubernetes)
+	}
+	set := 0
+	for _, has := range []bool{spec.Cron != "", len(spec.OnCalendar) > 0, spec.At != nil} {
+		if has {
+			set++
+		}
+	}
 	switch {
-	case spec.Cron == "" && spec.At == nil:
-		v.add("cron", "a job needs cron (a schedule) or at (one instant)")
-	case spec.Cron != "" && spec.At != nil:
-		v.add("cron", "set either cron (a schedule) or at (one instant), not both")
+	case set == 0:
+		v.add("cron", "a job needs cron (a cron schedule), on_calendar (systemd calendar events) or at (one instant)")
+	case set > 1:
+		v.add("cron", "set only one of cron, on_calendar and at, not both or all three")
+	case len(spec.OnCalendar) > 0:
+		v.onCalendar(spec, loc)
 	case spec.At != nil:
 		if spec.At.Before(MinInstant) || !spec.At.Before(MaxInstant) {
 			v.add("at", "must be between %s and %s, not %s", MinInstant.Format(time.RFC3339), MaxInstant.Format(time.RFC3339), spec.At.Format(time.RFC3339))
@@ -173,9 +200,31 @@ func (v *validator) schedule(spec *store.JobSpec, parse ParseFunc, loc *time.Loc
 		}
 	case len(spec.Cron) > 1024:
 		v.add("cron", "expression is %d bytes long; the limit is 1024", len(spec.Cron))
+	case spec.CronDialect == DialectKubernetes:
+		if err := checkKubernetesZone(spec); err != nil {
+			v.add("cron", "%v", err)
+		} else if _, err := parseKubernetes(spec.Cron, loc); err != nil {
+			v.add("cron", "%s", strings.TrimPrefix(err.Error(), "cron: "))
+		}
 	case parse != nil:
 		if _, err := parse(spec.Name, spec.Cron, loc); err != nil {
 			v.add("cron", "%s", strings.TrimPrefix(err.Error(), "cron: "))
+		}
+	}
+}
+
+// onCalendar checks the systemd calendar events of spec.
+func (v *validator) onCalendar(spec *store.JobSpec, loc *time.Location) {
+	if len(spec.OnCalendar) > MaxCalendarEvents {
+		v.add("on_calendar", "%d calendar events; the limit is %d", len(spec.OnCalendar), MaxCalendarEvents)
+		return
+	}
+	for i, e := range spec.OnCalendar {
+		f := fmt.Sprintf("on_calendar[%d]", i)
+		if len(e) > 1024 {
+			v.add(f, "calendar event is %d bytes long; the limit is 1024", len(e))
+		} else if _, err := parseCalendar(e, loc); err != nil {
+			v.add(f, "%s", strings.TrimPrefix(err.Error(), "oncalendar: "))
 		}
 	}
 }

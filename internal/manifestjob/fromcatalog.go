@@ -108,11 +108,12 @@ func convert(r *catalog.Resource, errs *manifest.ErrorList) (store.JobSpec, bool
 	p := r.Params
 	str := func(k string) string { s, _ := p[k].(string); return s }
 	spec := store.JobSpec{
-		Name:     str("name"),
-		Cron:     str("cron"),
-		TimeZone: str("time_zone"),
-		Cwd:      str("cwd"),
-		Schedule: str("schedule"),
+		Name:        str("name"),
+		Cron:        str("cron"),
+		CronDialect: str("cron_dialect"),
+		TimeZone:    str("time_zone"),
+		Cwd:         str("cwd"),
+		Schedule:    str("schedule"),
 	}
 	if spec.Name == "" {
 		spec.Name = r.Title
@@ -141,7 +142,7 @@ func convert(r *catalog.Resource, errs *manifest.ErrorList) (store.JobSpec, bool
 	for _, list := range []struct {
 		name string
 		to   *[]string
-	}{{"notify", &spec.Notify}, {"notify_on", &spec.NotifyOn}} {
+	}{{"notify", &spec.Notify}, {"notify_on", &spec.NotifyOn}, {"on_calendar", &spec.OnCalendar}} {
 		switch v := p[list.name].(type) {
 		case string:
 			*list.to = []string{v}
@@ -195,14 +196,19 @@ func convert(r *catalog.Resource, errs *manifest.ErrorList) (store.JobSpec, bool
 		}
 		spec.AlertAfterSeconds = int64(d / time.Second)
 	}
-	switch v := p["timeout"].(type) {
-	case int64:
-		spec.TimeoutSeconds = v
-	case float64:
-		if v != math.Trunc(v) || v > math.MaxInt32 {
-			fail("timeout", "%v: expected a whole number of seconds", v)
+	for _, secs := range []struct {
+		attr string
+		dst  *int64
+	}{{"timeout", &spec.TimeoutSeconds}, {"randomized_delay", &spec.RandomizedDelaySeconds}} {
+		switch v := p[secs.attr].(type) {
+		case int64:
+			*secs.dst = v
+		case float64:
+			if v != math.Trunc(v) || v > math.MaxInt32 {
+				fail(secs.attr, "%v: expected a whole number of seconds", v)
+			}
+			*secs.dst = int64(v)
 		}
-		spec.TimeoutSeconds = int64(v)
 	}
 	for _, lim := range []struct {
 		attr string

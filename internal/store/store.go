@@ -81,12 +81,23 @@ const (
 type JobSpec struct {
 	// Name identifies the job; unique.
 	Name string `json:"name"`
-	// Cron is the cron expression of a repeating job; empty for a one-shot.
+	// Cron is the cron expression of a repeating job; empty for a one-shot
+	// or an on_calendar job.
 	Cron string `json:"cron,omitempty"`
-	// At is the instant of a one-shot job; nil for a cron job.
+	// At is the instant of a one-shot job; nil for a repeating job.
 	At *time.Time `json:"at,omitempty"`
+	// CronDialect says which rules read Cron: "" or "vixie" (almanac's
+	// cron, docs/cron.md) or "kubernetes" (a Kubernetes CronJob's).
+	CronDialect string `json:"cron_dialect,omitempty"`
+	// OnCalendar holds systemd calendar events (systemd.time(7)); the job
+	// fires at the union of their instants. Exclusive with Cron and At.
+	OnCalendar []string `json:"on_calendar,omitempty"`
 	// TimeZone is the IANA zone (or tag form) the cron expression is read in; empty = UTC.
 	TimeZone string `json:"time_zone,omitempty"`
+	// RandomizedDelaySeconds, if positive, delays every fire by a fixed
+	// offset in [0, RandomizedDelaySeconds) derived from the job's name,
+	// so jobs sharing a schedule across a fleet do not start at once.
+	RandomizedDelaySeconds int64 `json:"randomized_delay_seconds,omitempty"`
 	// Command is the argv to execute directly; exclusive with Shell.
 	Command []string `json:"command,omitempty"`
 	// Shell is a command line run by /bin/sh -c; exclusive with Command.

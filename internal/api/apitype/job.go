@@ -30,7 +30,8 @@ type Job struct {
 }
 
 // JobSpec is the desired behaviour of a job: when it runs and what it runs.
-// It is the body of PUT /api/v1/jobs/{name}. Exactly one of Cron and At is set.
+// It is the body of PUT /api/v1/jobs/{name}. Exactly one of Cron, OnCalendar
+// and At is set.
 // Pointer fields distinguish "not given" (the server's default applies) from
 // an explicit zero.
 type JobSpec struct {
@@ -38,8 +39,17 @@ type JobSpec struct {
 	Cron string `json:"cron,omitempty"`
 	// At is the single instant of a one-shot job.
 	At *time.Time `json:"at,omitempty"`
+	// CronDialect says which rules read Cron: "vixie" (the default,
+	// docs/cron.md) or "kubernetes" (a Kubernetes CronJob's).
+	CronDialect string `json:"cron_dialect,omitempty"`
+	// OnCalendar holds systemd calendar events (docs/systemd.md); the job
+	// fires at the union of their instants.
+	OnCalendar []string `json:"on_calendar,omitempty"`
 	// TimeZone is an IANA zone name or its tag form; empty means UTC.
 	TimeZone string `json:"time_zone,omitempty"`
+	// RandomizedDelaySeconds delays every fire by a fixed per-job offset
+	// below it, in whole seconds (docs/jobs.md); zero means none.
+	RandomizedDelaySeconds int64 `json:"randomized_delay_seconds,omitempty"`
 	// Command is what a run executes.
 	Command Command `json:"command"`
 	// Env is added to the run's environment.

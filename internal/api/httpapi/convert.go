@@ -31,7 +31,10 @@ func specToStore(name string, in apitype.JobSpec) (store.JobSpec, error) {
 		Name:                       name,
 		Cron:                       strings.TrimSpace(in.Cron),
 		At:                         in.At,
+		CronDialect:                strings.TrimSpace(in.CronDialect),
+		OnCalendar:                 trimAll(in.OnCalendar),
 		TimeZone:                   in.TimeZone,
+		RandomizedDelaySeconds:     in.RandomizedDelaySeconds,
 		Env:                        in.Env,
 		StartingDeadlineSeconds:    in.StartingDeadlineSeconds,
 		ConcurrencyPolicy:          concurrencyPolicy(in.ConcurrencyPolicy),
@@ -62,6 +65,19 @@ func specToStore(name string, in apitype.JobSpec) (store.JobSpec, error) {
 		out.Cwd = filepath.Clean(in.Cwd)
 	}
 	return out, validate(&out)
+}
+
+// trimAll returns list with each element's surrounding space removed (nil
+// stays nil).
+func trimAll(list []string) []string {
+	if list == nil {
+		return nil
+	}
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = strings.TrimSpace(s)
+	}
+	return out
 }
 
 // wholeSeconds converts a duration of the wire to the store's seconds: 0
@@ -116,7 +132,10 @@ func specFromStore(in store.JobSpec) apitype.JobSpec {
 	out := apitype.JobSpec{
 		Cron:                       in.Cron,
 		At:                         in.At,
+		CronDialect:                in.CronDialect,
+		OnCalendar:                 in.OnCalendar,
 		TimeZone:                   in.TimeZone,
+		RandomizedDelaySeconds:     in.RandomizedDelaySeconds,
 		Env:                        in.Env,
 		Cwd:                        in.Cwd,
 		StartingDeadlineSeconds:    in.StartingDeadlineSeconds,
