@@ -102,14 +102,16 @@ func CronJob(file string, src []byte, opts CronJobOptions) (Result, error) {
 		docNo := doc + 1
 		var cj cronJob
 		used, err := decodeBounded(d.text, budget, &cj)
-		budget -= used
+		if err == nil {
+			budget -= used // what a refused document would have used is not spent
+		}
 		if err != nil {
-			line := d.line
-			if l, ok := yamlErrorLine(err); ok {
-				line += l - 1
+			line, msg := d.line, err.Error()
+			if l, rest, ok := yamlErrorLine(msg); ok {
+				line, msg = line+l-1, rest
 			}
-			res.Errors = append(res.Errors, fmt.Sprintf("%s:%d: document %d: %v", file, line, docNo, err))
-			fmt.Fprintf(&b, "\n# %s:%d: document %d: not imported: %v\n", file, line, docNo, oneLine(err.Error()))
+			res.Errors = append(res.Errors, fmt.Sprintf("%s:%d: document %d: %s", file, line, docNo, msg))
+			fmt.Fprintf(&b, "\n# %s:%d: document %d: not imported: %s\n", file, line, docNo, oneLine(msg))
 			continue
 		}
 		warn := func(format string, a ...any) {
@@ -243,7 +245,7 @@ func cronJobSchedule(j *job, schedule string, timeZone *string, warn func(string
 		warn("time zone %s: %v; not imported", zone, err)
 		return false
 	}
-	if _, err := cron.Parse(schedule, cron.WithLocation(loc)); err != nil {
+	if _, err := cron.Parse(schedule, cron.WithLocation(loc), cron.WithDialect(cron.Kubernetes)); err != nil {
 		warn("schedule %q: %v; not imported", schedule, err)
 		return false
 	}

@@ -95,7 +95,7 @@ func expandedSize(n *yaml.Node, memo map[*yaml.Node]int, limit, depth int) int {
 		return limit // deeper than any CronJob: refuse
 	}
 	memo[n] = limit // a cycle counts as unbounded
-	size := len(n.Value) + len(n.Tag) + 1
+	size := len(n.Value) + 1
 	if n.Kind == yaml.AliasNode {
 		size = expandedSize(n.Alias, memo, limit, depth+1)
 	}
@@ -111,16 +111,17 @@ func expandedSize(n *yaml.Node, memo map[*yaml.Node]int, limit, depth int) int {
 }
 
 // yamlLineRE finds the line number in a YAML parser's message.
-var yamlLineRE = regexp.MustCompile(`\bline (\d+)\b`)
+var yamlLineRE = regexp.MustCompile(`^yaml: (?:unmarshal errors:\s*)?line (\d+): `)
 
-// yamlErrorLine returns the line (within the document) an error names.
-func yamlErrorLine(err error) (int, bool) {
-	m := yamlLineRE.FindStringSubmatch(err.Error())
+// yamlErrorLine returns the line (within the document) a YAML parser's
+// message names, and the message without it.
+func yamlErrorLine(msg string) (int, string, bool) {
+	m := yamlLineRE.FindStringSubmatchIndex(msg)
 	if m == nil {
-		return 0, false
+		return 0, msg, false
 	}
-	n, err := strconv.Atoi(m[1])
-	return n, err == nil && n > 0
+	n, err := strconv.Atoi(msg[m[2]:m[3]])
+	return n, msg[m[1]:], err == nil && n > 0
 }
 
 // expandK8s expands $(VAR) references in s from env as Kubernetes expands
