@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
-
 )
 
 // Crontab formats: a user crontab, the system format with a user column,

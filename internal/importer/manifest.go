@@ -95,4 +95,3 @@ func quoteHash(m map[string]string) string {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
-
