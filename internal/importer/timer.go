@@ -38,6 +38,7 @@ var monotonicKeys = map[string]bool{"OnActiveSec": true, "OnBootSec": true, "OnS
 type timerUnit struct {
 	calendars  []string
 	monotonic  []string
+	monoLine   int // where the first monotonic setting is
 	persistent bool
 	delay      time.Duration
 	fixedDelay bool
@@ -104,14 +105,14 @@ func timerToJob(src UnitSource, load ServiceLoader, zone string, taken *names, r
 	t := readTimer(u, warn)
 	if len(t.calendars) == 0 {
 		if len(t.monotonic) > 0 {
-			warn(1, "a monotonic timer (%s) counts from boot or from the unit's activation, not the calendar; almanac has no such trigger, so it is not importable", strings.Join(t.monotonic, ", "))
+			warn(t.monoLine, "a monotonic timer (%s) counts from boot or from the unit's activation, not the calendar; almanac has no such trigger, so it is not importable", strings.Join(t.monotonic, ", "))
 		} else {
 			warn(1, "no OnCalendar=; nothing to import")
 		}
 		return nil, nil
 	}
 	if len(t.monotonic) > 0 {
-		warn(1, "%s: the monotonic part of this timer is not importable; only its OnCalendar= is", strings.Join(t.monotonic, ", "))
+		warn(t.monoLine, "%s: the monotonic part of this timer is not importable; only its OnCalendar= is", strings.Join(t.monotonic, ", "))
 	}
 	service := t.unit
 	if service == "" {
@@ -195,6 +196,9 @@ func readTimer(u *unitFile, warn func(int, string, ...any)) timerUnit {
 			if e.value == "" {
 				t.monotonic = nil
 			} else {
+				if len(t.monotonic) == 0 {
+					t.monoLine = e.line
+				}
 				t.monotonic = append(t.monotonic, e.key+"="+e.value)
 			}
 		case e.key == "Persistent":

@@ -20,7 +20,8 @@ type serviceSpec struct {
 // execLine is one ExecStart= with its prefixes taken off.
 type execLine struct {
 	words        []string
-	ignoreFail   bool // -
+	argv0        string // the argv[0] an @ prefix names, dropped
+	ignoreFail   bool   // -
 	noSubstitute bool // :
 	line         int
 }
@@ -34,14 +35,18 @@ var serviceKeysIgnored = map[string]bool{"Type": true, "RemainAfterExit": true, 
 // service cannot be a job.
 func readService(u *unitFile, unitName string, warn func(int, string, ...any)) (*serviceSpec, bool) {
 	s := &serviceSpec{env: map[string]string{}}
-	var execs []execLine
+	var execs, pre, post []execLine
 	var group string
 	kind := "simple"
 	var startTimeout, runtimeMax *int64
 	for _, e := range u.entries {
 		if e.section == "Unit" {
-			if e.key == "Description" {
+			switch {
+			case e.key == "Description":
 				s.comments = append(s.comments, "service: "+e.value)
+			case strings.HasPrefix(e.key, "Condition") || strings.HasPrefix(e.key, "Assert"):
+				warn(e.line, "%s=%s: systemd skips the run when it does not hold; almanac always runs the job", e.key, e.value)
+				s.comments = append(s.comments, "not imported: "+e.key+"="+e.value)
 			}
 			continue
 		}
@@ -61,23 +66,29 @@ func readService(u *unitFile, unitName string, warn func(int, string, ...any)) (
 			n := wholeSeconds(d)
 			return &n
 		}
-		switch e.key {
-		case "ExecStart":
+		lists := map[string]*[]execLine{"ExecStart": &execs, "ExecStartPre": &pre, "ExecStartPost": &post}
+		if list, ok := lists[e.key]; ok {
 			if e.value == "" {
-				execs = nil
+				*list = nil // an empty assignment resets the list
 				continue
 			}
 			x, err := parseExec(e.value, unitName)
+			if x.argv0 != "" {
+				warn(e.line, "%s=: the @ prefix names argv[0] %q; almanac runs the program with its path as argv[0]", e.key, x.argv0)
+			}
 			if err != nil {
-				warn(e.line, "ExecStart=%s: %v; not imported", e.value, err)
+				warn(e.line, "%s=%s: %v; not imported", e.key, e.value, err)
 				return nil, false
 			}
 			x.line = e.line
 			if len(x.words) == 0 {
-				warn(e.line, "ExecStart= names no program; not imported")
+				warn(e.line, "%s= names no program; not imported", e.key)
 				return nil, false
 			}
-			execs = append(execs, x)
+			*list = append(*list, x)
+			continue
+		}
+		switch e.key {
 		case "Type":
 			kind = e.value
 			if kind != "oneshot" && kind != "simple" && kind != "exec" {
@@ -147,7 +158,9 @@ func readService(u *unitFile, unitName string, warn func(int, string, ...any)) (
 	} else if runtimeMax != nil {
 		s.timeout = *runtimeMax
 	}
-	s.commands(execs, warn)
+	// ExecStartPre= and ExecStartPost= run before and after, in order; a
+	// failure (without -) stops the sequence, as systemd stops the start.
+	s.commands(append(append(pre, execs...), post...), warn)
 	return s, true
 }
 
@@ -244,6 +257,7 @@ func parseExec(v, unitName string) (execLine, error) {
 	if argv0 && len(words) >= 2 {
 		// @/path name args: name is argv[0]; almanac runs the path with
 		// the path as argv[0].
+		x.argv0 = words[1]
 		words = append(words[:1], words[2:]...)
 	}
 	x.words = words
