@@ -22,7 +22,7 @@ type execLine struct {
 	words        []string
 	argv0        string // the argv[0] an @ prefix names, dropped
 	ignoreFail   bool   // -
-	noSubstitute bool // :
+	noSubstitute bool   // :
 	line         int
 }
 
