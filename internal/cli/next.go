@@ -9,11 +9,12 @@ import (
 
 	"github.com/almanac-sh/almanac/internal/calendar"
 	"github.com/almanac-sh/almanac/internal/cron"
+	"github.com/almanac-sh/almanac/internal/oncalendar"
 	"github.com/almanac-sh/almanac/internal/weekly"
 )
 
 func init() {
-	register("next", "print the next fire times of a cron or weekly event schedule", runNext)
+	register("next", "print the next fire times of a cron, systemd calendar or weekly event schedule", runNext)
 }
 
 // maxNext bounds -n so a typo cannot flood the terminal.
@@ -24,24 +25,68 @@ type nexter interface {
 	Next(time.Time) time.Time
 }
 
-// parseSchedule picks the engine for expr: the weekly event syntax
-// ("mon0900_fri1700") or else the cron dialect. loc is the zone from --tz; a
-// CRON_TZ=/TZ= prefix in a cron expression overrides it.
-func parseSchedule(expr string, loc *time.Location) (nexter, error) {
+// The dialects `almanac next --dialect` names.
+const (
+	dialectCron       = "cron"
+	dialectKubernetes = "kubernetes"
+	dialectSystemd    = "systemd"
+	dialectEvents     = "events"
+)
+
+// parseSchedule compiles expr in dialect, or, when dialect is empty, in the
+// one dialect it parses in: weekly events ("mon0900_fri1700"), cron, or
+// systemd calendar events. The kubernetes dialect reads like cron and is
+// never guessed. loc is the zone from --tz; a CRON_TZ=/TZ= prefix or a
+// calendar event's zone suffix overrides it. It returns the dialect used.
+func parseSchedule(expr, dialect string, loc *time.Location) (nexter, string, error) {
+	switch dialect {
+	case dialectEvents:
+		s, err := weekly.ParseEvents(expr, loc)
+		return s, dialect, err
+	case dialectCron:
+		s, err := cron.Parse(expr, cron.WithLocation(loc))
+		return s, dialect, err
+	case dialectKubernetes:
+		s, err := cron.Parse(expr, cron.WithLocation(loc), cron.WithDialect(cron.Kubernetes))
+		return s, dialect, err
+	case dialectSystemd:
+		s, err := oncalendar.Parse(expr, loc)
+		return s, dialect, err
+	case "":
+	default:
+		return nil, "", fmt.Errorf("--dialect %q is not one of cron, kubernetes, systemd, events", dialect)
+	}
 	if weekly.LooksLikeEvents(expr) {
-		return weekly.ParseEvents(expr, loc)
+		s, err := weekly.ParseEvents(expr, loc)
+		return s, dialectEvents, err
 	}
 	if f := strings.Fields(expr); len(f) > 1 && weekly.LooksLikeEvents(strings.Join(f, "_")) {
 		if _, err := weekly.ParseEvents(strings.Join(f, "_"), loc); err == nil {
-			return nil, fmt.Errorf("weekly events are joined with '_', not spaces (%s)", strings.Join(f, "_"))
+			return nil, "", fmt.Errorf("weekly events are joined with '_', not spaces (%s)", strings.Join(f, "_"))
 		}
 	}
-	return cron.Parse(expr, cron.WithLocation(loc))
+	cs, cerr := cron.Parse(expr, cron.WithLocation(loc))
+	ss, serr := oncalendar.Parse(expr, loc)
+	switch {
+	case cerr == nil && serr == nil:
+		return nil, "", fmt.Errorf("%q is both a cron expression and a systemd calendar event; pass --dialect cron or --dialect systemd", expr)
+	case cerr == nil:
+		return cs, dialectCron, nil
+	case serr == nil:
+		return ss, dialectSystemd, nil
+	}
+	// Neither: report the error of the dialect the expression looks like
+	// (cron has five or six fields, or a macro).
+	if f := strings.Fields(expr); len(f) >= 5 || strings.HasPrefix(expr, "@") || strings.Contains(expr, "TZ=") {
+		return nil, "", cerr
+	}
+	return nil, "", fmt.Errorf("%w (nor is it a cron expression: %v)", serr, cerr)
 }
 
 // nextJSON is the --json output of `almanac next`.
 type nextJSON struct {
 	Expression string   `json:"expression"`
+	Dialect    string   `json:"dialect"`
 	TimeZone   string   `json:"time_zone"`
 	Next       []string `json:"next"`
 }
@@ -52,6 +97,7 @@ func runNext(_ context.Context, e *env, args []string) error {
 	from := fs.String("from", "", "list fire times strictly after this RFC 3339 instant (default now)")
 	n := fs.Int("n", 5, "how many fire times to print")
 	asJSON := fs.Bool("json", false, "print JSON")
+	dialect := fs.String("dialect", "", "schedule language: cron, kubernetes, systemd or events (default: the one EXPR parses in)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -77,7 +123,7 @@ func runNext(_ context.Context, e *env, args []string) error {
 		}
 	}
 	expr := pos[0]
-	sched, err := parseSchedule(expr, loc)
+	sched, used, err := parseSchedule(expr, *dialect, loc)
 	if err != nil {
 		return usagef("next: %w", err)
 	}
@@ -85,14 +131,16 @@ func runNext(_ context.Context, e *env, args []string) error {
 		loc = l.Location()
 	}
 
-	out := nextJSON{Expression: expr, TimeZone: loc.String(), Next: make([]string, 0, *n)}
+	out := nextJSON{Expression: expr, Dialect: used, TimeZone: loc.String(), Next: make([]string, 0, *n)}
 	for i := 0; i < *n; i++ {
 		t := sched.Next(at)
 		// RFC 3339 has four-digit years: a fire time after 9999 cannot be printed.
 		if t.IsZero() || !t.After(at) || t.Year() > 9999 {
 			return fmt.Errorf("next: schedule %q has no fire time after %s before the year 10000", expr, at.Format(time.RFC3339))
 		}
-		out.Next = append(out.Next, t.In(loc).Format(time.RFC3339))
+		// Calendar events may name fractions of a second; RFC3339Nano
+		// prints them and nothing more for whole seconds.
+		out.Next = append(out.Next, t.In(loc).Format(time.RFC3339Nano))
 		at = t
 	}
 	if *asJSON {
