@@ -9,6 +9,9 @@ require (
 	github.com/robfig/cron/v3 v3.0.1
 )
 
-require github.com/stretchr/testify v1.12.1 // indirect
+require (
+	github.com/stretchr/testify v1.12.1 // indirect
+	go.yaml.in/yaml/v3 v3.0.6 // indirect
+)
 
 replace github.com/almanac-sh/almanac => ../

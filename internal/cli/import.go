@@ -2,57 +2,254 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
 
+	"github.com/almanac-sh/almanac/internal/calendar"
 	"github.com/almanac-sh/almanac/internal/importer"
 	"github.com/almanac-sh/almanac/internal/inputfile"
+	"github.com/almanac-sh/almanac/internal/zincati"
 )
 
 func init() {
-	register("import", "print a manifest of jobs converted from a crontab or a Kubernetes CronJob: import crontab|cronjob FILE|-", runImport)
+	register("import", "print a manifest of jobs converted from a crontab, a Kubernetes CronJob or systemd timers: import crontab|cronjob|timer …", runImport)
 }
 
-// runImport converts a crontab or CronJob YAML to a manifest on stdout;
-// what could not be converted is reported on stderr as FILE:LINE: warnings.
+// importUsage is the synopsis a bad invocation repeats.
+const importUsage = "import: usage: almanac import crontab [--user U] [--system] [--tz ZONE] [--prefix P] FILE|-   or   almanac import cronjob [--container-runtime podman|docker] [--no-namespace-prefix] FILE.yaml|-   or   almanac import timer [--tz ZONE] [--prefix P] UNIT.timer [UNIT.service] | DIR"
+
+// importFlags are every kind's flags; flagKinds says which kinds take each.
+type importFlags struct {
+	user, tz, prefix, runtime string
+	system                    boolFlag
+	ignoreCronTZ, noNSPrefix  bool
+	set                       map[string]bool
+}
+
+// boolFlag is a boolean flag that knows whether it was given.
+type boolFlag struct{ value, given bool }
+
+func (b *boolFlag) String() string   { return fmt.Sprint(b.value) }
+func (b *boolFlag) IsBoolFlag() bool { return true }
+func (b *boolFlag) Set(s string) error {
+	v, err := parseBool(s)
+	b.value, b.given = v, true
+	return err
+}
+
+func parseBool(s string) (bool, error) {
+	switch s {
+	case "true", "1":
+		return true, nil
+	case "false", "0":
+		return false, nil
+	}
+	return false, fmt.Errorf("want true or false, not %q", s)
+}
+
+var flagKinds = map[string][]string{
+	"user": {"crontab"}, "system": {"crontab"}, "ignore-cron-tz": {"crontab"}, "tz": {"crontab", "timer"},
+	"prefix": {"crontab", "timer"}, "container-runtime": {"cronjob"}, "no-namespace-prefix": {"cronjob"},
+}
+
+// runImport converts a crontab, CronJob YAML or timer units to a manifest
+// on stdout; what could not be converted is reported on stderr as
+// FILE:LINE: warnings, documents or units that could not be read at all
+// as errors (exit 1, the rest still printed).
 func runImport(_ context.Context, e *env, args []string) error {
 	fs := newFlagSet("import")
-	user := fs.String("user", "", "crontab: whose crontab it is (for the comments; `crontab -l -u USER`)")
-	system := fs.Bool("system", false, "crontab: the system format of /etc/crontab and /etc/cron.d, with a user column")
+	var f importFlags
+	fs.StringVar(&f.user, "user", "", "crontab: whose crontab it is (`crontab -l -u USER`): the jobs' run_as")
+	fs.Var(&f.system, "system", "crontab: the system format of /etc/crontab and /etc/cron.d, with a user column (default: by the file's path; a file that looks like one is refused); --system=false reads a user crontab")
+	fs.StringVar(&f.tz, "tz", "", "crontab, timer: the zone schedules without their own are read in (default: the host's zone, as cron and systemd read them)")
+	fs.BoolVar(&f.ignoreCronTZ, "ignore-cron-tz", false, "crontab: ignore CRON_TZ as Debian's cron does (default: follow it, as cronie does)")
+	fs.StringVar(&f.prefix, "prefix", "", "crontab, timer: start every job name with PREFIX-")
+	fs.StringVar(&f.runtime, "container-runtime", "", "cronjob: run each container's image with `podman|docker run --rm` (default: run the container's command on the host)")
+	fs.BoolVar(&f.noNSPrefix, "no-namespace-prefix", false, "cronjob: name jobs after metadata.name alone, not NAMESPACE-NAME")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 2 || (pos[0] != "crontab" && pos[0] != "cronjob") {
-		return usagef("import: usage: almanac import crontab [--user U] [--system] FILE|-   or   almanac import cronjob FILE.yaml|-")
+	if len(pos) < 2 {
+		return usagef(importUsage)
 	}
-	kind, file := pos[0], pos[1]
-	if kind == "cronjob" && (*user != "" || *system) {
-		return usagef("import cronjob: --user and --system apply to crontabs only")
+	kind := pos[0]
+	if kind != "crontab" && kind != "cronjob" && kind != "timer" {
+		return usagef(importUsage)
 	}
-	src, name, err := readInput(e, file)
+	if kind != "timer" && len(pos) != 2 || kind == "timer" && len(pos) > 3 {
+		return usagef(importUsage)
+	}
+	var misuse error
+	fs.Visit(func(fl *flag.Flag) {
+		for _, k := range flagKinds[fl.Name] {
+			if k == kind {
+				return
+			}
+		}
+		misuse = usagef("import %s: --%s applies to %s only", kind, fl.Name, strings.Join(flagKinds[fl.Name], " and "))
+	})
+	if misuse != nil {
+		return misuse
+	}
+	res, err := convertImport(e, kind, pos[1:], &f)
 	if err != nil {
-		return usagef("import %s: %v", kind, unwrapPath(err))
-	}
-	var res importer.Result
-	if kind == "crontab" {
-		res, err = importer.Crontab(name, src, importer.CrontabOptions{User: *user, System: *system})
-	} else {
-		res, err = importer.CronJob(name, src)
-	}
-	if err != nil {
-		return usagef("import %s: %v", kind, err)
+		return err
 	}
 	if _, err := io.WriteString(e.stdout, res.Manifest); err != nil {
 		return err
 	}
+	for _, n := range res.Notes {
+		fmt.Fprintln(e.stderr, "almanac: import: note: "+n)
+	}
 	for _, w := range res.Warnings {
 		fmt.Fprintln(e.stderr, "almanac: import: warning: "+w)
 	}
-	if res.Jobs == 0 {
-		return fmt.Errorf("import %s: %s has no entry that could be imported", kind, name)
+	for _, x := range res.Errors {
+		fmt.Fprintln(e.stderr, "almanac: import: error: "+x)
+	}
+	switch {
+	case len(res.Errors) > 0:
+		return &exitError{code: exitFailure, err: fmt.Errorf("import %s: %d of the inputs could not be read; the others were imported", kind, len(res.Errors))}
+	case res.Jobs == 0:
+		return fmt.Errorf("import %s: %s has no entry that could be imported", kind, pos[1])
 	}
 	return nil
+}
+
+// convertImport reads the input and runs the importer for kind.
+func convertImport(e *env, kind string, files []string, f *importFlags) (importer.Result, error) {
+	zone := f.tz
+	if kind != "cronjob" {
+		var err error
+		if zone, err = importZone(f.tz); err != nil {
+			return importer.Result{}, usagef("import %s: %v", kind, err)
+		}
+	}
+	if kind == "timer" {
+		timers, load, err := timerInputs(files)
+		if err != nil {
+			return importer.Result{}, usagef("import timer: %v", unwrapPath(err))
+		}
+		return importer.Timers(timers, load, importer.TimerOptions{Zone: zone, Prefix: f.prefix})
+	}
+	src, name, err := readInput(e, files[0])
+	if err != nil {
+		return importer.Result{}, usagef("import %s: %v", kind, unwrapPath(err))
+	}
+	var res importer.Result
+	if kind == "crontab" {
+		system := importer.SystemAuto
+		if f.system.given {
+			system = importer.SystemNo
+			if f.system.value {
+				system = importer.SystemYes
+			}
+		}
+		if abs, err := filepath.Abs(name); err == nil && !f.system.given && name != "<stdin>" &&
+			(abs == "/etc/crontab" || strings.HasPrefix(abs, "/etc/cron.d/")) {
+			system = importer.SystemYes
+		}
+		res, err = importer.Crontab(name, src, importer.CrontabOptions{User: f.user, System: system, Zone: zone,
+			IgnoreCronTZ: f.ignoreCronTZ, Prefix: f.prefix})
+	} else {
+		res, err = importer.CronJob(name, src, importer.CronJobOptions{NoNamespacePrefix: f.noNSPrefix, ContainerRuntime: f.runtime})
+	}
+	if err != nil {
+		return res, usagef("import %s: %v", kind, err)
+	}
+	return res, nil
+}
+
+// importZone is --tz, or the host's zone: TZ, else /etc/localtime.
+func importZone(tz string) (string, error) {
+	if tz == "" {
+		tz = strings.TrimPrefix(os.Getenv("TZ"), ":")
+	}
+	if tz == "" {
+		local, err := zincati.LocalZone()
+		if err != nil {
+			return "", fmt.Errorf("the host's zone: %w (pass --tz ZONE)", err)
+		}
+		tz = local
+	}
+	if _, err := calendar.LoadZone(tz); err != nil {
+		return "", fmt.Errorf("--tz %s: %w", tz, err)
+	}
+	return tz, nil
+}
+
+// maxUnitFiles bounds how many unit files a directory import reads.
+const maxUnitFiles = 4096
+
+// timerInputs returns the timers to import and a loader for their
+// services: UNIT.timer [UNIT.service] (the service found beside the timer
+// when not given), or every *.timer in a directory with the services there.
+func timerInputs(files []string) ([]importer.UnitSource, importer.ServiceLoader, error) {
+	dir := ""
+	var timers []importer.UnitSource
+	if st, err := os.Stat(files[0]); err == nil && st.IsDir() {
+		if len(files) > 1 {
+			return nil, nil, fmt.Errorf("a directory imports every timer in it; name no service")
+		}
+		dir = files[0]
+		matches, err := filepath.Glob(filepath.Join(dir, "*.timer"))
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(matches) == 0 {
+			return nil, nil, fmt.Errorf("%s: no *.timer file", dir)
+		}
+		if len(matches) > maxUnitFiles {
+			return nil, nil, fmt.Errorf("%s: %d timers, over the %d this command reads", dir, len(matches), maxUnitFiles)
+		}
+		sort.Strings(matches)
+		for _, m := range matches {
+			b, err := inputfile.Read(m)
+			if err != nil {
+				return nil, nil, err
+			}
+			timers = append(timers, importer.UnitSource{Path: m, Data: b})
+		}
+	} else {
+		if !strings.HasSuffix(files[0], ".timer") {
+			return nil, nil, fmt.Errorf("%s: not a .timer unit or a directory", files[0])
+		}
+		b, err := inputfile.Read(files[0])
+		if err != nil {
+			return nil, nil, err
+		}
+		timers = append(timers, importer.UnitSource{Path: files[0], Data: b})
+		dir = filepath.Dir(files[0])
+	}
+	given := ""
+	if len(files) == 2 {
+		given = files[1]
+	}
+	load := func(name string) (importer.UnitSource, error) {
+		p := given
+		if p == "" {
+			if strings.ContainsRune(name, '/') || name == ".." {
+				return importer.UnitSource{}, fmt.Errorf("%q is not a unit name", name)
+			}
+			p = filepath.Join(dir, name)
+		}
+		b, err := inputfile.Read(p)
+		if errors.Is(err, os.ErrNotExist) {
+			return importer.UnitSource{}, fmt.Errorf("%s: no such file (name the service after the timer)", p)
+		}
+		if err != nil {
+			return importer.UnitSource{}, err
+		}
+		return importer.UnitSource{Path: p, Data: b}, nil
+	}
+	return timers, load, nil
 }
 
 // readInput reads a user file through inputfile, or standard input for

@@ -19,9 +19,13 @@ func TestImportThenValidate(t *testing.T) {
 		wantError string
 	}{
 		{args: []string{"import", "crontab", "--user", "web", "../../testdata/import/user.crontab"}, jobs: 5, warning: "@reboot runs once when cron starts"},
-		{args: []string{"import", "crontab", "--system", "../../testdata/import/etc-crontab"}, jobs: 5, warning: "runs as user www-data"},
+		{args: []string{"import", "crontab", "--system", "--tz", "Europe/Berlin", "../../testdata/import/etc-crontab"}, jobs: 5, warning: "read in Europe/Berlin"},
+		{args: []string{"import", "crontab", "../../testdata/import/etc-crontab"}, wantCode: exitUsage, wantError: "pass --system"},
+		{args: []string{"import", "crontab", "--system=false", "--prefix", "x", "../../testdata/import/etc-crontab"}, jobs: 5, warning: "note:"},
 		{args: []string{"import", "cronjob", "../../testdata/import/cronjobs.yaml"}, jobs: 3, warning: "a ConfigMap, not a CronJob"},
-		{args: []string{"import", "cronjob", "--system", "x.yaml"}, wantCode: exitUsage, wantError: "crontabs only"},
+		{args: []string{"import", "cronjob", "--system", "x.yaml"}, wantCode: exitUsage, wantError: "--system applies to crontab only"},
+		{args: []string{"import", "crontab", "--container-runtime", "podman", "x"}, wantCode: exitUsage, wantError: "applies to cronjob only"},
+		{args: []string{"import", "crontab", "--tz", "Mars/Base", "../../testdata/import/user.crontab"}, wantCode: exitUsage, wantError: "Mars/Base"},
 		{args: []string{"import", "anacron", "x"}, wantCode: exitUsage, wantError: "usage"},
 		{args: []string{"import", "crontab", "/dev/zero"}, wantCode: exitUsage, wantError: "not a regular file"},
 		{args: []string{"import", "crontab", "../../testdata/import/cronjobs.yaml"}, wantCode: exitFailure, wantError: "no entry that could be imported"},

@@ -1,18 +1,13 @@
 package importer
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"path"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/almanac-sh/almanac/internal/calendar"
 	"github.com/almanac-sh/almanac/internal/cron"
-	"go.yaml.in/yaml/v3"
 )
 
 // cronJob is the part of a Kubernetes CronJob (batch/v1, batch/v1beta1) or
@@ -64,42 +59,74 @@ type container struct {
 	Extra map[string]any `yaml:",inline"`
 }
 
+// CronJobOptions say how to map CronJobs.
+type CronJobOptions struct {
+	// NoNamespacePrefix names jobs after metadata.name alone; by default
+	// a CronJob with a namespace becomes NAMESPACE-NAME, so the same name
+	// in two namespaces does not collide.
+	NoNamespacePrefix bool
+	// ContainerRuntime, "podman" or "docker", runs every container as
+	// `RUNTIME run --rm` with its image instead of running its command on
+	// the host.
+	ContainerRuntime string
+	// MaxOutput bounds the expanded YAML (aliases counted each time they
+	// are used) and so the manifest; 0 means DefaultMaxOutput.
+	MaxOutput int
+}
+
 // CronJob converts Kubernetes CronJob and ScheduledJob documents (one or
-// several, separated by ---) to a manifest of jobs. The schedule, time
-// zone, starting deadline, concurrency policy, suspend, history limits,
-// backoff limit, activeDeadlineSeconds (as timeout) and the first
-// container's command, args, environment and working directory map to the
-// job; the image, volumes, resources and everything else that only means
-// something inside a cluster become comments and warnings. Documents of
-// other kinds are skipped with a warning.
-func CronJob(file string, src []byte) (Result, error) {
+// several, separated by ---) to a manifest of jobs, in the kubernetes cron
+// dialect. The schedule, time zone, starting deadline, concurrency policy,
+// suspend, history limits, backoff limit, activeDeadlineSeconds (as
+// timeout) and the first container's command and args ($(VAR) expanded
+// from its env, as Kubernetes does), environment and working directory map
+// to the job; with a container runtime the job runs the image. What only
+// means something inside a cluster becomes comments and warnings.
+// Documents of other kinds are skipped with a warning; a document that is
+// not valid YAML, or whose aliases expand past the bound, is reported in
+// Result.Errors and the others are still imported.
+func CronJob(file string, src []byte, opts CronJobOptions) (Result, error) {
+	if r := opts.ContainerRuntime; r != "" && r != "podman" && r != "docker" {
+		return Result{}, fmt.Errorf("container runtime %q: want podman or docker", r)
+	}
+	limit := opts.MaxOutput
+	if limit <= 0 {
+		limit = DefaultMaxOutput
+	}
 	var b strings.Builder
 	var res Result
 	fmt.Fprintf(&b, "# Imported from %s by `almanac import cronjob`.\n", file)
-	taken := names{}
-	dec := yaml.NewDecoder(bytes.NewReader(src))
-	for doc := 1; ; doc++ {
+	taken := &names{}
+	budget := limit
+	for doc, d := range yamlDocuments(src) {
+		docNo := doc + 1
 		var cj cronJob
-		err := dec.Decode(&cj)
-		if errors.Is(err, io.EOF) {
-			break
+		used, err := decodeBounded(d.text, budget, &cj)
+		if err == nil {
+			budget -= used // what a refused document would have used is not spent
 		}
 		if err != nil {
-			return Result{}, fmt.Errorf("%s: document %d: %w", file, doc, err)
+			line, msg := d.line, err.Error()
+			if l, rest, ok := yamlErrorLine(msg); ok {
+				line, msg = line+l-1, rest
+			}
+			res.Errors = append(res.Errors, fmt.Sprintf("%s:%d: document %d: %s", file, line, docNo, msg))
+			fmt.Fprintf(&b, "\n# %s:%d: document %d: not imported: %s\n", file, line, docNo, oneLine(msg))
+			continue
 		}
 		warn := func(format string, a ...any) {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: document %d (%s): %s", file, doc, cj.Metadata.Name, fmt.Sprintf(format, a...)))
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s:%d: document %d (%s): %s", file, d.line, docNo, cj.Metadata.Name, fmt.Sprintf(format, a...)))
 		}
 		switch {
 		case cj.Kind == "" && cj.APIVersion == "":
 			continue // an empty document
 		case cj.Kind != "CronJob" && cj.Kind != "ScheduledJob":
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: document %d: a %s, not a CronJob; skipped", file, doc, cj.Kind))
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s:%d: document %d: a %s, not a CronJob; skipped", file, d.line, docNo, cj.Kind))
 			continue
 		}
-		j, ok := cronJobToJob(file, doc, &cj, taken, warn)
+		j, ok := cronJobToJob(file, docNo, &cj, taken, opts, warn)
 		if !ok {
-			fmt.Fprintf(&b, "\n# %s: document %d (%s %s): not imported\n", file, doc, cj.Kind, cj.Metadata.Name)
+			fmt.Fprintf(&b, "\n# %s:%d: document %d (%s %s): not imported\n", file, d.line, docNo, cj.Kind, oneLine(cj.Metadata.Name))
 			continue
 		}
 		b.WriteString("\n")
@@ -110,8 +137,11 @@ func CronJob(file string, src []byte) (Result, error) {
 	return res, nil
 }
 
+// oneLine keeps a message that goes into a comment on one line.
+func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
+
 // cronJobToJob maps one CronJob; false when it cannot be run as a job.
-func cronJobToJob(file string, doc int, cj *cronJob, taken names, warn func(string, ...any)) (*job, bool) {
+func cronJobToJob(file string, doc int, cj *cronJob, taken *names, opts CronJobOptions, warn func(string, ...any)) (*job, bool) {
 	spec := &cj.Spec
 	if strings.TrimSpace(spec.Schedule) == "" {
 		warn("no schedule; not imported")
@@ -123,12 +153,15 @@ func cronJobToJob(file string, doc int, cj *cronJob, taken names, warn func(stri
 		return nil, false
 	}
 	c := pod.Containers[0]
-	argv := append(append([]string{}, c.Command...), c.Args...)
-	if len(c.Command) == 0 {
-		warn("container %s has no command: it runs the image's entrypoint, which only exists inside the image; not imported", c.Name)
+	if len(c.Command) == 0 && opts.ContainerRuntime == "" {
+		warn("container %s has no command: it runs the image's entrypoint, which only exists inside the image; not imported (--container-runtime podman|docker runs the image)", c.Name)
 		return nil, false
 	}
-	j := &job{name: taken.make(cj.Metadata.Name)}
+	base := cj.Metadata.Name
+	if cj.Metadata.Namespace != "" && !opts.NoNamespacePrefix {
+		base = cj.Metadata.Namespace + "-" + base
+	}
+	j := &job{name: taken.make(base)}
 	j.comments = append(j.comments, fmt.Sprintf("%s: document %d: %s %s (%s)", file, doc, cj.Kind, cj.Metadata.Name, cj.APIVersion))
 	if cj.Metadata.Namespace != "" {
 		j.comments = append(j.comments, "namespace: "+cj.Metadata.Namespace)
@@ -137,7 +170,7 @@ func cronJobToJob(file string, doc int, cj *cronJob, taken names, warn func(stri
 		j.comments = append(j.comments, "not imported: "+what)
 		warn("%s is not imported", what)
 	}
-	if c.Image != "" {
+	if c.Image != "" && opts.ContainerRuntime == "" {
 		left("image " + c.Image + " (the command runs on the host, not in the image)")
 	}
 	for i, other := range pod.Containers[1:] {
@@ -155,56 +188,80 @@ func cronJobToJob(file string, doc int, cj *cronJob, taken names, warn func(stri
 	for _, k := range sortedKeys(spec.Extra) {
 		left("CronJob field " + k)
 	}
-
-	schedule, zone := strings.TrimSpace(spec.Schedule), ""
-	for _, prefix := range []string{"CRON_TZ=", "TZ="} {
-		if rest, ok := strings.CutPrefix(schedule, prefix); ok {
-			zone, schedule, _ = strings.Cut(rest, " ")
-			schedule = strings.TrimSpace(schedule)
-		}
-	}
-	if spec.TimeZone != nil {
-		zone = *spec.TimeZone
-	}
-	loc := time.UTC
-	if zone != "" {
-		l, err := calendar.LoadZone(zone)
-		if err != nil {
-			warn("time zone %s: %v; not imported", zone, err)
-			return nil, false
-		}
-		loc = l
-	}
-	if _, err := cron.Parse(schedule, cron.WithLocation(loc)); err != nil {
-		warn("schedule %q: %v; not imported", schedule, err)
+	if !cronJobSchedule(j, spec.Schedule, spec.TimeZone, warn) {
 		return nil, false
 	}
-	j.set("cron", quote(schedule))
-	if zone != "" {
-		j.set("time_zone", quote(zone))
-	}
-	j.set("command", quoteList(argv))
-	env := map[string]string{}
-	for _, e := range c.Env {
-		switch {
-		case e.ValueFrom != nil:
-			left("env " + e.Name + " (valueFrom: a secret, config map or field reference)")
-		case e.Value != nil:
-			env[e.Name] = *e.Value
-		default:
-			env[e.Name] = ""
+	env, envNames := containerEnv(&c, left, warn)
+	expand := func(what string, ss []string) []string {
+		out := make([]string, len(ss))
+		for i, s := range ss {
+			var missing []string
+			out[i], missing = expandK8s(s, env)
+			for _, m := range missing {
+				warn("%s: $(%s) is not a variable of the container's env with a value; left as written, as Kubernetes leaves it", what, m)
+			}
 		}
+		return out
+	}
+	command, args := expand("command", c.Command), expand("args", c.Args)
+	if opts.ContainerRuntime != "" {
+		j.set("command", quoteList(runtimeArgv(opts.ContainerRuntime, &c, envNames, command, args)))
+	} else {
+		j.set("command", quoteList(append(command, args...)))
 	}
 	if len(env) > 0 {
 		j.set("env", quoteHash(env))
 	}
-	if c.WorkingDir != "" {
+	if c.WorkingDir != "" && opts.ContainerRuntime == "" {
 		if path.IsAbs(c.WorkingDir) {
 			j.set("cwd", quote(c.WorkingDir))
 		} else {
 			left("workingDir " + c.WorkingDir + " (not an absolute path)")
 		}
 	}
+	cronJobPolicy(j, cj)
+	return j, true
+}
+
+// cronJobSchedule sets the job's cron, dialect and zone; false (after a
+// warning) when the schedule or zone cannot be read.
+func cronJobSchedule(j *job, schedule string, timeZone *string, warn func(string, ...any)) bool {
+	schedule, zone := strings.TrimSpace(schedule), ""
+	for _, prefix := range []string{"CRON_TZ=", "TZ="} {
+		if rest, ok := strings.CutPrefix(schedule, prefix); ok {
+			zone, schedule, _ = strings.Cut(rest, " ")
+			schedule = strings.TrimSpace(schedule)
+			warn("the %s prefix in spec.schedule is refused by current Kubernetes versions; imported as the job's time_zone", strings.TrimSuffix(prefix, "="))
+		}
+	}
+	if timeZone != nil {
+		zone = *timeZone
+	}
+	loc, err := calendar.LoadZone(zone)
+	if zone == "" {
+		loc, err = calendar.LoadZone("UTC")
+	}
+	if err != nil {
+		warn("time zone %s: %v; not imported", zone, err)
+		return false
+	}
+	if _, err := cron.Parse(schedule, cron.WithLocation(loc), cron.WithDialect(cron.Kubernetes)); err != nil {
+		warn("schedule %q: %v; not imported", schedule, err)
+		return false
+	}
+	j.set("cron", quote(schedule))
+	j.set("cron_dialect", quote("kubernetes"))
+	if zone == "" {
+		// The controller manager's zone: UTC on every managed cluster.
+		zone = "UTC"
+	}
+	j.set("time_zone", quote(zone))
+	return true
+}
+
+// cronJobPolicy sets what the CronJob and Job specs say about running.
+func cronJobPolicy(j *job, cj *cronJob) {
+	spec := &cj.Spec
 	if d := spec.StartingDeadlineSeconds; d != nil {
 		j.set("starting_deadline_seconds", itoa(*d))
 	}
@@ -229,7 +286,57 @@ func cronJobToJob(file string, doc int, cj *cronJob, taken names, warn func(stri
 	if d := spec.JobTemplate.Spec.ActiveDeadlineSeconds; d != nil {
 		j.set("timeout", itoa(*d))
 	}
-	return j, true
+}
+
+// containerEnv returns the container's environment with values, each
+// value's $(VAR) references to variables before it expanded, and the
+// names in order.
+func containerEnv(c *container, left func(string), warn func(string, ...any)) (map[string]string, []string) {
+	env := map[string]string{}
+	var order []string
+	for _, e := range c.Env {
+		switch {
+		case e.ValueFrom != nil:
+			left("env " + e.Name + " (valueFrom: a secret, config map or field reference)")
+			continue
+		case e.Value != nil:
+			v, missing := expandK8s(*e.Value, env)
+			for _, m := range missing {
+				warn("env %s: $(%s) is not a variable defined before it with a value; left as written, as Kubernetes leaves it", e.Name, m)
+			}
+			env[e.Name] = v
+		default:
+			env[e.Name] = ""
+		}
+		order = append(order, e.Name)
+	}
+	return env, order
+}
+
+// runtimeArgv runs the container's image as Kubernetes would: command
+// replaces the image's entrypoint, args its default arguments. The
+// environment's values stay out of the argv: `--env NAME` passes each from
+// the job's env.
+func runtimeArgv(runtime string, c *container, envNames, command, args []string) []string {
+	argv := []string{runtime, "run", "--rm"}
+	seen := map[string]bool{}
+	for _, n := range envNames {
+		if !seen[n] {
+			seen[n] = true
+			argv = append(argv, "--env", n)
+		}
+	}
+	if c.WorkingDir != "" {
+		argv = append(argv, "--workdir", c.WorkingDir)
+	}
+	if len(command) > 0 {
+		argv = append(argv, "--entrypoint", command[0])
+	}
+	argv = append(argv, "--", c.Image)
+	if len(command) > 1 {
+		argv = append(argv, command[1:]...)
+	}
+	return append(argv, args...)
 }
 
 func sortedKeys(m map[string]any) []string {

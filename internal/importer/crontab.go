@@ -4,24 +4,47 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"path"
 	"regexp"
 	"strings"
-	"time"
 	"unicode/utf8"
+)
 
-	"github.com/almanac-sh/almanac/internal/calendar"
-	"github.com/almanac-sh/almanac/internal/cron"
+// Crontab formats: a user crontab, the system format with a user column,
+// or decided by the file (SystemAuto).
+const (
+	SystemAuto = iota
+	SystemNo
+	SystemYes
 )
 
 // CrontabOptions say how to read a crontab.
 type CrontabOptions struct {
-	// System reads the system format (/etc/crontab, /etc/cron.d/*): a user
-	// column between the schedule and the command.
-	System bool
-	// User is the crontab's owner, for comments (`crontab -l` of that user).
+	// System is SystemYes for the system format (/etc/crontab,
+	// /etc/cron.d/*: a user column between the schedule and the command),
+	// SystemNo for a user crontab, and SystemAuto (the zero value) to
+	// read a user crontab but refuse a file that looks like the system
+	// format.
+	System int
+	// User is the crontab's owner (`crontab -l -u USER`): the jobs'
+	// run_as. Not used with the system format, whose lines name theirs.
 	User string
+	// Zone is the zone cron reads schedules in where no CRON_TZ says
+	// otherwise: the host's zone. Empty means UTC.
+	Zone string
+	// IgnoreCronTZ follows Debian's cron, which does not read CRON_TZ
+	// (it only passes it to the commands' environment), instead of
+	// cronie, which reads the entries after it in that zone.
+	IgnoreCronTZ bool
+	// Prefix starts every job name (PREFIX-name).
+	Prefix string
+	// MaxOutput bounds the manifest and the environment it gives its jobs,
+	// counted as if each job's were written out; 0 means DefaultMaxOutput.
+	MaxOutput int
 }
+
+// DefaultMaxOutput is the output bound unless an option says otherwise:
+// the size of the largest manifest file almanac reads.
+const DefaultMaxOutput = 16 << 20
 
 // envLineRE matches a crontab environment setting: NAME = value.
 var envLineRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$`)
@@ -30,61 +53,91 @@ var envLineRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$`)
 var macros = map[string]bool{"@yearly": true, "@annually": true, "@monthly": true, "@weekly": true,
 	"@daily": true, "@midnight": true, "@hourly": true}
 
+// runAsRE is the form of a run_as user the job attribute accepts.
+var runAsRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,31}$`)
+
 // crontabState is what the lines so far have set.
 type crontabState struct {
-	env    map[string]string
-	zone   string // CRON_TZ
-	mailto string
+	file   string
+	opts   CrontabOptions
+	system bool
+	env    *envChain
+	zone   string // CRON_TZ, when honoured
+	mailto *string
 	shell  string
+	taken  names
+	res    *Result
+	out    *strings.Builder
+	size   int // bytes written plus each job's environment counted in full
+	limit  int
 }
 
 // Crontab converts a Vixie/cronie crontab named file to a manifest of
 // jobs. Environment lines apply to the entries after them, as in cron:
-// CRON_TZ becomes the jobs' time zone, SHELL the program that runs the
-// command (/bin/sh by default), MAILTO a comment (almanac sends no mail),
-// the others the jobs' environment. A `%` in a command ends the command;
-// the rest, with each further `%` read as a newline, is the command's
-// standard input, as crontab(5) says (`\%` is a literal `%`). @reboot and
-// lines almanac cannot read are reported and left out.
+// CRON_TZ becomes the jobs' time zone (unless IgnoreCronTZ), SHELL the
+// program that runs the command (/bin/sh by default), MAILTO the jobs'
+// notify targets, the others the jobs' environment, shared through one
+// manifest variable per change. A `%` in a command ends the command; the
+// rest, with each further `%` read as a newline, is the command's standard
+// input, as crontab(5) says (`\%` is a literal `%`). @reboot and lines
+// almanac cannot read are reported and left out. The error is for input
+// that cannot be read at all: not UTF-8, a NUL byte, a user crontab that
+// looks like the system format, or output over the bound.
 func Crontab(file string, src []byte, opts CrontabOptions) (Result, error) {
 	if !utf8.Valid(src) {
 		return Result{}, fmt.Errorf("%s: not UTF-8 text", file)
 	}
+	if i := bytes.IndexByte(src, 0); i >= 0 {
+		line := bytes.Count(src[:i], []byte("\n")) + 1
+		col := i - bytes.LastIndexByte(src[:i], '\n')
+		return Result{}, fmt.Errorf("%s:%d:%d: a NUL byte; a crontab is text", file, line, col)
+	}
+	system, err := crontabFormat(file, src, opts.System)
+	if err != nil {
+		return Result{}, err
+	}
 	var b strings.Builder
 	var res Result
-	warn := func(line int, format string, a ...any) {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%s:%d: %s", file, line, fmt.Sprintf(format, a...)))
+	st := &crontabState{file: file, opts: opts, system: system, taken: names{prefix: opts.Prefix},
+		env: newEnvChain(varStem(opts.Prefix, file)), res: &res, out: &b, limit: opts.MaxOutput}
+	if st.limit <= 0 {
+		st.limit = DefaultMaxOutput
 	}
 	from := file
-	if opts.User != "" {
+	if system {
+		from += " (system crontab: a user column)"
+	} else if opts.User != "" {
 		from += " (the crontab of " + opts.User + ")"
 	}
+	zone := st.defaultZone()
 	fmt.Fprintf(&b, "# Imported from %s by `almanac import crontab`.\n", from)
-	st := crontabState{env: map[string]string{}}
-	taken := names{}
+	fmt.Fprintf(&b, "# Schedules without CRON_TZ are read in %s, the zone cron reads them in.\n", zone)
+	res.Notes = append(res.Notes, fmt.Sprintf("%s: schedules without CRON_TZ are read in %s (the host's zone unless --tz says otherwise)", file, zone))
 	sc := bufio.NewScanner(bytes.NewReader(src))
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for n := 1; sc.Scan(); n++ {
-		raw := sc.Text()
-		line := strings.TrimSpace(raw)
+		line := strings.TrimSpace(sc.Text())
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
 		if m := envLineRE.FindStringSubmatch(line); m != nil {
-			st.setEnv(m[1], unquoteEnv(m[2]))
-			if m[1] == "MAILTO" && st.mailto != "" {
-				warn(n, "MAILTO=%s: almanac does not mail a job's output; the address is kept as a comment", st.mailto)
-			}
+			st.setEnv(n, m[1], unquoteEnv(m[2]))
 			continue
 		}
-		j, ok := st.entry(file, n, line, opts, taken, warn)
+		j, ok := st.entry(n, line)
 		if !ok {
-			fmt.Fprintf(&b, "\n# %s:%d: not imported: %s\n", file, n, line)
-			continue
+			st.write(fmt.Sprintf("\n# %s:%d: not imported: %s\n", file, n, line), 0)
+		} else {
+			var jb strings.Builder
+			jb.WriteString(st.env.declare())
+			jb.WriteString("\n")
+			j.write(&jb)
+			st.write(jb.String(), st.env.size)
+			res.Jobs++
 		}
-		b.WriteString("\n")
-		j.write(&b)
-		res.Jobs++
+		if st.size > st.limit {
+			return Result{}, fmt.Errorf("%s:%d: the import would exceed %d bytes (each job's environment counted in full); split the crontab or share less environment", file, n, st.limit)
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return Result{}, fmt.Errorf("%s: %w", file, err)
@@ -93,17 +146,84 @@ func Crontab(file string, src []byte, opts CrontabOptions) (Result, error) {
 	return res, nil
 }
 
+// write appends s to the output, counting extra bytes of shared
+// environment the job it holds carries.
+func (st *crontabState) write(s string, extra int) {
+	st.out.WriteString(s)
+	st.size += len(s) + extra
+}
+
+func (st *crontabState) warn(line int, format string, a ...any) {
+	st.res.Warnings = append(st.res.Warnings, fmt.Sprintf("%s:%d: %s", st.file, line, fmt.Sprintf(format, a...)))
+}
+
+// defaultZone is the zone of entries no honoured CRON_TZ precedes.
+func (st *crontabState) defaultZone() string {
+	if st.opts.Zone == "" {
+		return "UTC"
+	}
+	return st.opts.Zone
+}
+
+// crontabFormat decides whether file is in the system format: as told,
+// or refused when a file not said to be either has a user column.
+func crontabFormat(file string, src []byte, mode int) (bool, error) {
+	switch mode {
+	case SystemYes:
+		return true, nil
+	case SystemNo:
+		return false, nil
+	}
+	sc := bufio.NewScanner(bytes.NewReader(src))
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if hint := systemHint(line); hint != "" {
+			return false, fmt.Errorf("%s:%d: %s, as in the system format of /etc/crontab and /etc/cron.d; pass --system to read the user column, or --system=false to read it as a user crontab", file, n, hint)
+		}
+	}
+	return false, nil
+}
+
+// systemHint says why line looks like a system crontab's: Debian's header
+// comment naming the user column, or root where the command would start.
+func systemHint(line string) string {
+	if strings.HasPrefix(line, "#") {
+		f := strings.Fields(strings.TrimPrefix(line, "#"))
+		if len(f) >= 7 && f[0] == "m" && f[5] == "user" {
+			return "the header comment names a user column"
+		}
+		return ""
+	}
+	f := strings.Fields(line)
+	i := 5
+	if len(f) > 0 && strings.HasPrefix(f[0], "@") {
+		i = 1
+	}
+	if len(f) > i+1 && f[i] == "root" {
+		return "the command starts with the user name root"
+	}
+	return ""
+}
+
 // setEnv records an environment line.
-func (st *crontabState) setEnv(name, value string) {
+func (st *crontabState) setEnv(n int, name, value string) {
 	switch name {
 	case "CRON_TZ":
+		if st.opts.IgnoreCronTZ {
+			st.warn(n, "CRON_TZ=%s: ignored as Debian's cron does (--ignore-cron-tz): schedules stay in %s and the commands get CRON_TZ in their environment", value, st.defaultZone())
+			st.env.set(name, value)
+			return
+		}
 		st.zone = value
+		st.warn(n, "CRON_TZ=%s: the entries after it are read in %s, as cronie does; Debian's cron ignores CRON_TZ (pass --ignore-cron-tz to follow it)", value, value)
 	case "MAILTO":
-		st.mailto = value
+		v := value
+		st.mailto = &v
 	case "SHELL":
 		st.shell = value
 	default:
-		st.env[name] = value
+		st.env.set(name, value)
 	}
 }
 
@@ -114,142 +234,4 @@ func unquoteEnv(v string) string {
 		return v[1 : len(v)-1]
 	}
 	return v
-}
-
-// entry converts one schedule line; false (after a warning) when it cannot.
-func (st *crontabState) entry(file string, n int, line string, opts CrontabOptions, taken names, warn func(int, string, ...any)) (*job, bool) {
-	fields := strings.Fields(line)
-	var schedule string
-	var rest []string
-	switch {
-	case fields[0] == "@reboot":
-		warn(n, "@reboot runs once when cron starts; almanac has no such trigger, so the entry is not imported")
-		return nil, false
-	case strings.HasPrefix(fields[0], "@"):
-		if !macros[fields[0]] {
-			warn(n, "unknown schedule %s; the entry is not imported", fields[0])
-			return nil, false
-		}
-		schedule, rest = fields[0], fields[1:]
-	case len(fields) < 6:
-		warn(n, "expected five schedule fields and a command; the entry is not imported")
-		return nil, false
-	default:
-		schedule, rest = strings.Join(fields[:5], " "), fields[5:]
-	}
-	user := ""
-	if opts.System {
-		if len(rest) < 2 {
-			warn(n, "expected a user and a command after the schedule (system crontab format); the entry is not imported")
-			return nil, false
-		}
-		user, rest = rest[0], rest[1:]
-	}
-	if len(rest) == 0 {
-		warn(n, "no command; the entry is not imported")
-		return nil, false
-	}
-	// The command is the rest of the line as written, spaces kept.
-	command := commandText(line, len(fields)-len(rest))
-	loc := time.UTC
-	if st.zone != "" {
-		l, err := calendar.LoadZone(st.zone)
-		if err != nil {
-			warn(n, "CRON_TZ=%s: %v; the entry is not imported", st.zone, err)
-			return nil, false
-		}
-		loc = l
-	}
-	if _, err := cron.Parse(schedule, cron.WithLocation(loc)); err != nil {
-		warn(n, "schedule %q: %v; the entry is not imported", schedule, err)
-		return nil, false
-	}
-	cmd, stdin := splitPercent(command)
-	j := &job{name: taken.make(jobBase(cmd) + "-" + itoa(int64(n)))}
-	j.comments = append(j.comments, fmt.Sprintf("%s:%d: %s", file, n, line))
-	if user != "" {
-		j.comments = append(j.comments, "cron ran this as user "+user+"; almanac runs it as the daemon's user")
-		if user != "root" {
-			warn(n, "runs as user %s in cron; almanac runs jobs as the daemon's user", user)
-		}
-	}
-	if st.mailto != "" {
-		j.comments = append(j.comments, "MAILTO="+st.mailto+": almanac does not mail output; see `almanac logs "+j.name+"`")
-	}
-	j.set("cron", quote(schedule))
-	if st.zone != "" {
-		j.set("time_zone", quote(loc.String()))
-	}
-	shell := st.shell
-	if shell == "" {
-		shell = "/bin/sh"
-	}
-	if stdin != "" {
-		// cron feeds the text after the first % to the command's standard
-		// input, each further % a newline; a here-document does the same.
-		cmd = cmd + " <<'ALMANAC_STDIN'\n" + strings.TrimSuffix(stdin, "\n") + "\nALMANAC_STDIN"
-	}
-	if shell == "/bin/sh" {
-		j.set("command", quote(cmd))
-	} else {
-		j.set("command", quoteList([]string{shell, "-c", cmd}))
-	}
-	if len(st.env) > 0 {
-		j.set("env", quoteHash(st.env))
-	}
-	// cron starts every run, even while the previous one is still going.
-	j.set("concurrency_policy", quote("Allow"))
-	return j, true
-}
-
-// commandText returns line from its skip-th field on, as written.
-func commandText(line string, skip int) string {
-	rest := line
-	for range skip {
-		rest = strings.TrimLeft(rest, " \t")
-		i := strings.IndexAny(rest, " \t")
-		if i < 0 {
-			return ""
-		}
-		rest = rest[i:]
-	}
-	return strings.TrimSpace(rest)
-}
-
-// splitPercent applies crontab(5)'s rule for %: the first unescaped % ends
-// the command and starts its standard input, in which every other
-// unescaped % is a newline; \% is a literal %.
-func splitPercent(s string) (cmd, stdin string) {
-	var out strings.Builder
-	inStdin := false
-	for i := 0; i < len(s); i++ {
-		switch {
-		case s[i] == '\\' && i+1 < len(s) && s[i+1] == '%':
-			out.WriteByte('%')
-			i++
-		case s[i] == '%' && !inStdin:
-			cmd, inStdin = out.String(), true
-			out.Reset()
-		case s[i] == '%':
-			out.WriteByte('\n')
-		default:
-			out.WriteByte(s[i])
-		}
-	}
-	if !inStdin {
-		return out.String(), ""
-	}
-	return strings.TrimSpace(cmd), out.String()
-}
-
-// jobBase is a name stem for a command: its program's base name.
-func jobBase(cmd string) string {
-	f := strings.Fields(cmd)
-	for len(f) > 0 && strings.Contains(f[0], "=") { // VAR=value cmd
-		f = f[1:]
-	}
-	if len(f) == 0 {
-		return "cron"
-	}
-	return path.Base(f[0])
 }

@@ -1,7 +1,6 @@
 package importer_test
 
 import (
-	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -16,6 +15,8 @@ import (
 	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/manifest"
 	"github.com/almanac-sh/almanac/internal/manifestjob"
+	"github.com/almanac-sh/almanac/internal/oncalendar"
+	"github.com/almanac-sh/almanac/internal/store"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -34,7 +35,7 @@ func convert(t *testing.T, name string) importer.Result {
 	var res importer.Result
 	switch {
 	case strings.HasSuffix(name, ".yaml"):
-		res, err = importer.CronJob(name, src)
+		res, err = importer.CronJob(name, src, importer.CronJobOptions{})
 	default:
 		res, err = importer.Crontab(name, src, crontabOptions(name))
 	}
@@ -86,7 +87,11 @@ func TestGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			res := convert(t, name)
 			golden(t, filepath.Join(dir, name+".pp"), res.Manifest)
-			golden(t, filepath.Join(dir, name+".warnings"), strings.Join(res.Warnings, "\n")+"\n")
+			report := res.Warnings
+			for _, e := range res.Errors {
+				report = append(report, "error: "+e)
+			}
+			golden(t, filepath.Join(dir, name+".warnings"), strings.Join(report, "\n")+"\n")
 		})
 	}
 }
@@ -95,46 +100,91 @@ func parseCron(name, expr string, loc *time.Location) (job.Schedule, error) {
 	return cron.Parse(expr, cron.WithLocation(loc), cron.WithHashKey(name))
 }
 
-// TestRoundTrip compiles every imported manifest as `almanac validate`
-// and `serve --manifests` do, and checks that each job fires at the same
-// instants as its source line: the schedule text and zone recorded in the
-// job's comment, parsed on their own.
+// specSchedule compiles a job spec's schedule by its dialect, as the job
+// controller does.
+func specSchedule(t *testing.T, spec store.JobSpec) job.Schedule {
+	t.Helper()
+	loc := time.UTC
+	if spec.TimeZone != "" {
+		var err error
+		if loc, err = calendar.LoadZone(spec.TimeZone); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var s job.Schedule
+	var err error
+	switch {
+	case len(spec.OnCalendar) > 0:
+		u := calendarUnion{}
+		for _, e := range spec.OnCalendar {
+			c, err := oncalendar.Parse(e, loc)
+			if err != nil {
+				t.Fatalf("%s: on_calendar %q: %v", spec.Name, e, err)
+			}
+			u = append(u, c)
+		}
+		return u
+	case spec.CronDialect == "kubernetes":
+		s, err = cron.Parse(spec.Cron, cron.WithLocation(loc), cron.WithDialect(cron.Kubernetes))
+	default:
+		s, err = parseCron(spec.Name, spec.Cron, loc)
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", spec.Name, err)
+	}
+	return s
+}
+
+// calendarUnion fires at the earliest next instant of its events.
+type calendarUnion []*oncalendar.Spec
+
+func (u calendarUnion) Next(t time.Time) time.Time {
+	var best time.Time
+	for _, s := range u {
+		if n := s.Next(t); !n.IsZero() && (best.IsZero() || n.Before(best)) {
+			best = n
+		}
+	}
+	return best
+}
+
+// compileManifest compiles an imported manifest as `almanac validate` and
+// `serve --manifests` do.
+func compileManifest(t *testing.T, name string, res importer.Result) *manifestjob.Set {
+	t.Helper()
+	f, err := manifest.ParseFile(name+".pp", []byte(res.Manifest))
+	if err != nil {
+		t.Fatalf("parse: %v\n%s", err, res.Manifest)
+	}
+	cat, err := catalog.Compile(f)
+	if err != nil {
+		t.Fatalf("compile: %v", err)
+	}
+	set, err := manifestjob.FromCatalog(cat, parseCron)
+	if err != nil {
+		t.Fatalf("jobs: %v\n%s", err, res.Manifest)
+	}
+	if len(set.Jobs) != res.Jobs || res.Jobs == 0 {
+		t.Fatalf("%d jobs in the manifest, importer said %d", len(set.Jobs), res.Jobs)
+	}
+	return set
+}
+
+// TestRoundTrip compiles every imported manifest and checks that each job
+// fires at the same instants as its source line: the schedule text
+// recorded in the job's comment, parsed on its own in the source's
+// dialect and zone.
 func TestRoundTrip(t *testing.T) {
 	from := time.Date(2026, 3, 27, 12, 0, 0, 0, time.UTC) // the week of a DST change in Europe
 	for _, name := range inputs(t) {
 		t.Run(name, func(t *testing.T) {
 			res := convert(t, name)
-			f, err := manifest.ParseFile(name+".pp", []byte(res.Manifest))
-			if err != nil {
-				t.Fatalf("parse: %v\n%s", err, res.Manifest)
-			}
-			cat, err := catalog.Compile(f)
-			if err != nil {
-				t.Fatalf("compile: %v", err)
-			}
-			set, err := manifestjob.FromCatalog(cat, parseCron)
-			var el manifest.ErrorList
-			if errors.As(err, &el) || err != nil {
-				t.Fatalf("jobs: %v", err)
-			}
-			if len(set.Jobs) != res.Jobs || res.Jobs == 0 {
-				t.Fatalf("%d jobs in the manifest, importer said %d", len(set.Jobs), res.Jobs)
-			}
+			set := compileManifest(t, name, res)
 			for _, spec := range set.Jobs {
-				loc := time.UTC
-				if spec.TimeZone != "" {
-					if loc, err = calendar.LoadZone(spec.TimeZone); err != nil {
-						t.Fatal(err)
-					}
-				}
-				got, err := parseCron(spec.Name, spec.Cron, loc)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want, err := cron.Parse(sourceSchedule(t, res.Manifest, spec.Name), cron.WithLocation(loc), cron.WithHashKey(spec.Name))
-				if err != nil {
-					t.Fatal(err)
-				}
+				got := specSchedule(t, spec)
+				src := spec
+				src.Cron = sourceSchedule(t, res.Manifest, spec.Name)
+				want := specSchedule(t, src)
 				g, w := from, from
 				for range 5 {
 					g, w = got.Next(g), want.Next(w)
@@ -188,7 +238,11 @@ func FuzzCrontab(f *testing.F) {
 		f.Add([]byte(s), true)
 	}
 	f.Fuzz(func(t *testing.T, src []byte, system bool) {
-		res, err := importer.Crontab("f", src, importer.CrontabOptions{System: system})
+		opts := importer.CrontabOptions{System: importer.SystemNo, Zone: "Europe/Berlin"}
+		if system {
+			opts.System = importer.SystemYes
+		}
+		res, err := importer.Crontab("f", src, opts)
 		if err != nil {
 			return
 		}
@@ -201,7 +255,7 @@ func FuzzCronJob(f *testing.F) {
 	f.Add([]byte("kind: CronJob\n---\nkind: ConfigMap\n---\n"))
 	f.Add([]byte("spec: [1, 2]\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		res, err := importer.CronJob("f", src)
+		res, err := importer.CronJob("f", src, importer.CronJobOptions{})
 		if err != nil {
 			return
 		}
@@ -222,7 +276,7 @@ func checkParses(t *testing.T, res importer.Result) {
 // the others as the web team's user crontab.
 func crontabOptions(name string) importer.CrontabOptions {
 	if strings.HasPrefix(name, "etc-") {
-		return importer.CrontabOptions{System: true}
+		return importer.CrontabOptions{System: importer.SystemYes, Zone: "America/New_York"}
 	}
-	return importer.CrontabOptions{User: "web"}
+	return importer.CrontabOptions{User: "web", Zone: "America/New_York"}
 }

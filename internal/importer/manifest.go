@@ -7,7 +7,6 @@ package importer
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,6 +20,13 @@ type Result struct {
 	// Warnings name what was not imported or not imported exactly, as
 	// "FILE:LINE: message" (or "FILE: document N: message" for YAML).
 	Warnings []string
+	// Errors name the documents that could not be read at all (invalid
+	// YAML, aliases past the bound), as "FILE:LINE: document N: message";
+	// the others are still imported.
+	Errors []string
+	// Notes say what the import assumed (the zone schedules are read in),
+	// for the user to check; they are not problems.
+	Notes []string
 	// Jobs counts the job resources in Manifest.
 	Jobs int
 }
@@ -57,9 +63,12 @@ func (j *job) write(b *strings.Builder) {
 	b.WriteString("}\n")
 }
 
+// quoteEscaper escapes what a single-quoted manifest string may not hold.
+var quoteEscaper = strings.NewReplacer(`\`, `\\`, `'`, `\'`)
+
 // quote is s as a single-quoted manifest string.
 func quote(s string) string {
-	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+	return "'" + quoteEscaper.Replace(s) + "'"
 }
 
 // quoteList is ss as a manifest array of strings.
@@ -86,27 +95,3 @@ func quoteHash(m map[string]string) string {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
-
-// nameCleaner replaces what a job name may not contain.
-var nameCleaner = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
-// names hands out job names that are valid and unique within one import.
-type names map[string]bool
-
-// make returns a job name built from base (cleaned, at most 128 bytes,
-// starting with a letter or digit), with -2, -3 … appended when taken.
-func (n names) make(base string) string {
-	s := strings.Trim(nameCleaner.ReplaceAllString(base, "-"), "-._")
-	if s == "" {
-		s = "job"
-	}
-	if len(s) > 120 {
-		s = strings.TrimRight(s[:120], "-._")
-	}
-	name := s
-	for i := 2; n[name]; i++ {
-		name = s + "-" + strconv.Itoa(i)
-	}
-	n[name] = true
-	return name
-}

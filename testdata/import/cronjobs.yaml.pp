@@ -7,8 +7,9 @@
 # not imported: pod field restartPolicy
 # not imported: pod field volumes
 # not imported: env AWS_SECRET_ACCESS_KEY (valueFrom: a secret, config map or field reference)
-job { 'nightly-backup':
+job { 'prod-nightly-backup':
   cron                          => '30 2 * * *',
+  cron_dialect                  => 'kubernetes',
   time_zone                     => 'Europe/Berlin',
   command                       => ['/usr/local/bin/backup', '--all', '--target', 's3://backups/nightly'],
   env                           => { 'LOG_LEVEL' => 'info' },
@@ -26,6 +27,8 @@ job { 'nightly-backup':
 # not imported: pod field restartPolicy
 job { 'pi':
   cron               => '0 * * * ?',
+  cron_dialect       => 'kubernetes',
+  time_zone          => 'UTC',
   command            => ['perl', '-Mbignum=bpi', '-wle', 'print bpi(2000)'],
   concurrency_policy => 'Replace',
   suspend            => true,
@@ -38,9 +41,10 @@ job { 'pi':
 # not imported: pod field restartPolicy
 job { 'report':
   cron          => '0 9 * * 1-5',
+  cron_dialect  => 'kubernetes',
   time_zone     => 'America/New_York',
   command       => ['sh', '-c', 'generate-report --daily | mail -s daily team@example.com'],
   backoff_limit => 6,
 }
 
-# cronjobs.yaml: document 5 (CronJob entrypoint-only): not imported
+# cronjobs.yaml:88: document 5 (CronJob entrypoint-only): not imported

@@ -1,0 +1,172 @@
+package importer_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/almanac-sh/almanac/internal/importer"
+)
+
+const timerDir = "../../testdata/import-timer"
+
+// timerDirImport imports every *.timer in dir, with the services beside
+// them, as `almanac import timer DIR` does.
+func timerDirImport(t *testing.T, dir string, opts importer.TimerOptions) importer.Result {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(dir, "*.timer"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no timers in %s: %v", dir, err)
+	}
+	sort.Strings(paths)
+	var timers []importer.UnitSource
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		timers = append(timers, importer.UnitSource{Path: filepath.Base(p), Data: b})
+	}
+	load := func(name string) (importer.UnitSource, error) {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return importer.UnitSource{}, fmt.Errorf("%s: no such unit", name)
+		}
+		return importer.UnitSource{Path: name, Data: b}, nil
+	}
+	res, err := importer.Timers(timers, load, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestTimerGolden imports the sample units (Debian's apt-daily and
+// fstrim, a backup with every mapped setting, a monotonic timer, a
+// template, a timer naming its service with Unit=) and compares the
+// manifest and warnings with the golden files.
+func TestTimerGolden(t *testing.T) {
+	res := timerDirImport(t, timerDir, importer.TimerOptions{Zone: "America/New_York"})
+	checkParses(t, res)
+	golden(t, filepath.Join(timerDir, "all.pp"), res.Manifest)
+	golden(t, filepath.Join(timerDir, "all.warnings"), strings.Join(res.Warnings, "\n")+"\n")
+	if res.Jobs != 4 {
+		t.Errorf("%d jobs, want 4", res.Jobs)
+	}
+}
+
+// TestTimerMapping checks the mappings one at a time.
+func TestTimerMapping(t *testing.T) {
+	tests := []struct {
+		name    string
+		timer   string
+		service string
+		opts    importer.TimerOptions
+		want    []string
+		notWant []string
+		warning string
+		errs    int
+	}{
+		{name: "several OnCalendar are a union", timer: "[Timer]\nOnCalendar=daily\nOnCalendar=Sat 12:00\n",
+			service: "[Service]\nExecStart=/bin/true\n", want: []string{"on_calendar                => ['daily', 'Sat 12:00']"}},
+		{name: "an empty OnCalendar resets", timer: "[Timer]\nOnCalendar=daily\nOnCalendar=\nOnCalendar=weekly\n",
+			service: "[Service]\nExecStart=/bin/true\n", want: []string{"on_calendar                => 'weekly'"}},
+		{name: "not persistent: deadline of the accuracy", timer: "[Timer]\nOnCalendar=daily\nAccuracySec=5min\n",
+			service: "[Service]\nExecStart=/bin/true\n", want: []string{"starting_deadline_seconds  => 300"}},
+		{name: "persistent: no deadline", timer: "[Timer]\nOnCalendar=daily\nPersistent=yes\n",
+			service: "[Service]\nExecStart=/bin/true\n", notWant: []string{"starting_deadline_seconds"}},
+		{name: "randomized delay rounds up", timer: "[Timer]\nOnCalendar=daily\nRandomizedDelaySec=1.5s\n",
+			service: "[Service]\nExecStart=/bin/true\n", want: []string{"randomized_delay           => 2"}},
+		{name: "host zone", timer: "[Timer]\nOnCalendar=daily\n", opts: importer.TimerOptions{Zone: "Asia/Tokyo", Prefix: "host1"},
+			service: "[Service]\nExecStart=/bin/true\n", want: []string{"time_zone                  => 'Asia/Tokyo'", "job { 'host1-t':"}},
+		{name: "monotonic only", timer: "[Timer]\nOnBootSec=5min\nOnUnitActiveSec=1h\n",
+			service: "[Service]\nExecStart=/bin/true\n", warning: "monotonic timer (OnBootSec=5min, OnUnitActiveSec=1h)"},
+		{name: "Environment quoting and $ expansion", timer: "[Timer]\nOnCalendar=daily\n",
+			service: "[Service]\nEnvironment=\"A=x y\" 'B=it\\'s' C=\\x41\nExecStart=/bin/echo $A ${A} pre${B}post $$A $NONE\n",
+			want:    []string{`['/bin/echo', 'x', 'y', 'x y', 'preit\'spost', '$A']`, "'A' => 'x y'", "'C' => 'A'"}, warning: "$NONE"},
+		{name: "text after a closing quote", timer: "[Timer]\nOnCalendar=daily\n",
+			service: "[Service]\nEnvironment='B=it''s'\nExecStart=/bin/true\n", warning: "text right after a closing quote"},
+		{name: ": prefix keeps $", timer: "[Timer]\nOnCalendar=daily\n",
+			service: "[Service]\nEnvironment=A=1\nExecStart=:/bin/echo $A\n", want: []string{"['/bin/echo', '$A']"}},
+		{name: "- prefix ignores failure", timer: "[Timer]\nOnCalendar=daily\n",
+			service: "[Service]\nExecStart=-/bin/false 'a b'\n", want: []string{`'{ \'/bin/false\' \'a b\' || :; }'`}},
+		{name: "oneshot with several commands", timer: "[Timer]\nOnCalendar=daily\n",
+			service: "[Service]\nType=oneshot\nExecStart=/bin/a\nExecStart=/bin/b x\n", want: []string{`'\'/bin/a\' &&`}},
+		{name: "several commands without oneshot", timer: "[Timer]\nOnCalendar=daily\n",
+			service: "[Service]\nExecStart=/bin/a\nExecStart=/bin/b\n", warning: "only Type=oneshot allows"},
+		{name: "the | prefix", timer: "[Timer]\nOnCalendar=daily\n",
+			service: "[Service]\nExecStart=|echo hi\n", warning: "not supported"},
+		{name: "a host specifier", timer: "[Timer]\nOnCalendar=daily\n",
+			service: "[Service]\nExecStart=/bin/echo %H\n", warning: "%H depends on the host"},
+		{name: "User and Group", timer: "[Timer]\nOnCalendar=daily\n",
+			service: "[Service]\nUser=www-data\nGroup=adm\nExecStart=/bin/true\n", want: []string{"run_as                     => 'www-data:adm'"}},
+		{name: "oneshot start timeout is the run's", timer: "[Timer]\nOnCalendar=daily\n",
+			service: "[Service]\nType=oneshot\nTimeoutStartSec=1min 30s\nExecStart=/bin/true\n", want: []string{"timeout                    => 90"}},
+		{name: "infinite timeout", timer: "[Timer]\nOnCalendar=daily\n",
+			service: "[Service]\nType=oneshot\nTimeoutStartSec=infinity\nExecStart=/bin/true\n", notWant: []string{"timeout"}},
+		{name: "no service", timer: "[Timer]\nOnCalendar=daily\nUnit=other.service\n", warning: "other.service"},
+		{name: "NUL in the service", timer: "[Timer]\nOnCalendar=daily\n", service: "[Service]\nExecStart=/bin/a\x00\n", errs: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			load := func(name string) (importer.UnitSource, error) {
+				if name != "t.service" || tt.service == "" {
+					return importer.UnitSource{}, fmt.Errorf("%s: no such unit", name)
+				}
+				return importer.UnitSource{Path: name, Data: []byte(tt.service)}, nil
+			}
+			res, err := importer.Timers([]importer.UnitSource{{Path: "t.timer", Data: []byte(tt.timer)}}, load, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkParses(t, res)
+			if len(res.Errors) != tt.errs {
+				t.Fatalf("errors %q", res.Errors)
+			}
+			m := squeeze(res.Manifest)
+			for _, w := range tt.want {
+				if !strings.Contains(m, squeeze(w)) {
+					t.Errorf("no %q in\n%s", w, res.Manifest)
+				}
+			}
+			for _, w := range tt.notWant {
+				if strings.Contains(m, squeeze(w)) {
+					t.Errorf("%q in\n%s", w, res.Manifest)
+				}
+			}
+			if tt.warning != "" && !strings.Contains(strings.Join(res.Warnings, "\n"), tt.warning) {
+				t.Errorf("warnings %q, want %q", res.Warnings, tt.warning)
+			}
+		})
+	}
+}
+
+func FuzzTimer(f *testing.F) {
+	f.Add([]byte("[Timer]\nOnCalendar=daily\nPersistent=yes\n"), []byte("[Service]\nExecStart=/bin/true\n"))
+	f.Add([]byte("[Timer]\nOnCalendar=Mon *-*-* 1:2 \\\n  UTC\nRandomizedDelaySec=1h 5m\n"),
+		[]byte("[Service]\nType=oneshot\nEnvironment=\"A=b c\" D=\\x41\nExecStart=-@/bin/x y $A ${D} %n %%\nExecStart=/bin/z\nUser=u\nTimeoutStartSec=5\n"))
+	f.Add([]byte("[Timer]\nOnBootSec=1\n"), []byte(""))
+	f.Add([]byte("OnCalendar=x\n[Timer\n;c\n#d\n"), []byte("[Service]\nExecStart='unterminated\n"))
+	f.Fuzz(func(t *testing.T, timer, service []byte) {
+		load := func(string) (importer.UnitSource, error) {
+			return importer.UnitSource{Path: "t.service", Data: service}, nil
+		}
+		res, err := importer.Timers([]importer.UnitSource{{Path: "t.timer", Data: timer}}, load, importer.TimerOptions{})
+		if err != nil {
+			return
+		}
+		checkParses(t, res)
+	})
+}
+
+// squeeze collapses runs of spaces, so that expectations do not depend on
+// how the attributes are aligned.
+func squeeze(s string) string {
+	for strings.Contains(s, "  ") {
+		s = strings.ReplaceAll(s, "  ", " ")
+	}
+	return s
+}
