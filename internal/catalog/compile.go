@@ -25,6 +25,7 @@ type res struct {
 	virtual   bool // declared with @ and not (yet) realized
 	define    *manifest.DefineDef
 	done      bool // a define instance's body has been evaluated
+	included  bool // a class declared include-style, which Puppet gives no position
 }
 
 type defaultAttr struct {

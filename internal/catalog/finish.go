@@ -15,7 +15,9 @@ func (c *compiler) finish() *Catalog {
 		if r.define == nil && !r.isCont {
 			c.applyDefaults(r)
 		}
-		c.inheritMeta(r)
+	}
+	c.inheritMeta()
+	for _, r := range c.all {
 		if spec := builtinTypes[r.r.Type]; spec != nil {
 			c.validate(r, spec)
 		} else {
@@ -168,27 +170,72 @@ func (c *compiler) metaTarget(r *res, param string, v any) *res {
 		return nil
 	}
 	t := c.find(ref)
-	if t == nil || t.virtual {
+	switch {
+	case t == nil:
 		c.errorf(r.attrPos.get(param), "Could not find resource '%s' in parameter '%s'", ref, param)
+		return nil
+	case t.virtual && (param == "require" || param == "subscribe"):
+		c.errorf(r.attrPos.get(param), "Could not find dependency %s for %s", t.r.Ref(), r.r.Ref())
+		return nil
+	case t.virtual:
+		c.errorf(r.attrPos.get(param), "Could not find dependent %s for %s", t.r.Ref(), r.r.Ref())
 		return nil
 	}
 	return t
 }
 
-// inheritMeta passes noop and schedule from containers (classes, defined
-// type instances) down to the resources in them that do not set their own.
-func (c *compiler) inheritMeta(r *res) {
-	for _, mp := range []string{"noop", "schedule"} {
-		if _, set := r.attrs[mp]; set {
+// inheritedMeta are the metaparameters a container passes down: Puppet's
+// non-relationship metaparameters that almanac has. Puppet also passes
+// alias (which then clashes as soon as a container holds two resources),
+// loglevel and audit.
+var inheritedMeta = []string{"noop", "schedule"}
+
+// inheritMeta passes noop and schedule down the containment graph the way
+// Puppet's compiler does (add_resource_metaparams): breadth first from
+// Class[Main] only, each resource or container that does not set one taking
+// its container's value, its own value (set or inherited) passing on to
+// what it contains. Classes declared with include or class {} belong to
+// Stage[main], outside Class[Main], so their members inherit nothing from
+// them unless a contain chain from Class[Main] reaches them.
+func (c *compiler) inheritMeta() {
+	children := make(map[*res][]*res)
+	for _, r := range c.all {
+		if r.container != nil && !r.virtual {
+			children[r.container] = append(children[r.container], r)
+		}
+	}
+	for _, e := range c.extra {
+		if e.Kind != Contain {
 			continue
 		}
-		for ct := r.container; ct != nil; ct = ct.container {
-			if v, ok := ct.attrs[mp]; ok {
-				r.attrs[mp] = v
-				r.attrPos.set(mp, ct.attrPos.get(mp))
-				break
+		from, okF := parseRefString(e.From)
+		to, okT := parseRefString(e.To)
+		if !okF || !okT {
+			continue
+		}
+		if f, t := c.find(from), c.find(to); f != nil && t != nil {
+			children[f] = append(children[f], t)
+		}
+	}
+	queue := []*res{c.main}
+	seen := map[*res]bool{}
+	for len(queue) > 0 {
+		node := queue[0]
+		queue = queue[1:]
+		if seen[node] {
+			continue
+		}
+		seen[node] = true
+		for _, t := range children[node] {
+			for _, mp := range inheritedMeta {
+				v, ok := node.attrs[mp]
+				if _, set := t.attrs[mp]; ok && !set {
+					t.attrs[mp] = v
+					t.attrPos.set(mp, node.attrPos.get(mp))
+				}
 			}
 		}
+		queue = append(queue, children[node]...)
 	}
 }
 

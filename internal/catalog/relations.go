@@ -56,8 +56,9 @@ func (c *compiler) compileQuery(s *scope, e manifest.Expr) *query {
 	return nil
 }
 
-// matchQuery tests a resource against a query. Only attributes written in
-// the manifest are visible, plus title and tag.
+// match tests a resource against a query: its attributes, including those
+// a resource default fills in (as Puppet, which applies defaults when it
+// creates the resource), plus title and tag.
 func (q *query) match(r *res) bool {
 	if q == nil {
 		return true
@@ -84,6 +85,9 @@ func (q *query) match(r *res) bool {
 		}
 	default:
 		v, set := r.attrs[q.attr]
+		if !set {
+			v, set = r.defaultValue(q.attr)
+		}
 		if !set {
 			eq = q.val == nil
 			break
@@ -246,8 +250,9 @@ func (c *compiler) chain(s *scope, n *manifest.Chain) any {
 func (c *compiler) resolveChain(ch *chain) []Edge {
 	var edges []Edge
 	type member struct {
-		ref   string
-		found bool
+		ref     string
+		found   bool
+		virtual bool // declared but never realized
 	}
 	sets := make([][]member, len(ch.operands))
 	for i, op := range ch.operands {
@@ -255,8 +260,8 @@ func (c *compiler) resolveChain(ch *chain) []Edge {
 		for _, rv := range op.refs {
 			r := c.find(rv)
 			m := member{ref: rv.String()}
-			if r != nil && !r.virtual {
-				m = member{ref: r.r.Ref(), found: true}
+			if r != nil {
+				m = member{ref: r.r.Ref(), found: !r.virtual, virtual: r.virtual}
 			}
 			if !seen[m.ref] {
 				seen[m.ref] = true
@@ -290,11 +295,19 @@ func (c *compiler) resolveChain(ch *chain) []Edge {
 				if op == "<-" || op == "<~" {
 					src, dst = r, l
 				}
-				if !src.found {
+				switch {
+				case src.virtual:
+					// Puppet turns the arrow into a metaparameter of its
+					// source, which leaves the catalog with the unrealized
+					// resource: the relationship is silently dropped.
+					continue
+				case !src.found:
 					c.errorf(pos, "Could not find resource '%s' for relationship on '%s'", src.ref, dst.ref)
 					continue
-				}
-				if !dst.found {
+				case dst.virtual:
+					c.errorf(pos, "Could not find dependent %s for %s", dst.ref, src.ref)
+					continue
+				case !dst.found:
 					c.errorf(pos, "Could not find resource '%s' for relationship from '%s'", dst.ref, src.ref)
 					continue
 				}

@@ -251,6 +251,17 @@ func (c *compiler) applyDefaults(r *res) {
 	}
 }
 
+// defaultValue is the value a resource default would give r's attribute
+// name, the nearest scope winning as in applyDefaults.
+func (r *res) defaultValue(name string) (any, bool) {
+	for sc := r.scope; sc != nil; sc = sc.dyn {
+		if d, ok := sc.defaults[r.r.Type][name]; ok && d.val != nil {
+			return d.val, true
+		}
+	}
+	return nil, false
+}
+
 // includeClass declares a class include-style (idempotent) and returns it.
 func (c *compiler) includeClass(s *scope, name string, pos manifest.Pos) *res {
 	name = strings.ToLower(strings.TrimPrefix(name, "::"))
@@ -261,13 +272,19 @@ func (c *compiler) includeClass(s *scope, name string, pos manifest.Pos) *res {
 	if def == nil {
 		c.fail(pos, "Could not find class ::%s", name)
 	}
-	return c.evalClass(s, def, name, nil, pos)
+	r := c.evalClass(s, def, name, nil, pos)
+	r.included = true
+	return r
 }
 
 // declareClass is the resource-like declaration class { 'x': p => v }.
 func (c *compiler) declareClass(s *scope, name string, attrs []attrVal, pos manifest.Pos) *res {
 	name = strings.ToLower(strings.TrimPrefix(name, "::"))
 	if old := c.byKey[refKey("class", name)]; old != nil {
+		if old.included {
+			c.errorf(pos, "Duplicate declaration: %s is already declared; cannot redeclare", formatRef("class", name))
+			return nil
+		}
 		c.errorf(pos, "Duplicate declaration: %s is already declared at %s; cannot redeclare", formatRef("class", name), where(old.r.Pos))
 		return nil
 	}

@@ -51,7 +51,7 @@ var builtinTypes = map[string]*typeSpec{
 		"provider": {kind: kEnum, enum: []string{"shell", "posix"}},
 		"refresh":  {kind: kString}, "refreshonly": {kind: kBool}, "returns": {kind: kReturns},
 		"timeout": {kind: kNumber}, "tries": {kind: kInt}, "try_sleep": {kind: kNumber}, "umask": {kind: kString},
-	}},
+	}, check: checkExec},
 	"file": {namevar: "path", attrs: map[string]attrSpec{
 		"path":    {kind: kAbsPath},
 		"ensure":  {kind: kEnum, enum: []string{"present", "absent", "file", "directory", "link"}},

@@ -28,7 +28,7 @@ var keywords = map[string]bool{
 	"and": true, "or": true, "in": true, "if": true, "elsif": true, "else": true, "unless": true,
 	"case": true, "default": true, "class": true, "define": true, "node": true, "true": true,
 	"false": true, "undef": true, "inherits": true, "function": true, "type": true,
-	"application": true, "site": true, "produces": true, "consumes": true, "attr": true, "private": true,
+	"attr": true, "private": true,
 }
 
 // buffers are a parse's transient memory, kept in parseBufs for reuse by
@@ -337,8 +337,6 @@ func (p *parser) statement() Expr {
 			if p.peek(1).Kind == TYPE {
 				p.fail(p.pos(t), "unsupported: type aliases")
 			}
-		case "application", "site", "produces", "consumes":
-			p.fail(p.pos(t), "unsupported: %s (application orchestration)", p.text(t))
 		case "elsif", "else":
 			p.fail(p.pos(t), "syntax error: '%s' without a preceding if", p.text(t))
 		}

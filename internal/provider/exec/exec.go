@@ -10,13 +10,19 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/almanac-sh/almanac/internal/apply"
+	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/provider"
 )
 
 // Provider runs exec resources.
-type Provider struct{}
+type Provider struct {
+	// Clock times the pause between tries (try_sleep); nil means the real
+	// clock.
+	Clock clock.Clock
+}
 
 var _ apply.Refresher = Provider{}
 
@@ -29,10 +35,16 @@ type settings struct {
 	ref      string
 	params   map[string]any
 	resource *apply.Resource
+	tries    int64
+	trySleep time.Duration
+	clock    clock.Clock
 }
 
-func load(r *apply.Resource) (*settings, error) {
-	s := &settings{ref: r.Ref(), params: r.Params, resource: r}
+func (p Provider) load(r *apply.Resource) (*settings, error) {
+	s := &settings{ref: r.Ref(), params: r.Params, resource: r, tries: 1, clock: p.Clock}
+	if s.clock == nil {
+		s.clock = clock.Real{}
+	}
 	s.command = provider.String(r.Params, "command")
 	if s.command == "" {
 		s.command = r.Title
@@ -53,6 +65,16 @@ func load(r *apply.Resource) (*settings, error) {
 	}
 	timeout, err := provider.Seconds(r.Params, "timeout")
 	if err != nil {
+		return nil, err
+	}
+	if v, ok := r.Params["tries"]; ok {
+		n, err := strconv.ParseInt(fmt.Sprint(v), 10, 64)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("Tries must be an integer >= 1")
+		}
+		s.tries = n
+	}
+	if s.trySleep, err = provider.Seconds(r.Params, "try_sleep"); err != nil {
 		return nil, err
 	}
 	s.base = provider.Command{
@@ -122,8 +144,29 @@ func (s *settings) shouldText() string {
 
 // sync runs the command as the returns property does: its output is logged
 // when logoutput says so, and an unexpected exit status is an error.
+//
+// With tries above 1 the command is run until it returns an expected
+// status, at most tries times, pausing try_sleep after each failed try (the
+// last one too, as Puppet does); only the last try's output is logged.
 func (s *settings) sync(ctx context.Context, log apply.Logger) error {
-	out, code, err := s.run(ctx, s.command)
+	var out string
+	var code int
+	var err error
+	for try := int64(1); try <= s.tries; try++ {
+		if s.tries > 1 {
+			log.Log(apply.Debug, s.ref+"/returns", fmt.Sprintf("Exec try %d/%d", try, s.tries))
+		}
+		out, code, err = s.run(ctx, s.command)
+		if err != nil || contains(s.returns, code) {
+			break
+		}
+		if s.trySleep > 0 && s.tries > 1 {
+			log.Log(apply.Debug, s.ref+"/returns", fmt.Sprintf("Sleeping for %s seconds between tries", provider.String(s.params, "try_sleep")))
+			if err := s.sleep(ctx); err != nil {
+				return err
+			}
+		}
+	}
 	ok := err == nil && contains(s.returns, code)
 	if s.logout == "true" || (s.logout == "on_failure" && !ok) {
 		for _, l := range provider.Lines(out) {
@@ -146,6 +189,18 @@ func (s *settings) sync(ctx context.Context, log apply.Logger) error {
 	return nil
 }
 
+// sleep pauses for try_sleep on the provider's clock, or until ctx ends.
+func (s *settings) sleep(ctx context.Context) error {
+	t := s.clock.NewTimer(s.trySleep)
+	defer t.Stop()
+	select {
+	case <-t.C():
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 func contains(s []int, n int) bool {
 	for _, x := range s {
 		if x == n {
@@ -157,8 +212,8 @@ func contains(s []int, n int) bool {
 
 // Changes reports the returns property out of sync ('notrun') when the
 // command should run.
-func (Provider) Changes(ctx context.Context, r *apply.Resource, log apply.Logger) ([]apply.Change, error) {
-	s, err := load(r)
+func (p Provider) Changes(ctx context.Context, r *apply.Resource, log apply.Logger) ([]apply.Change, error) {
+	s, err := p.load(r)
 	if err != nil {
 		return nil, err
 	}
@@ -182,8 +237,8 @@ func (Provider) Changes(ctx context.Context, r *apply.Resource, log apply.Logger
 
 // Refresh runs the refresh command if one is set (its result is ignored, as
 // in Puppet), else the command itself, provided the guards still allow it.
-func (Provider) Refresh(ctx context.Context, r *apply.Resource, log apply.Logger) error {
-	s, err := load(r)
+func (p Provider) Refresh(ctx context.Context, r *apply.Resource, log apply.Logger) error {
+	s, err := p.load(r)
 	if err != nil {
 		return err
 	}
