@@ -15,9 +15,9 @@ func nodeFlag(fs *flag.FlagSet) *string {
 // hostOptions describes this host to the compiler: its facts, and the node
 // name (node, or the host's fully qualified name as Puppet's certname).
 func hostOptions(node string) catalog.Options {
-	f := facts.Gather(facts.Host{})
+	certname, f := facts.Local()
 	if node == "" {
-		node = facts.Certname(f)
+		node = certname
 	}
 	return catalog.Options{Node: node, Facts: f}
 }

@@ -251,3 +251,10 @@ func Certname(f map[string]any) string {
 	fqdn, _ := netw["fqdn"].(string)
 	return strings.ToLower(fqdn)
 }
+
+// Local gathers this host's facts and its node name (Certname), what a
+// compilation for this host is told.
+func Local() (node string, f map[string]any) {
+	f = Gather(Host{})
+	return Certname(f), f
+}
