@@ -70,6 +70,8 @@ type compiler struct {
 	chains   []*chain
 	realizes []realizeReq
 	extra    []Edge // require/contain function edges
+	opts     Options
+	nodes    nodeDefs
 }
 
 type realizeReq struct {
@@ -85,7 +87,14 @@ type bail struct{}
 // the partial catalog and a manifest.ErrorList with every error, sorted by
 // position.
 func Compile(files ...*manifest.File) (*Catalog, error) {
+	return CompileWith(Options{}, files...)
+}
+
+// CompileWith is [Compile] for the host opts describes: the node it
+// compiles for and its facts.
+func CompileWith(opts Options, files ...*manifest.File) (*Catalog, error) {
 	c := &compiler{
+		opts:    opts,
 		classes: map[string]*manifest.ClassDef{},
 		defines: map[string]*manifest.DefineDef{},
 		byKey:   map[rkey]*res{},
@@ -100,6 +109,7 @@ func Compile(files ...*manifest.File) (*Catalog, error) {
 	c.main = c.newRes("class", "main", manifest.Pos{}, c.stage, true)
 	c.top = newScope(nil, nil, c.main)
 	c.classSc["main"] = c.top
+	c.setFacts()
 	for _, f := range files {
 		if len(files) > 0 && f != nil {
 			if !c.main.r.Pos.IsValid() {
@@ -109,6 +119,7 @@ func Compile(files ...*manifest.File) (*Catalog, error) {
 			c.evalBlock(c.top, f.Body)
 		}
 	}
+	c.evalNode()
 	c.settle()
 	cat := c.finish()
 	c.errs.Sort()
@@ -154,6 +165,8 @@ func (c *compiler) hoist(body []manifest.Expr) {
 			}
 			c.defines[name] = d
 			c.hoist(d.Body)
+		case *manifest.NodeDef:
+			c.hoistNode(d)
 		}
 	}
 }

@@ -16,7 +16,7 @@ func (c *compiler) evalBlock(s *scope, body []manifest.Expr) any {
 	var last any
 	for _, e := range body {
 		switch e.(type) {
-		case *manifest.ClassDef, *manifest.DefineDef:
+		case *manifest.ClassDef, *manifest.DefineDef, *manifest.NodeDef:
 			continue // hoisted
 		}
 		last = c.evalStatement(s, e)

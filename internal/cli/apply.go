@@ -22,7 +22,7 @@ func init() {
 	register("apply", "apply manifests like puppet apply: ordering, schedules, refresh, noop", escaped(runApply))
 }
 
-const applyUsage = "usage: almanac apply [--noop] [--now RFC3339] [--state FILE] [--statettl DUR] [--graph DIR] [--ordering manifest|title-hash|random] [--seed N] [--detailed-exitcodes] [--tz ZONE] [--verbose] [--debug] FILE..."
+const applyUsage = "usage: almanac apply [--noop] [--now RFC3339] [--state FILE] [--statettl DUR] [--graph DIR] [--ordering manifest|title-hash|random] [--seed N] [--detailed-exitcodes] [--tz ZONE] [--node NAME] [--verbose] [--debug] FILE..."
 
 func runApply(ctx context.Context, e *env, args []string) error {
 	if usesServer(args) {
@@ -40,6 +40,7 @@ func runApply(ctx context.Context, e *env, args []string) error {
 	tz := fs.String("tz", "", "zone for schedule wall times (default: local)")
 	verbose := fs.Bool("verbose", false, "also print Info lines")
 	debug := fs.Bool("debug", false, "also print Info and Debug lines")
+	node := nodeFlag(fs)
 	files, err := parseFlags(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return err
@@ -83,7 +84,7 @@ func runApply(ctx context.Context, e *env, args []string) error {
 		seed = binary.LittleEndian.Uint64(b[:]) >> 1
 	}
 
-	cat, err := compileOrReport(e, "apply", files)
+	cat, err := compileOrReport(e, "apply", files, hostOptions(*node))
 	if err != nil {
 		return err
 	}

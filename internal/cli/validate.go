@@ -26,14 +26,15 @@ func init() {
 func runValidate(_ context.Context, e *env, args []string) error {
 	fs := newFlagSet("validate")
 	asJSON := fs.Bool("json", false, "print the compiled catalog as JSON")
+	node := nodeFlag(fs)
 	files, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(files) == 0 {
-		return usagef("validate: no manifest given (usage: almanac validate [--json] FILE...)")
+		return usagef("validate: no manifest given (usage: almanac validate [--json] [--node NAME] FILE...)")
 	}
-	cat, err := compileOrReport(e, "validate", files)
+	cat, err := compileOrReport(e, "validate", files, hostOptions(*node))
 	if err != nil {
 		return err
 	}
@@ -58,8 +59,8 @@ func runValidate(_ context.Context, e *env, args []string) error {
 // manifests are printed on stderr, one a line, and fail the command with
 // their count. At most maxReported are printed, so a binary or runaway file
 // does not flood the terminal.
-func compileOrReport(e *env, cmd string, files []string) (*catalog.Catalog, error) {
-	cat, errs, err := compileFiles(cmd, files)
+func compileOrReport(e *env, cmd string, files []string, opts catalog.Options) (*catalog.Catalog, error) {
+	cat, errs, err := compileFiles(cmd, files, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +83,7 @@ const maxReported = 100
 // compileFiles reads, parses and compiles the files for the command cmd.
 // Problems in the manifests come back as errs; an unreadable or binary file
 // is a usage error that names cmd.
-func compileFiles(cmd string, paths []string) (*catalog.Catalog, manifest.ErrorList, error) {
+func compileFiles(cmd string, paths []string, opts catalog.Options) (*catalog.Catalog, manifest.ErrorList, error) {
 	var parsed []*manifest.File
 	var errs manifest.ErrorList
 	srcs := make([][]byte, len(paths))
@@ -114,7 +115,7 @@ func compileFiles(cmd string, paths []string) (*catalog.Catalog, manifest.ErrorL
 		errs.Sort()
 		return nil, errs, nil
 	}
-	cat, err := catalog.Compile(parsed...)
+	cat, err := catalog.CompileWith(opts, parsed...)
 	var el manifest.ErrorList
 	if errors.As(err, &el) {
 		return cat, el, nil

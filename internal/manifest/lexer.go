@@ -123,6 +123,7 @@ type lexer struct {
 	lastKind Kind
 	lastText string
 	hasLast  bool
+	heredocJump
 	lexStacks
 }
 
@@ -232,6 +233,8 @@ func (lx *lexer) step(out *[]Token, closeDepth int, depth *int) (closed, eof boo
 	case isUpper(c):
 		lx.lexWord(out, p)
 	case c == '/' && lx.regexAcceptable() && lx.lexRegex(out, p):
+	case c == '@' && lx.peekAt(1) == '(':
+		lx.lexHeredoc(out, p)
 	default:
 		op := lx.matchPunct()
 		if op == "" {
@@ -278,6 +281,9 @@ func (lx *lexer) peekAt(n int) byte {
 
 func (lx *lexer) skipSpace() {
 	for lx.off < len(lx.src) {
+		if lx.jumpHeredocs() {
+			continue
+		}
 		c := lx.src[lx.off]
 		switch {
 		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
@@ -392,7 +398,9 @@ func (lx *lexer) regexAcceptable() bool {
 		return true
 	}
 	switch lx.lastKind {
-	case NAME, TYPE, NUMBER, STRING, DQ, REGEX, VAR:
+	case NAME:
+		return lx.lastText == "node" // node /regex/ { }
+	case TYPE, NUMBER, STRING, DQ, REGEX, VAR:
 		return false
 	case PUNCT:
 		switch lx.lastText {

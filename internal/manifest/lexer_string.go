@@ -91,15 +91,7 @@ func (lx *lexer) lexDouble(out *[]Token, p int32) {
 		case c == '"':
 			flush()
 			lx.advance(1)
-			var t Token
-			parts := lx.partStack[partBase:]
-			if len(parts) == 0 {
-				t = span(STRING, p, 0, 0)
-			} else if len(parts) == 1 && parts[0].Lit != "" {
-				t = lx.decoded(STRING, p, parts[0].Lit)
-			} else {
-				t = lx.dq(p, lx.finishParts(parts, tokBase, spanBase))
-			}
+			t := lx.stringToken(p, partBase, tokBase, spanBase)
 			popped()
 			*out = append(*out, t)
 			return
@@ -111,40 +103,17 @@ func (lx *lexer) lexDouble(out *[]Token, p int32) {
 			lx.escape(&b)
 		case c == '$' && lx.peekAt(1) == '{':
 			flush()
-			ep := lx.here()
-			lx.advance(2)
-			start := len(lx.tokStack)
-			lx.hasLast = false
-			if !lx.run(&lx.tokStack, 0) {
-				lx.errs.Add(lx.posAt(ep), "unterminated ${ interpolation")
+			if !lx.interpBraces() {
 				popped()
 				return
 			}
-			// The closing '}' ends the embedded expression.
-			lx.tokStack = append(lx.tokStack, span(EOF, int32(lx.off-1), lx.off-1, lx.off))
-			lx.spans = append(lx.spans, start, len(lx.tokStack))
-			lx.partStack = append(lx.partStack, StrPart{Off: ep})
 			litPos = lx.here()
-		case c == '$' && (isLower(lx.peekAt(1)) || lx.peekAt(1) == '_' || isDigit(lx.peekAt(1)) ||
-			lx.peekAt(1) == ':' && lx.peekAt(2) == ':'):
+		case c == '$' && startsInterpVar(lx.peekAt(1), lx.peekAt(2)):
 			flush()
-			ep := lx.here()
-			start := len(lx.tokStack)
-			lx.lexVar(&lx.tokStack, ep)
-			// "$x[1]" accesses like "${x[1]}".
-			for lx.peekAt(0) == '[' {
-				bp := lx.here()
-				lx.advance(1)
-				lx.tokStack = append(lx.tokStack, punct(bp, "["))
-				if !lx.runUntilBracket(&lx.tokStack) {
-					lx.errs.Add(lx.posAt(bp), "unterminated [ in string interpolation")
-					popped()
-					return
-				}
+			if !lx.interpVar() {
+				popped()
+				return
 			}
-			lx.tokStack = append(lx.tokStack, Token{Kind: EOF, Off: lx.here()})
-			lx.spans = append(lx.spans, start, len(lx.tokStack))
-			lx.partStack = append(lx.partStack, StrPart{Off: ep})
 			litPos = lx.here()
 		default:
 			if escaped {
@@ -158,6 +127,65 @@ func (lx *lexer) lexDouble(out *[]Token, p int32) {
 	t := lx.dq(p, lx.finishParts(lx.partStack[partBase:], tokBase, spanBase))
 	popped()
 	*out = append(*out, t)
+}
+
+// stringToken is the token of the string at p whose pieces were pushed
+// from the given stack heights on: a STRING when it has no interpolation.
+func (lx *lexer) stringToken(p int32, partBase, tokBase, spanBase int) Token {
+	parts := lx.partStack[partBase:]
+	switch {
+	case len(parts) == 0:
+		return span(STRING, p, 0, 0)
+	case len(parts) == 1 && parts[0].Lit != "":
+		return lx.decoded(STRING, p, parts[0].Lit)
+	}
+	return lx.dq(p, lx.finishParts(parts, tokBase, spanBase))
+}
+
+// startsInterpVar reports whether the bytes after a '$' in a string start
+// an interpolated variable.
+func startsInterpVar(c1, c2 byte) bool {
+	return isLower(c1) || c1 == '_' || isDigit(c1) || c1 == ':' && c2 == ':'
+}
+
+// interpBraces lexes the ${expression} at lx.off onto the token stack and
+// pushes its piece; false (reported) when it is not closed.
+func (lx *lexer) interpBraces() bool {
+	ep := lx.here()
+	lx.advance(2)
+	start := len(lx.tokStack)
+	lx.hasLast = false
+	if !lx.run(&lx.tokStack, 0) {
+		lx.errs.Add(lx.posAt(ep), "unterminated ${ interpolation")
+		return false
+	}
+	// The closing '}' ends the embedded expression.
+	lx.tokStack = append(lx.tokStack, span(EOF, int32(lx.off-1), lx.off-1, lx.off))
+	lx.spans = append(lx.spans, start, len(lx.tokStack))
+	lx.partStack = append(lx.partStack, StrPart{Off: ep})
+	return true
+}
+
+// interpVar lexes the $var or $var[...]... at lx.off onto the token stack
+// and pushes its piece; false (reported) when a '[' is not closed.
+func (lx *lexer) interpVar() bool {
+	ep := lx.here()
+	start := len(lx.tokStack)
+	lx.lexVar(&lx.tokStack, ep)
+	// "$x[1]" accesses like "${x[1]}".
+	for lx.peekAt(0) == '[' {
+		bp := lx.here()
+		lx.advance(1)
+		lx.tokStack = append(lx.tokStack, punct(bp, "["))
+		if !lx.runUntilBracket(&lx.tokStack) {
+			lx.errs.Add(lx.posAt(bp), "unterminated [ in string interpolation")
+			return false
+		}
+	}
+	lx.tokStack = append(lx.tokStack, Token{Kind: EOF, Off: lx.here()})
+	lx.spans = append(lx.spans, start, len(lx.tokStack))
+	lx.partStack = append(lx.partStack, StrPart{Off: ep})
+	return true
 }
 
 // finishParts copies the pieces of one string off the stacks into exactly

@@ -196,6 +196,9 @@ func (p *parser) statements(top bool) []Expr {
 		}
 		start := p.i
 		e, ok := p.safeStatement()
+		if _, isNode := e.(*NodeDef); ok && isNode && !top {
+			p.errs.Add(e.Position(), "Classes, definitions, and nodes may only appear at toplevel or inside other classes")
+		}
 		if ok {
 			p.a.scratch = append(p.a.scratch, e)
 			continue
@@ -330,7 +333,7 @@ func (p *parser) statement() Expr {
 		case "define":
 			return p.defineDef()
 		case "node":
-			p.fail(p.pos(t), "unsupported: node definitions")
+			return p.nodeDef()
 		case "function":
 			p.fail(p.pos(t), "unsupported: function definitions")
 		case "type":

@@ -346,7 +346,7 @@ func (p *parser) word() Expr {
 		}
 		p.fail(p.pos(t), "syntax error: class definitions are only allowed as statements")
 	case "node":
-		p.fail(p.pos(t), "unsupported: node definitions")
+		p.fail(p.pos(t), "Classes, definitions, and nodes may only appear at toplevel or inside other classes")
 	case "function":
 		p.fail(p.pos(t), "unsupported: function definitions")
 	case "define":

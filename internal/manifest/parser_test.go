@@ -86,8 +86,8 @@ func TestParseErrors(t *testing.T) {
 		name, src string
 		want      []string
 	}{
-		{"node", "node 'web' { }", []string{"t.pp:1:1: unsupported: node definitions"}},
-		{"heredoc", "$x = @(EOT)\nhi\nEOT", []string{"t.pp:1:6: unsupported: heredocs"}},
+		{"node inheritance", "node 'web' inherits 'base' { }", []string{"t.pp:1:12: Node inheritance is not supported in Puppet >= 4.0.0. See http://links.puppet.com/puppet-node-inheritance-deprecation"}},
+		{"heredoc without end", "$x = @(EOT)\nhi\nEOX", []string{"t.pp:1:6: Heredoc without end-tagged line"}},
 		{"exported", "@@exec { 'a': }", []string{"t.pp:1:1: unsupported: exported resources"}},
 		{"unknown function", "$x = lookup('k')", []string{"t.pp:1:6: unsupported: function 'lookup'"}},
 		{"unknown method", "$x = $a.reduce |$m, $v| { }", []string{"t.pp:1:9: unsupported: function 'reduce'"}},
@@ -98,8 +98,8 @@ func TestParseErrors(t *testing.T) {
 		{"unterminated string", "$x = 'abc", []string{"t.pp:1:6: unterminated string"}},
 		{"unterminated comment", "/* x", []string{"t.pp:1:1: unterminated /* comment"}},
 		{"bad char", "$x = 1 ` 2", []string{"t.pp:1:8: unexpected character '`'"}},
-		{"several errors", "node 'a' { }\nexec { 'ok': }\n$x = lookup('k')\nfunction f() { }\n",
-			[]string{"t.pp:1:1: unsupported: node definitions", "t.pp:3:6: unsupported: function 'lookup'",
+		{"several errors", "@@exec { 'a': }\nexec { 'ok': }\n$x = lookup('k')\nfunction f() { }\n",
+			[]string{"t.pp:1:1: unsupported: exported resources", "t.pp:3:6: unsupported: function 'lookup'",
 				"t.pp:4:1: unsupported: function definitions"}},
 		{"bad regex", "$x = $a =~ /(/", []string{"t.pp:1:12: invalid regular expression /(/: error parsing regexp: missing closing ): `(`"}},
 		{"assign to non var", "Exec['a'] = 1", []string{"t.pp:1:11: syntax error: can only assign to a variable"}},

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/almanac-sh/almanac/internal/catalog"
+	"github.com/almanac-sh/almanac/internal/facts"
 	"github.com/almanac-sh/almanac/internal/inputfile"
 	"github.com/almanac-sh/almanac/internal/manifest"
 )
@@ -145,7 +146,8 @@ func compile(dir string, srcs []source, hash string) (*Snapshot, error) {
 		errs.Sort()
 		return nil, errs
 	}
-	cat, err := catalog.Compile(parsed...)
+	node, hostFacts := facts.Local()
+	cat, err := catalog.CompileWith(catalog.Options{Node: node, Facts: hostFacts}, parsed...)
 	if err != nil {
 		var el manifest.ErrorList
 		if errors.As(err, &el) {

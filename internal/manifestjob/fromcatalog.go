@@ -46,7 +46,13 @@ func FromCatalog(cat *catalog.Catalog, parse job.ParseFunc, opts ...puppetsched.
 	byRef := map[string]int{} // job ref -> index in set.Jobs
 	names := map[string]*catalog.Resource{}
 	for _, r := range cat.Applied() {
-		if r.Type != "job" {
+		switch r.Type {
+		case "job":
+		case "cron":
+			if r = cronAsJob(r, &errs); r == nil {
+				continue
+			}
+		default:
 			continue
 		}
 		spec, ok := convert(r, &errs)
@@ -258,7 +264,7 @@ func edges(cat *catalog.Catalog, set *Set, byRef map[string]int, errs *manifest.
 	}
 }
 
-func isJobRef(ref string) bool { return strings.HasPrefix(ref, "Job[") }
+func isJobRef(ref string) bool { return strings.HasPrefix(ref, "Job[") || strings.HasPrefix(ref, "Cron[") }
 
 func appendNew(list []string, s string) []string {
 	if slices.Contains(list, s) {

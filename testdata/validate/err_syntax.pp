@@ -1,6 +1,6 @@
-node 'web1' { }
+node 'web1' inherits base { }
 exec { 'x': command => }
-$h = @("EOT")
+$h = @("EOT"/q)
   text
   EOT
 @@exec { 'exported': command => '/bin/e' }

@@ -16,12 +16,15 @@ import (
 	"github.com/almanac-sh/almanac/internal/apply"
 	"github.com/almanac-sh/almanac/internal/catalog"
 	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/facts"
 	"github.com/almanac-sh/almanac/internal/inputfile"
 	"github.com/almanac-sh/almanac/internal/manifest"
 	"github.com/almanac-sh/almanac/internal/manifestdir"
+	"github.com/almanac-sh/almanac/internal/provider/account"
 	"github.com/almanac-sh/almanac/internal/provider/exec"
 	"github.com/almanac-sh/almanac/internal/provider/file"
 	"github.com/almanac-sh/almanac/internal/provider/notify"
+	"github.com/almanac-sh/almanac/internal/provider/packages"
 	"github.com/almanac-sh/almanac/internal/provider/service"
 	"github.com/almanac-sh/almanac/internal/puppetsched"
 )
@@ -33,13 +36,24 @@ func Providers() map[string]apply.Provider {
 		"file":    file.Provider{},
 		"service": service.Provider{},
 		"notify":  notify.Provider{},
+		"package": packages.Provider{Family: osFamily()},
+		"user":    account.User{},
+		"group":   account.Group{},
 	}
 }
 
+// osFamily is this host's os.family fact, which picks the package provider.
+func osFamily() string {
+	_, f := facts.Local()
+	osf, _ := f["os"].(map[string]any)
+	family, _ := osf["family"].(string)
+	return family
+}
+
 // controllerTypes are catalog resources another part of the daemon acts
-// on: `job` resources belong to the job controller and `reboot_group`
+// on: `job` and `cron` resources belong to the job controller and `reboot_group`
 // resources to the FleetLock server, not to an apply.
-var controllerTypes = map[string]bool{"job": true, "reboot_group": true}
+var controllerTypes = map[string]bool{"job": true, "cron": true, "reboot_group": true}
 
 // Config configures an Applier. Dir is required.
 type Config struct {
@@ -125,7 +139,8 @@ func Compile(dir string) (*catalog.Catalog, error) {
 		errs.Sort()
 		return nil, errs
 	}
-	cat, err := catalog.Compile(parsed...)
+	node, hostFacts := facts.Local()
+	cat, err := catalog.CompileWith(catalog.Options{Node: node, Facts: hostFacts}, parsed...)
 	if err != nil {
 		return nil, err
 	}

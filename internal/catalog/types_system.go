@@ -1,0 +1,192 @@
+package catalog
+
+import (
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// This file declares the types that manage the system's packages and
+// accounts, and Puppet's cron entries, which almanac compiles to jobs.
+
+func init() {
+	builtinTypes["package"] = &typeSpec{namevar: "name", attrs: map[string]attrSpec{
+		"name": {kind: kString}, "ensure": {kind: kAny},
+		"provider":        {kind: kEnum, enum: []string{"apt", "dnf", "yum"}},
+		"install_options": {kind: kStrings}, "uninstall_options": {kind: kStrings},
+	}, check: checkPackage}
+	builtinTypes["user"] = &typeSpec{namevar: "name", attrs: map[string]attrSpec{
+		"name":   {kind: kString},
+		"ensure": {kind: kEnum, enum: []string{"present", "absent"}},
+		"uid":    {kind: kInt}, "gid": {kind: kIntOrString}, "home": {kind: kAbsPath},
+		"managehome": {kind: kBool}, "shell": {kind: kAbsPath}, "groups": {kind: kStrings},
+		"membership": {kind: kEnum, enum: []string{"inclusive", "minimum"}},
+		"system":     {kind: kBool}, "comment": {kind: kString}, "allowdupe": {kind: kBool},
+	}, check: checkUser}
+	builtinTypes["group"] = &typeSpec{namevar: "name", attrs: map[string]attrSpec{
+		"name":   {kind: kString},
+		"ensure": {kind: kEnum, enum: []string{"present", "absent"}},
+		"gid":    {kind: kInt}, "system": {kind: kBool}, "allowdupe": {kind: kBool},
+	}, check: checkGroup}
+	builtinTypes["cron"] = &typeSpec{namevar: "name", attrs: map[string]attrSpec{
+		"name": {kind: kString}, "command": {kind: kString},
+		"ensure":  {kind: kEnum, enum: []string{"present", "absent"}},
+		"special": {kind: kAny}, "minute": {kind: kAny}, "hour": {kind: kAny}, "monthday": {kind: kAny},
+		"month": {kind: kAny}, "weekday": {kind: kAny}, "environment": {kind: kAny},
+		"user": {kind: kString}, "time_zone": {kind: kString},
+	}, check: checkCron}
+}
+
+func checkPackage(c *compiler, r *res) {
+	v, set := r.attrs["ensure"]
+	if !set {
+		return
+	}
+	switch x := v.(type) {
+	case string:
+		if x != "" {
+			return
+		}
+	case int64, float64:
+		r.attrs["ensure"] = toString(x)
+		return
+	}
+	c.paramFail(r, "ensure", "Invalid value %s. Valid values are present, absent, purged, installed, latest. Valid values match /./.", inspect(v))
+}
+
+// accountName is what useradd and groupadd accept as a name.
+var accountName = regexp.MustCompile(`^[a-z_][a-z0-9_.-]*\$?$`)
+
+func checkAccountName(c *compiler, r *res) {
+	if n, _ := r.attrs["name"].(string); !accountName.MatchString(n) || len(n) > 32 {
+		c.paramFail(r, "name", "%s is not a valid name (lower-case letters, digits, '_', '-' and '.', starting with a letter or '_', at most 32 characters)", inspect(n))
+	}
+}
+
+func checkUser(c *compiler, r *res) {
+	checkAccountName(c, r)
+	if uid, ok := r.attrs["uid"].(int64); ok && (uid < 0 || uid > 1<<32-2) {
+		c.paramFail(r, "uid", "Invalid UID %d", uid)
+	}
+	if gid, ok := r.attrs["gid"].(string); ok {
+		if n, err := strconv.ParseInt(gid, 10, 64); err == nil {
+			r.attrs["gid"] = n
+		}
+	}
+	for _, g := range flatten([]any{r.attrs["groups"]}, nil) {
+		s, ok := g.(string)
+		switch {
+		case g == nil:
+		case !ok || isDigits(s):
+			c.paramFail(r, "groups", "Group names must be provided, not GID numbers.")
+		case strings.Contains(s, ","):
+			c.paramFail(r, "groups", "Group names must be provided as an array, not a comma-separated list.")
+		case s == "":
+			c.paramFail(r, "groups", "Group names must not be empty. If you want to specify \"no groups\" pass an empty array")
+		}
+	}
+}
+
+func checkGroup(c *compiler, r *res) {
+	checkAccountName(c, r)
+	if gid, ok := r.attrs["gid"].(int64); ok && (gid < 0 || gid > 1<<32-2) {
+		c.paramFail(r, "gid", "Invalid GID %d", gid)
+	}
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isDigit(b byte) bool { return b >= '0' && b <= '9' }
+
+// cronFields are the time fields of a cron entry, their bounds and, for
+// weekday and month, the names Puppet accepts.
+var cronFields = []struct {
+	name         string
+	lower, upper int
+	names        []string
+}{
+	{"minute", 0, 59, nil},
+	{"hour", 0, 23, nil},
+	{"monthday", 1, 31, nil},
+	{"month", 1, 12, []string{"", "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"}},
+	{"weekday", 0, 7, []string{"sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"}},
+}
+
+// CronSpecials are the values of a cron entry's special attribute.
+var CronSpecials = []string{"reboot", "yearly", "annually", "monthly", "weekly", "daily", "midnight", "hourly", "absent"}
+
+var cronStep = regexp.MustCompile(`^(\*/[0-9]+|[0-9]+-[0-9]+|[0-9]+-[0-9]+/[0-9]+)$`)
+
+// checkCron validates a cron entry as Puppet's cron type munges it: each
+// time field becomes an array of strings, '*' and 'absent' become
+// "absent", names become numbers.
+func checkCron(c *compiler, r *res) {
+	special, hasSpecial := r.attrs["special"]
+	if hasSpecial {
+		s, ok := special.(string)
+		if !ok || !slices.Contains(CronSpecials, s) {
+			c.paramFail(r, "special", "Invalid special schedule %s", inspect(special))
+		}
+	}
+	for _, f := range cronFields {
+		v, set := r.attrs[f.name]
+		if !set {
+			continue
+		}
+		var out []any
+		for _, e := range flatten([]any{v}, nil) {
+			m, ok := mungeCronValue(e, f.lower, f.upper, f.names)
+			if !ok {
+				c.paramFail(r, f.name, "%s is not a valid %s", toString(e), f.name)
+				continue
+			}
+			out = append(out, m)
+		}
+		r.attrs[f.name] = out
+		if hasSpecial && special != "absent" && !(len(out) == 1 && out[0] == "absent") {
+			c.errorf(r.r.Pos, "%s cannot specify both a special schedule and a value for %s", r.r.Ref(), f.name)
+		}
+	}
+	for _, e := range flatten([]any{r.attrs["environment"]}, nil) {
+		s, ok := e.(string)
+		if e != nil && (!ok || !cronEnv.MatchString(s) && s != "absent") {
+			c.paramFail(r, "environment", "Invalid environment setting %s", inspect(e))
+		}
+	}
+	if cmd, ok := r.attrs["command"].(string); ok {
+		r.attrs["command"] = strings.TrimSpace(cmd)
+	}
+}
+
+var cronEnv = regexp.MustCompile(`^\s*(\w+)\s*=\s*(.*)\s*$`)
+
+func mungeCronValue(v any, lower, upper int, names []string) (string, bool) {
+	s := toString(v)
+	switch {
+	case s == "absent" || s == "*":
+		return "absent", true
+	case cronStep.MatchString(s):
+		return s, true
+	case isDigits(s):
+		n, err := strconv.Atoi(s)
+		return strconv.Itoa(n), err == nil && n >= lower && n <= upper
+	}
+	low := strings.ToLower(s)
+	for i, name := range names {
+		if name != "" && (low == name || len(low) == 3 && strings.HasPrefix(name, low)) {
+			return strconv.Itoa(i), true
+		}
+	}
+	return "", false
+}
