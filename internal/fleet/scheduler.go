@@ -308,8 +308,9 @@ func (s *Scheduler) transition(ctx context.Context, t *tracked, cp, now time.Tim
 	return &pendingAction{action: action, at: at, deadline: now.Add(s.cfg.RetryFor)}
 }
 
-// runJobs runs one attempt of each job, at most Parallelism at once, then
-// records the outcomes in job order.
+// runJobs runs one attempt of each job (in batches when the source takes
+// them, else at most Parallelism at once), then records the outcomes in job
+// order.
 func (s *Scheduler) runJobs(ctx context.Context, now time.Time, jobs []*job) {
 	if len(jobs) == 0 {
 		return
@@ -327,6 +328,19 @@ func (s *Scheduler) runJobs(ctx context.Context, now time.Time, jobs []*job) {
 				Message: fmt.Sprintf("%s: %s for the transition at %s", r.Name, j.p.action, stamp(j.p.at))})
 		}
 	}
+	if bs, ok := s.cfg.Source.(BatchSource); ok {
+		s.runBatch(ctx, bs, jobs)
+	} else {
+		s.runEach(ctx, jobs)
+	}
+	for _, j := range jobs {
+		s.finish(ctx, now, j)
+	}
+}
+
+// runEach runs one attempt of each job, one source call per job, at most
+// Parallelism at once.
+func (s *Scheduler) runEach(ctx context.Context, jobs []*job) {
 	sem := make(chan struct{}, s.cfg.Parallelism)
 	var wg sync.WaitGroup
 	for _, j := range jobs {
@@ -340,9 +354,6 @@ func (s *Scheduler) runJobs(ctx context.Context, now time.Time, jobs []*job) {
 		}(j)
 	}
 	wg.Wait()
-	for _, j := range jobs {
-		s.finish(ctx, now, j)
-	}
 }
 
 // finish records the outcome of one attempt.
