@@ -15,7 +15,8 @@ func init() {
 // runServe parses serve's flags and runs the daemon until ctx ends.
 func runServe(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("serve")
-	cfg := daemon.Config{ErrOut: e.stderr, Version: Version}
+	in := build()
+	cfg := daemon.Config{ErrOut: e.stderr, Version: in.Version, Revision: in.ShortRevision(), GoVersion: in.GoVersion}
 	cfg.AddFlags(fs)
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")

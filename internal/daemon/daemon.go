@@ -43,6 +43,11 @@ type Config struct {
 	// Version is the running build's version, reported by the API, the
 	// cluster view and the logs.
 	Version string
+	// Revision (short, "-modified" for a dirty tree) and GoVersion
+	// complete the build's description: /healthz and /metrics report
+	// them, and the cluster view shows the revision next to the version.
+	// Either may be empty.
+	Revision, GoVersion string
 	// Clock is the time every part of the daemon reads; nil means the
 	// real clock. Tests set it to place "now" where they need it.
 	Clock clock.Clock
@@ -325,6 +330,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 		return nil, err
 	}
 	metrics := httpapi.NewMetrics(st)
+	metrics.SetBuildInfo(o.Version, o.Revision, o.GoVersion)
 	if err := metrics.Prime(ctx); err != nil {
 		return nil, fmt.Errorf("read event log: %w", err)
 	}
@@ -336,7 +342,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 	api := httpapi.New(httpapi.Config{
 		RebootGroups: rebootGroupsAPI(locks),
 		Store:        st, Controller: ctrl, Fleet: fl, Token: o.token, Clock: clk,
-		Logger: log, Metrics: metrics, Version: o.Version, Health: storeHealthReason(ctrl),
+		Logger: log, Metrics: metrics, Version: o.Version, Revision: o.Revision, GoVersion: o.GoVersion, Health: storeHealthReason(ctrl),
 	})
 	cl.register(api)
 	api.Handle("/fleetlock/", locks)
@@ -381,7 +387,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	srv.BaseContext = func(net.Listener) context.Context { return context.WithoutCancel(ctx) }
 	addr := d.Addr()
 	log.Info("serving", "addr", addr, "url", o.tls.scheme()+"://"+addr, "data", o.data, "node", o.node,
-		"auth", map[bool]string{true: "bearer token", false: "none (--insecure-no-auth)"}[o.token != ""], "version", o.Version)
+		"auth", map[bool]string{true: "bearer token", false: "none (--insecure-no-auth)"}[o.token != ""], "version", o.Version, "revision", o.Revision)
 
 	ctrlDone := make(chan error, 1)
 	ctrlCtx, stopCtrl := context.WithCancel(context.WithoutCancel(ctx))
