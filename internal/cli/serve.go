@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"io"
 	"log/slog"
 
@@ -12,25 +13,48 @@ func init() {
 	register("serve", "run the daemon: job controller, HTTP API and metrics", runServe)
 }
 
+// serveFlags is serve's parsed command line.
+type serveFlags struct {
+	fs        *flag.FlagSet
+	cfg       daemon.Config
+	logFormat *string
+	logLevel  *string
+	file      *configFlags
+}
+
+// newServeFlags declares serve's flags.
+func newServeFlags(e *env) *serveFlags {
+	in := build()
+	s := &serveFlags{fs: newFlagSet("serve")}
+	s.cfg = daemon.Config{ErrOut: e.stderr, Version: in.Version, Revision: in.ShortRevision(), GoVersion: in.GoVersion}
+	s.cfg.AddFlags(s.fs)
+	s.logFormat = s.fs.String("log-format", "text", "log format: text or json")
+	s.logLevel = s.fs.String("log-level", "info", "log level: debug, info, warn or error")
+	s.file = addConfigFlags(s.fs)
+	return s
+}
+
 // runServe parses serve's flags and runs the daemon until ctx ends.
 func runServe(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet("serve")
-	in := build()
-	cfg := daemon.Config{ErrOut: e.stderr, Version: in.Version, Revision: in.ShortRevision(), GoVersion: in.GoVersion}
-	cfg.AddFlags(fs)
-	logFormat := fs.String("log-format", "text", "log format: text or json")
-	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
-	pos, err := parseFlags(fs, args)
+	s := newServeFlags(e)
+	pos, err := parseFlags(s.fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
 		return usagef("serve: unexpected argument %q", pos[0])
 	}
-	if err := cfg.Check(fs); err != nil {
+	if err := s.file.apply(s.fs); err != nil {
 		return err
 	}
-	logger, err := newLogger(e.stderr, *logFormat, *logLevel)
+	if *s.file.print {
+		return s.file.printEffective(e.stdout, s.fs)
+	}
+	cfg := s.cfg
+	if err := cfg.Check(s.fs); err != nil {
+		return err
+	}
+	logger, err := newLogger(e.stderr, *s.logFormat, *s.logLevel)
 	if err != nil {
 		return err
 	}

@@ -76,6 +76,7 @@ type Config struct {
 	windows       windowFlag         // --windows items (windowset.go)
 	named         *namedWindows      // the calendars they and --demo define
 	schedules     *manifestSchedules // the schedule resources of --manifests
+	secrets       secretFiles        // --token-file, --smtp-password-file (secrets.go)
 }
 
 // controller is what the daemon needs of the job controller: the API's
@@ -118,6 +119,7 @@ func (c *Config) AddFlags(fs *flag.FlagSet) {
 	fs.Var(&c.notifyDefault, "notify-default", "notification target of jobs that name none: mailto:ADDRESS, an http(s):// webhook or slack+https://URL (repeatable)")
 	fs.StringVar(&c.publicBase, "public-url", "", "the daemon's URL as people reach it, for links in notifications (default: http(s)://LISTEN)")
 	addWindowFlags(fs, &c.windows)
+	addSecretFlags(fs, &c.secrets)
 }
 
 // Check validates the flags fs parsed into c and loads what they name
@@ -137,6 +139,9 @@ func (c *Config) Check(fs *flag.FlagSet) error {
 		} else if !fi.IsDir() {
 			return usagef("serve: --manifests %s is not a directory", o.manifests)
 		}
+	}
+	if err := o.secrets.load(fs, o); err != nil {
+		return err
 	}
 	if err := o.checkAuth(fs); err != nil {
 		return err
@@ -318,7 +323,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 	}
 	d.fleet = fl
 	d.notifier = jobnotify.New(jobnotify.Config{
-		SMTP: o.fleet.smtp, From: o.fleet.smtpFrom, Default: o.notifyDefault, PublicURL: o.publicURL(),
+		SMTP: o.fleet.smtp, From: o.fleet.smtpFrom, SMTPAuth: o.secrets.smtpAuth(o.fleet.smtp), Default: o.notifyDefault, PublicURL: o.publicURL(),
 		Events: st, Clock: clk, Logger: log.With("component", "notify"),
 	})
 	ctrl, err := newController(ctrlStore, *o, clk, log, manifests.gateFunc(), d.notifier.Report)
