@@ -5,6 +5,7 @@ import (
 	"flag"
 	"io"
 	"log/slog"
+	"os"
 
 	"github.com/almanac-sh/almanac/internal/daemon"
 )
@@ -54,7 +55,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if err := cfg.Check(s.fs); err != nil {
 		return err
 	}
-	logger, err := newLogger(e.stderr, *s.logFormat, *s.logLevel)
+	logger, err := newLogger(e.stderr, *s.logFormat, *s.logLevel, e.stderr == os.Stderr && toJournal())
 	if err != nil {
 		return err
 	}
@@ -65,13 +66,17 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	return d.Run(ctx)
 }
 
-// newLogger builds the daemon's structured logger.
-func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
+// newLogger builds the daemon's structured logger; journal leaves the
+// time out of each line, as the journal records it.
+func newLogger(w io.Writer, format, level string, journal bool) (*slog.Logger, error) {
 	var lv slog.Level
 	if err := lv.UnmarshalText([]byte(level)); err != nil {
 		return nil, usagef("serve: --log-level %q: want debug, info, warn or error", level)
 	}
 	opts := &slog.HandlerOptions{Level: lv}
+	if journal {
+		opts.ReplaceAttr = dropTime
+	}
 	switch format {
 	case "text":
 		return slog.New(slog.NewTextHandler(w, opts)), nil

@@ -77,6 +77,10 @@ type Config struct {
 	named         *namedWindows      // the calendars they and --demo define
 	schedules     *manifestSchedules // the schedule resources of --manifests
 	secrets       secretFiles        // --token-file, --smtp-password-file (secrets.go)
+	// alive is called on every turn of the scheduling loop, which turns at
+	// least every aliveEvery: systemd's watchdog (systemd.go).
+	alive      func()
+	aliveEvery time.Duration
 }
 
 // controller is what the daemon needs of the job controller: the API's
@@ -243,6 +247,7 @@ type Daemon struct {
 	notifier  *jobnotify.Notifier
 	store     store.Store
 	locks     *fleetlock.Server
+	systemd   systemdNotify
 	// closers release what New acquired, last first.
 	closers []func()
 }
@@ -326,6 +331,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 		SMTP: o.fleet.smtp, From: o.fleet.smtpFrom, SMTPAuth: o.secrets.smtpAuth(o.fleet.smtp), Default: o.notifyDefault, PublicURL: o.publicURL(),
 		Events: st, Clock: clk, Logger: log.With("component", "notify"),
 	})
+	d.systemd = newSystemdNotify(clk, log)
+	o.alive, o.aliveEvery = d.systemd.loopHooks()
 	ctrl, err := newController(ctrlStore, *o, clk, log, manifests.gateFunc(), d.notifier.Report)
 	if err != nil {
 		return nil, err
@@ -416,11 +423,13 @@ func (d *Daemon) Run(ctx context.Context) error {
 	go d.notifier.Run(ctrlCtx)
 	go d.notifier.WatchOverdue(ctrlCtx, d.store)
 	go d.locks.WatchHolds(ctrlCtx)
+	d.systemd.ready(ctrlCtx, addr)
 
 	var runErr error
 	select {
 	case <-ctx.Done():
 		log.Info("shutting down", "grace", o.grace)
+		d.systemd.stopping()
 	case err := <-httpErr:
 		runErr = fmt.Errorf("http server: %w", err)
 	case err := <-ctrlDone:
@@ -429,6 +438,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 			err = errors.New("stopped unexpectedly")
 		}
 		runErr = fmt.Errorf("job controller: %w", err)
+	}
+	if runErr != nil {
+		d.systemd.stopping()
 	}
 	// Stop the controller first so no run starts while the API goes away;
 	// keep the API answering while active runs get their grace period.
