@@ -48,12 +48,12 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if err := s.file.apply(s.fs); err != nil {
 		return err
 	}
-	if *s.file.print {
-		return s.file.printEffective(e.stdout, s.fs)
-	}
 	cfg := s.cfg
 	if err := cfg.Check(s.fs); err != nil {
 		return err
+	}
+	if *s.file.print {
+		return s.file.printEffective(e.stdout, s.fs)
 	}
 	logger, err := newLogger(e.stderr, *s.logFormat, *s.logLevel, e.stderr == os.Stderr && toJournal())
 	if err != nil {

@@ -168,7 +168,7 @@ func TestServePrintConfig(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "almanac.toml")
 	src := "store = \"postgres://almanac:hunter2@db:5432/almanac\"\ntoken = \"s3cr3t-token-value-that-is-long-enough\"\n" +
-		"fleetlock_secret = [\"workers=abcdef\"]\ngrace = \"45s\"\nmax_connections = 12\n"
+		"reboot_group = [\"workers=1\"]\nfleetlock_secret = [\"workers=abcdefgh12\"]\ngrace = \"45s\"\nmax_connections = 12\n"
 	if err := os.WriteFile(file, []byte(src), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestServePrintConfig(t *testing.T) {
 			t.Errorf("--print-config lacks %q:\n%s", want, got)
 		}
 	}
-	for _, secret := range []string{"hunter2", "s3cr3t", "abcdef"} {
+	for _, secret := range []string{"hunter2", "s3cr3t", "abcdefgh12"} {
 		if strings.Contains(got, secret) {
 			t.Errorf("--print-config shows the secret %q", secret)
 		}
