@@ -69,6 +69,11 @@ func register(name, summary string, run func(ctx context.Context, e *env, args [
 // Version is set at build time with -ldflags "-X .../cli.Version=...".
 var Version = "dev"
 
+// Revision is the VCS commit ("COMMIT" or "COMMIT-modified"), set at build
+// time with -ldflags "-X .../cli.Revision=..." where the toolchain records
+// none itself (a git worktree, -buildvcs=false); see package buildinfo.
+var Revision = ""
+
 // usageError marks an error caused by the caller's input: exit code 2.
 type usageError struct{ err error }
 

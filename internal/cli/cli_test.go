@@ -93,7 +93,7 @@ func TestCommandHelp(t *testing.T) {
 				if !strings.Contains(out, "Usage: almanac "+name) {
 					t.Errorf("stdout %q lacks the synopsis", out)
 				}
-				if name != "version" && !strings.Contains(out, "Flags:") {
+				if !strings.Contains(out, "Flags:") {
 					t.Errorf("stdout %q lacks the flags", out)
 				}
 			})

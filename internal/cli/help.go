@@ -27,7 +27,7 @@ var synopses = map[string]string{
 	"tags":      "almanac tags [--at RFC3339] [--hibernation-supported] [--json] KEY=VALUE...",
 	"trigger":   "almanac trigger [flags] NAME",
 	"validate":  "almanac validate [flags] FILE...",
-	"version":   "almanac version",
+	"version":   "almanac version [--json]",
 	"windows":   "almanac windows [--at RFC3339] [--json] FILE...",
 }
 

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"io"
 	"log/slog"
+	"os"
 
 	"github.com/almanac-sh/almanac/internal/daemon"
 )
@@ -12,24 +14,48 @@ func init() {
 	register("serve", "run the daemon: job controller, HTTP API and metrics", runServe)
 }
 
+// serveFlags is serve's parsed command line.
+type serveFlags struct {
+	fs        *flag.FlagSet
+	cfg       daemon.Config
+	logFormat *string
+	logLevel  *string
+	file      *configFlags
+}
+
+// newServeFlags declares serve's flags.
+func newServeFlags(e *env) *serveFlags {
+	in := build()
+	s := &serveFlags{fs: newFlagSet("serve")}
+	s.cfg = daemon.Config{ErrOut: e.stderr, Version: in.Version, Revision: in.ShortRevision(), GoVersion: in.GoVersion}
+	s.cfg.AddFlags(s.fs)
+	s.logFormat = s.fs.String("log-format", "text", "log format: text or json")
+	s.logLevel = s.fs.String("log-level", "info", "log level: debug, info, warn or error")
+	s.file = addConfigFlags(s.fs)
+	return s
+}
+
 // runServe parses serve's flags and runs the daemon until ctx ends.
 func runServe(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet("serve")
-	cfg := daemon.Config{ErrOut: e.stderr, Version: Version}
-	cfg.AddFlags(fs)
-	logFormat := fs.String("log-format", "text", "log format: text or json")
-	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
-	pos, err := parseFlags(fs, args)
+	s := newServeFlags(e)
+	pos, err := parseFlags(s.fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
 		return usagef("serve: unexpected argument %q", pos[0])
 	}
-	if err := cfg.Check(fs); err != nil {
+	if err := s.file.apply(s.fs); err != nil {
 		return err
 	}
-	logger, err := newLogger(e.stderr, *logFormat, *logLevel)
+	cfg := s.cfg
+	if err := cfg.Check(s.fs); err != nil {
+		return err
+	}
+	if *s.file.print {
+		return s.file.printEffective(e.stdout, s.fs)
+	}
+	logger, err := newLogger(e.stderr, *s.logFormat, *s.logLevel, e.stderr == os.Stderr && toJournal())
 	if err != nil {
 		return err
 	}
@@ -40,13 +66,17 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	return d.Run(ctx)
 }
 
-// newLogger builds the daemon's structured logger.
-func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
+// newLogger builds the daemon's structured logger; journal leaves the
+// time out of each line, as the journal records it.
+func newLogger(w io.Writer, format, level string, journal bool) (*slog.Logger, error) {
 	var lv slog.Level
 	if err := lv.UnmarshalText([]byte(level)); err != nil {
 		return nil, usagef("serve: --log-level %q: want debug, info, warn or error", level)
 	}
 	opts := &slog.HandlerOptions{Level: lv}
+	if journal {
+		opts.ReplaceAttr = dropTime
+	}
 	switch format {
 	case "text":
 		return slog.New(slog.NewTextHandler(w, opts)), nil

@@ -47,6 +47,8 @@ func newController(st store.Store, o Config, clk clock.Clock, log *slog.Logger, 
 		Term:          controllerTerm(st),
 		Logger:        log.With("component", "controller"),
 		ShutdownGrace: o.grace,
+		Alive:         o.alive,
+		AliveInterval: o.aliveEvery,
 	})
 	if err != nil {
 		return nil, err

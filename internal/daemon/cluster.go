@@ -91,13 +91,13 @@ type clusterNode struct {
 // On PostgreSQL it registers the node first and refuses to go on if
 // another live process already acts as --node.
 func joinCluster(ctx context.Context, st store.Store, o Config, clk clock.Clock, log *slog.Logger) (*clusterNode, store.Store, error) {
-	c := &clusterNode{self: o.node, addr: o.listen, version: o.Version, clk: clk}
+	c := &clusterNode{self: o.node, addr: o.listen, version: o.nodeVersion(), clk: clk}
 	pb, ok := st.(*pgBackend)
 	if !ok {
 		return c, st, nil
 	}
 	n, err := cluster.New(cluster.Config{
-		Store: pb.Store, ID: o.node, Address: o.listen, Version: o.Version,
+		Store: pb.Store, ID: o.node, Address: o.listen, Version: c.version,
 		TTL: pb.ttl, RenewInterval: pb.renew, Clock: clk, Logger: log.With("component", "cluster"),
 	})
 	if err != nil {
@@ -174,4 +174,14 @@ func (c *clusterNode) Cluster(ctx context.Context) (apitype.Cluster, error) {
 func hostname() string {
 	h, _ := os.Hostname()
 	return h
+}
+
+// nodeVersion is the version the cluster view shows for this node: the
+// version with the short revision, so builds of one version from
+// different commits tell apart in a mixed cluster.
+func (o *Config) nodeVersion() string {
+	if o.Revision == "" {
+		return o.Version
+	}
+	return o.Version + " (" + o.Revision + ")"
 }

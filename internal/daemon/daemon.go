@@ -43,6 +43,11 @@ type Config struct {
 	// Version is the running build's version, reported by the API, the
 	// cluster view and the logs.
 	Version string
+	// Revision (short, "-modified" for a dirty tree) and GoVersion
+	// complete the build's description: /healthz and /metrics report
+	// them, and the cluster view shows the revision next to the version.
+	// Either may be empty.
+	Revision, GoVersion string
 	// Clock is the time every part of the daemon reads; nil means the
 	// real clock. Tests set it to place "now" where they need it.
 	Clock clock.Clock
@@ -74,6 +79,11 @@ type Config struct {
 	windows       windowFlag         // --windows items (windowset.go)
 	named         *namedWindows      // the calendars they and --demo define
 	schedules     *manifestSchedules // the schedule resources of --manifests
+	secrets       secretFiles        // --token-file, --smtp-password-file (secrets.go)
+	// alive is called on every turn of the scheduling loop, which turns at
+	// least every aliveEvery: systemd's watchdog (systemd.go).
+	alive      func()
+	aliveEvery time.Duration
 }
 
 // controller is what the daemon needs of the job controller: the API's
@@ -117,6 +127,7 @@ func (c *Config) AddFlags(fs *flag.FlagSet) {
 	fs.Var(&c.notifyDefault, "notify-default", "notification target of jobs that name none: mailto:ADDRESS, an http(s):// webhook or slack+https://URL (repeatable)")
 	fs.StringVar(&c.publicBase, "public-url", "", "the daemon's URL as people reach it, for links in notifications (default: http(s)://LISTEN)")
 	addWindowFlags(fs, &c.windows)
+	addSecretFlags(fs, &c.secrets)
 }
 
 // Check validates the flags fs parsed into c and loads what they name
@@ -136,6 +147,9 @@ func (c *Config) Check(fs *flag.FlagSet) error {
 		} else if !fi.IsDir() {
 			return usagef("serve: --manifests %s is not a directory", o.manifests)
 		}
+	}
+	if err := o.secrets.load(fs, o); err != nil {
+		return err
 	}
 	if err := o.checkAuth(fs); err != nil {
 		return err
@@ -244,6 +258,7 @@ type Daemon struct {
 	store     store.Store
 	locks     *fleetlock.Server
 	integrity *integrityWatch
+	systemd   systemdNotify
 	// closers release what New acquired, last first.
 	closers []func()
 }
@@ -325,9 +340,11 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 	}
 	d.fleet = fl
 	d.notifier = jobnotify.New(jobnotify.Config{
-		SMTP: o.fleet.smtp, From: o.fleet.smtpFrom, Default: o.notifyDefault, PublicURL: o.publicURL(),
+		SMTP: o.fleet.smtp, From: o.fleet.smtpFrom, SMTPAuth: o.secrets.smtpAuth(o.fleet.smtp), Default: o.notifyDefault, PublicURL: o.publicURL(),
 		Events: st, Clock: clk, Logger: log.With("component", "notify"),
 	})
+	d.systemd = newSystemdNotify(clk, log)
+	o.alive, o.aliveEvery = d.systemd.loopHooks()
 	ctrl, err := newController(ctrlStore, *o, clk, log, manifests.gateFunc(), d.notifier.Report)
 	if err != nil {
 		return nil, err
@@ -337,6 +354,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 		return nil, err
 	}
 	metrics := httpapi.NewMetrics(st)
+	metrics.SetBuildInfo(o.Version, o.Revision, o.GoVersion)
 	if err := metrics.Prime(ctx); err != nil {
 		return nil, fmt.Errorf("read event log: %w", err)
 	}
@@ -349,7 +367,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 	api := httpapi.New(httpapi.Config{
 		RebootGroups: rebootGroupsAPI(locks),
 		Store:        st, Controller: ctrl, Fleet: fl, Token: o.token, Clock: clk,
-		Logger: log, Metrics: metrics, Version: o.Version, Health: storeHealthReason(ctrl, d.integrity),
+		Logger: log, Metrics: metrics, Version: o.Version, Revision: o.Revision, GoVersion: o.GoVersion, Health: storeHealthReason(ctrl, d.integrity),
 	})
 	cl.register(api)
 	api.Handle("/fleetlock/", locks)
@@ -398,7 +416,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	srv.BaseContext = func(net.Listener) context.Context { return context.WithoutCancel(ctx) }
 	addr := d.Addr()
 	log.Info("serving", "addr", addr, "url", o.tls.scheme()+"://"+addr, "data", o.data, "node", o.node,
-		"auth", map[bool]string{true: "bearer token", false: "none (--insecure-no-auth)"}[o.token != ""], "version", o.Version)
+		"auth", map[bool]string{true: "bearer token", false: "none (--insecure-no-auth)"}[o.token != ""], "version", o.Version, "revision", o.Revision)
 	if len(o.reboot.parsed) > 0 || len(d.manifests.rebootGroups()) > 0 {
 		log.Info("FleetLock base URL for Zincati (keep the trailing slash; with a secret: …/fleetlock/SECRET/)", "base_url", fleetLockBase(o.publicURL()))
 	}
@@ -426,11 +444,13 @@ func (d *Daemon) Run(ctx context.Context) error {
 	go d.notifier.WatchOverdue(ctrlCtx, d.store)
 	go d.locks.WatchHolds(ctrlCtx)
 	go d.integrity.run(ctrlCtx)
+	d.systemd.ready(ctrlCtx, addr)
 
 	var runErr error
 	select {
 	case <-ctx.Done():
 		log.Info("shutting down", "grace", o.grace)
+		d.systemd.stopping()
 	case err := <-httpErr:
 		runErr = fmt.Errorf("http server: %w", err)
 	case err := <-ctrlDone:
@@ -439,6 +459,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 			err = errors.New("stopped unexpectedly")
 		}
 		runErr = fmt.Errorf("job controller: %w", err)
+	}
+	if runErr != nil {
+		d.systemd.stopping()
 	}
 	// Stop the controller first so no run starts while the API goes away;
 	// keep the API answering while active runs get their grace period.

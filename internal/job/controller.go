@@ -45,6 +45,12 @@ type Config struct {
 	// Report, if set, receives each recorded outcome (failure, success,
 	// recovered, missed) from the controller's loop; it must not block.
 	Report func(ctx context.Context, o Outcome)
+	// Alive, if set, is called on every turn of the scheduling loop, and
+	// the loop then turns at least every AliveInterval even when nothing
+	// is due, so a watchdog can tell a working loop from a wedged one. It
+	// must not block.
+	Alive         func()
+	AliveInterval time.Duration
 }
 
 // Controller turns job specs into runs and executes them. Create it with
@@ -178,7 +184,14 @@ func (c *Controller) Run(ctx context.Context) error {
 	for {
 		c.step(ctx)
 		now := c.clock.Now()
-		if wake := c.nextWake(); wake.IsZero() {
+		wake := c.nextWake()
+		if c.cfg.Alive != nil {
+			c.cfg.Alive()
+			if a := now.Add(c.cfg.AliveInterval); c.cfg.AliveInterval > 0 && (wake.IsZero() || a.Before(wake)) {
+				wake = a
+			}
+		}
+		if wake.IsZero() {
 			timer.Stop()
 		} else {
 			timer.Reset(max(wake.Sub(now), 0))

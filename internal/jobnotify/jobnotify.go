@@ -11,12 +11,15 @@ package jobnotify
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/smtp"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -57,6 +60,8 @@ type Config struct {
 	// SMTP and From are the mail server (host:port) and sender for
 	// mailto: targets; without them such targets fail.
 	SMTP, From string
+	// SMTPAuth, if set, authenticates to the mail server, over STARTTLS.
+	SMTPAuth smtp.Auth
 	// Default targets are used for jobs that name none.
 	Default []string
 	// PublicURL is the daemon's address as people reach it, for links.
@@ -236,7 +241,11 @@ func (n *Notifier) send(ctx context.Context, d delivery) error {
 		if n.cfg.SMTP == "" {
 			return errors.New("no SMTP server configured (serve --smtp and --smtp-from)")
 		}
-		sm := &fleet.SMTPNotifier{Addr: n.cfg.SMTP, From: n.cfg.From}
+		sm := &fleet.SMTPNotifier{Addr: n.cfg.SMTP, From: n.cfg.From, Auth: n.cfg.SMTPAuth}
+		if sm.Auth != nil {
+			host, _, _ := net.SplitHostPort(n.cfg.SMTP)
+			sm.TLSConfig = &tls.Config{ServerName: host}
+		}
 		return sm.Notify(ctx, fleet.Notification{To: strings.TrimPrefix(d.target, "mailto:"),
 			Subject: subject(d.ev), Body: text(d.ev), Time: d.ev.Time})
 	case strings.HasPrefix(d.target, "slack+"):

@@ -35,6 +35,10 @@ type Health struct {
 	// an operator, such as store writes failing.
 	Status  string `json:"status"`
 	Version string `json:"version,omitempty"`
+	// Revision is the VCS commit the daemon was built from, when known.
+	Revision string `json:"revision,omitempty"`
+	// GoVersion is the Go toolchain that built the daemon.
+	GoVersion string `json:"go_version,omitempty"`
 	// Reason says what is wrong when Status is not "ok".
 	Reason string `json:"reason,omitempty"`
 }

@@ -104,6 +104,18 @@ func (m *Metrics) prime(ctx context.Context) error {
 	return nil
 }
 
+// SetBuildInfo adds almanac_build_info, a gauge of 1 labelled with the
+// running build, so a dashboard sees which versions a cluster runs.
+func (m *Metrics) SetBuildInfo(version, revision, goVersion string) {
+	g := prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "almanac_build_info", Help: "The running build: 1, labelled with its version, VCS revision and Go version.",
+	}, []string{"version", "revision", "goversion"})
+	g.WithLabelValues(version, revision, goVersion).Set(1)
+	// A second call replaces the first instead of failing on a duplicate.
+	m.reg.Unregister(g)
+	m.reg.MustRegister(g)
+}
+
 // Registry returns the registry, for extra collectors.
 func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 

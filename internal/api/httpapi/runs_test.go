@@ -136,8 +136,14 @@ func TestMetrics(t *testing.T) {
 	b.st.AddEvent(store.Event{Kind: store.EventRunSucceeded, Job: "a"})
 	b.st.AddEvent(store.Event{Kind: store.EventRunMissed, Job: "a", Data: json.RawMessage(`{"count":41,"first":"x"}`)})
 	b.st.AddEvent(store.Event{Kind: store.EventRunSkipped, Job: "a"})
+	b.metrics.SetBuildInfo("0.0.1", "old", "go1.0")
+	b.metrics.SetBuildInfo("1.2.3", "abc", "go1.26.0") // replaces the first
 	body := scrape()
+	if strings.Contains(body, `version="0.0.1"`) {
+		t.Error("metrics keep a replaced almanac_build_info")
+	}
 	for _, want := range []string{
+		`almanac_build_info{goversion="go1.26.0",revision="abc",version="1.2.3"} 1`,
 		`almanac_runs_total{result="succeeded"} 2`,
 		`almanac_runs_total{result="failed"} 0`,
 		`almanac_runs_missed_total 41`,

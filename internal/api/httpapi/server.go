@@ -106,8 +106,9 @@ type Config struct {
 	Logger *slog.Logger
 	// Metrics, if set, is served on /metrics and counts requests.
 	Metrics *Metrics
-	// Version is reported by /healthz.
-	Version string
+	// Version, Revision and GoVersion describe the build; /healthz
+	// reports them.
+	Version, Revision, GoVersion string
 	// Health, if set, is asked by /healthz for a fault that makes the
 	// daemon degraded (503): a non-empty reason.
 	Health func() (reason string)
@@ -359,10 +360,11 @@ func (s *Server) listRebootGroups(w http.ResponseWriter, r *http.Request) error 
 func (s *Server) health(w http.ResponseWriter, _ *http.Request) error {
 	if s.cfg.Health != nil {
 		if reason := s.cfg.Health(); reason != "" {
-			writeJSON(w, http.StatusServiceUnavailable, apitype.Health{Status: "degraded", Version: s.cfg.Version, Reason: reason})
+			writeJSON(w, http.StatusServiceUnavailable, apitype.Health{Status: "degraded", Version: s.cfg.Version,
+				Revision: s.cfg.Revision, GoVersion: s.cfg.GoVersion, Reason: reason})
 			return nil
 		}
 	}
-	writeJSON(w, http.StatusOK, apitype.Health{Status: "ok", Version: s.cfg.Version})
+	writeJSON(w, http.StatusOK, apitype.Health{Status: "ok", Version: s.cfg.Version, Revision: s.cfg.Revision, GoVersion: s.cfg.GoVersion})
 	return nil
 }
