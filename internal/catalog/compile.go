@@ -69,6 +69,7 @@ type compiler struct {
 	chains   []*chain
 	realizes []realizeReq
 	extra    []Edge // require/contain function edges
+	opts     Options
 }
 
 type realizeReq struct {
@@ -84,7 +85,21 @@ type bail struct{}
 // the partial catalog and a manifest.ErrorList with every error, sorted by
 // position.
 func Compile(files ...*manifest.File) (*Catalog, error) {
+	return CompileWith(Options{}, files...)
+}
+
+// Options adjusts what Compile takes as given.
+type Options struct {
+	// Schedules reports whether a schedule exists outside the manifests
+	// (a daemon's named windows), so that a resource's schedule
+	// metaparameter may name it; nil means none does.
+	Schedules func(name string) bool
+}
+
+// CompileWith is [Compile] with options.
+func CompileWith(o Options, files ...*manifest.File) (*Catalog, error) {
 	c := &compiler{
+		opts:    o,
 		classes: map[string]*manifest.ClassDef{},
 		defines: map[string]*manifest.DefineDef{},
 		byKey:   map[rkey]*res{},

@@ -83,7 +83,7 @@ func runApply(ctx context.Context, e *env, args []string) error {
 		seed = binary.LittleEndian.Uint64(b[:]) >> 1
 	}
 
-	cat, err := compileOrReport(e, "apply", files)
+	cat, err := compileOrReport(e, "apply", files, nil)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,9 @@ import (
 	"strings"
 
 	"github.com/almanac-sh/almanac/internal/catalog"
+	"github.com/almanac-sh/almanac/internal/daemon"
 	"github.com/almanac-sh/almanac/internal/inputfile"
+	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/manifest"
 	"github.com/almanac-sh/almanac/internal/manifestjob"
 )
@@ -26,14 +28,19 @@ func init() {
 func runValidate(_ context.Context, e *env, args []string) error {
 	fs := newFlagSet("validate")
 	asJSON := fs.Bool("json", false, "print the compiled catalog as JSON")
+	loadWindows := daemon.WindowsFlag(fs)
 	files, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(files) == 0 {
-		return usagef("validate: no manifest given (usage: almanac validate [--json] FILE...)")
+		return usagef("validate: no manifest given (usage: almanac validate [--json] [--windows [NAME=]PATH,...] FILE...)")
 	}
-	cat, err := compileOrReport(e, "validate", files)
+	windows, err := loadWindows("validate")
+	if err != nil {
+		return err
+	}
+	cat, err := compileOrReport(e, "validate", files, windows)
 	if err != nil {
 		return err
 	}
@@ -53,8 +60,11 @@ func runValidate(_ context.Context, e *env, args []string) error {
 // manifests are printed on stderr, one a line, and fail the command with
 // their count. At most maxReported are printed, so a binary or runaway file
 // does not flood the terminal.
-func compileOrReport(e *env, cmd string, files []string) (*catalog.Catalog, error) {
-	cat, errs, err := compileFiles(cmd, files)
+//
+// windows are the named windows the daemon would know (validate's
+// --windows), which a job may name as its gate; nil for none.
+func compileOrReport(e *env, cmd string, files []string, windows job.GateFunc) (*catalog.Catalog, error) {
+	cat, errs, err := compileFiles(cmd, files, windows)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +87,7 @@ const maxReported = 100
 // compileFiles reads, parses and compiles the files for the command cmd.
 // Problems in the manifests come back as errs; an unreadable or binary file
 // is a usage error that names cmd.
-func compileFiles(cmd string, paths []string) (*catalog.Catalog, manifest.ErrorList, error) {
+func compileFiles(cmd string, paths []string, windows job.GateFunc) (*catalog.Catalog, manifest.ErrorList, error) {
 	var parsed []*manifest.File
 	var errs manifest.ErrorList
 	srcs := make([][]byte, len(paths))
@@ -109,7 +119,11 @@ func compileFiles(cmd string, paths []string) (*catalog.Catalog, manifest.ErrorL
 		errs.Sort()
 		return nil, errs, nil
 	}
-	cat, err := catalog.Compile(parsed...)
+	var opts catalog.Options
+	if windows != nil {
+		opts.Schedules = func(name string) bool { _, ok := windows(name); return ok }
+	}
+	cat, err := catalog.CompileWith(opts, parsed...)
 	var el manifest.ErrorList
 	if errors.As(err, &el) {
 		return cat, el, nil
@@ -119,7 +133,7 @@ func compileFiles(cmd string, paths []string) (*catalog.Catalog, manifest.ErrorL
 	}
 	// Check the job resources the way `almanac serve --manifests` does, so
 	// a manifest that validates is one the daemon accepts.
-	if _, err := manifestjob.FromCatalog(cat, nil); errors.As(err, &el) {
+	if _, err := manifestjob.FromCatalogWindows(cat, nil, windows); errors.As(err, &el) {
 		return cat, el, nil
 	} else if err != nil {
 		return cat, nil, err

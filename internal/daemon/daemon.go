@@ -71,6 +71,7 @@ type Config struct {
 	windows       windowFlag         // --windows items (windowset.go)
 	named         *namedWindows      // the calendars they and --demo define
 	schedules     *manifestSchedules // the schedule resources of --manifests
+	gates         *gateRegistry      // every gate: named windows and schedules (gates.go)
 }
 
 // controller is what the daemon needs of the job controller: the API's
@@ -301,6 +302,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 			log.Info("demo manifests written", "dir", o.manifests)
 		}
 	}
+	o.gates = newGateRegistry(o.named)
 	manifests, err := newManifestJobs(*o, st, clk, log)
 	if err != nil {
 		return nil, err
@@ -316,7 +318,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 		SMTP: o.fleet.smtp, From: o.fleet.smtpFrom, Default: o.notifyDefault, PublicURL: o.publicURL(),
 		Events: st, Clock: clk, Logger: log.With("component", "notify"),
 	})
-	ctrl, err := newController(ctrlStore, *o, clk, log, manifests.gateFunc(), d.notifier.Report)
+	manifests.onGateLoss(gateLossReporter{st: st, alert: d.notifier.Alert, now: clk.Now, log: log.With("component", "gates")}.report)
+	ctrl, err := newController(ctrlStore, *o, clk, log, o.gates, d.notifier.Report)
 	if err != nil {
 		return nil, err
 	}

@@ -121,11 +121,11 @@ func load(dir string) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	return compile(dir, srcs, hash)
+	return compile(dir, srcs, hash, catalog.Options{})
 }
 
 // compile parses and compiles sources read by read.
-func compile(dir string, srcs []source, hash string) (*Snapshot, error) {
+func compile(dir string, srcs []source, hash string, opts catalog.Options) (*Snapshot, error) {
 	var errs manifest.ErrorList
 	parsed := make([]*manifest.File, 0, len(srcs))
 	files := make([]string, 0, len(srcs))
@@ -145,7 +145,7 @@ func compile(dir string, srcs []source, hash string) (*Snapshot, error) {
 		errs.Sort()
 		return nil, errs
 	}
-	cat, err := catalog.Compile(parsed...)
+	cat, err := catalog.CompileWith(opts, parsed...)
 	if err != nil {
 		var el manifest.ErrorList
 		if errors.As(err, &el) {
