@@ -91,7 +91,7 @@ func Compile(files ...*manifest.File) (*Catalog, error) {
 }
 
 // CompileWith is [Compile] for the host opts describes: the node it
-// compiles for and its facts.
+// compiles for, its facts and the schedules that exist outside the manifests.
 func CompileWith(opts Options, files ...*manifest.File) (*Catalog, error) {
 	c := &compiler{
 		opts:    opts,

@@ -20,6 +20,10 @@ type Options struct {
 	// Facts become the $facts hash, nested maps as facts.Gather returns
 	// them. Nil leaves $facts empty.
 	Facts map[string]any
+	// Schedules reports whether a schedule exists outside the manifests
+	// (a daemon's named windows), so that a resource's schedule
+	// metaparameter may name it; nil means none does.
+	Schedules func(name string) bool
 }
 
 // nodeDefs are the node definitions of a compilation, in the order they

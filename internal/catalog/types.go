@@ -305,7 +305,7 @@ func (c *compiler) validateMeta(r *res, name string, v any) {
 			return
 		}
 		if _, builtin := BuiltinSchedules[s]; !builtin {
-			if sr := c.byKey[refKey("schedule", s)]; sr == nil || sr.virtual {
+			if sr := c.byKey[refKey("schedule", s)]; (sr == nil || sr.virtual) && (c.opts.Schedules == nil || !c.opts.Schedules(s)) {
 				c.errorf(r.attrPos.get(name), "Could not find schedule %s", s)
 			}
 		}

@@ -12,7 +12,9 @@ import (
 	"strings"
 
 	"github.com/almanac-sh/almanac/internal/catalog"
+	"github.com/almanac-sh/almanac/internal/daemon"
 	"github.com/almanac-sh/almanac/internal/inputfile"
+	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/manifest"
 	"github.com/almanac-sh/almanac/internal/manifestjob"
 )
@@ -27,14 +29,19 @@ func runValidate(_ context.Context, e *env, args []string) error {
 	fs := newFlagSet("validate")
 	asJSON := fs.Bool("json", false, "print the compiled catalog as JSON")
 	node := nodeFlag(fs)
+	loadWindows := daemon.WindowsFlag(fs)
 	files, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(files) == 0 {
-		return usagef("validate: no manifest given (usage: almanac validate [--json] [--node NAME] FILE...)")
+		return usagef("validate: no manifest given (usage: almanac validate [--json] [--node NAME] [--windows [NAME=]PATH,...] FILE...)")
 	}
-	cat, err := compileOrReport(e, "validate", files, hostOptions(*node))
+	windows, err := loadWindows("validate")
+	if err != nil {
+		return err
+	}
+	cat, err := compileOrReport(e, "validate", files, hostOptions(*node), windows)
 	if err != nil {
 		return err
 	}
@@ -43,7 +50,7 @@ func runValidate(_ context.Context, e *env, args []string) error {
 		return &exitError{code: exitFailure, err: fmt.Errorf("validate: %d dependency %s", len(cycles), plural(len(cycles), "cycle", "cycles"))}
 	}
 	if set, err := manifestjob.FromCatalog(cat, nil); err == nil {
-		for _, w := range set.UnknownWindows(nil) {
+		for _, w := range set.UnknownWindows(gateNamed(windows)) {
 			fmt.Fprintln(e.stderr, "warning: "+w)
 		}
 	}
@@ -59,8 +66,12 @@ func runValidate(_ context.Context, e *env, args []string) error {
 // manifests are printed on stderr, one a line, and fail the command with
 // their count. At most maxReported are printed, so a binary or runaway file
 // does not flood the terminal.
-func compileOrReport(e *env, cmd string, files []string, opts catalog.Options) (*catalog.Catalog, error) {
-	cat, errs, err := compileFiles(cmd, files, opts)
+//
+// opts describe the host compiled for; windows are the named windows the
+// daemon would know (validate's --windows), which a job may name as its
+// gate; nil for none.
+func compileOrReport(e *env, cmd string, files []string, opts catalog.Options, windows job.GateFunc) (*catalog.Catalog, error) {
+	cat, errs, err := compileFiles(cmd, files, opts, windows)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +94,7 @@ const maxReported = 100
 // compileFiles reads, parses and compiles the files for the command cmd.
 // Problems in the manifests come back as errs; an unreadable or binary file
 // is a usage error that names cmd.
-func compileFiles(cmd string, paths []string, opts catalog.Options) (*catalog.Catalog, manifest.ErrorList, error) {
+func compileFiles(cmd string, paths []string, opts catalog.Options, windows job.GateFunc) (*catalog.Catalog, manifest.ErrorList, error) {
 	var parsed []*manifest.File
 	var errs manifest.ErrorList
 	srcs := make([][]byte, len(paths))
@@ -115,6 +126,7 @@ func compileFiles(cmd string, paths []string, opts catalog.Options) (*catalog.Ca
 		errs.Sort()
 		return nil, errs, nil
 	}
+	opts.Schedules = gateNamed(windows)
 	cat, err := catalog.CompileWith(opts, parsed...)
 	var el manifest.ErrorList
 	if errors.As(err, &el) {
@@ -125,7 +137,7 @@ func compileFiles(cmd string, paths []string, opts catalog.Options) (*catalog.Ca
 	}
 	// Check the job resources the way `almanac serve --manifests` does, so
 	// a manifest that validates is one the daemon accepts.
-	if _, err := manifestjob.FromCatalog(cat, nil); errors.As(err, &el) {
+	if _, err := manifestjob.FromCatalogWindows(cat, nil, windows); errors.As(err, &el) {
 		return cat, el, nil
 	} else if err != nil {
 		return cat, nil, err
@@ -220,4 +232,13 @@ func writeCatalogJSON(w io.Writer, cat *catalog.Catalog) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(jc)
+}
+
+// gateNamed reports the names windows resolves, as catalog.Options and
+// manifestjob want them; nil for no windows.
+func gateNamed(windows job.GateFunc) func(name string) bool {
+	if windows == nil {
+		return nil
+	}
+	return func(name string) bool { _, ok := windows(name); return ok }
 }

@@ -83,7 +83,7 @@ func startAgent(ctx context.Context, o Config, st store.Store, clk clock.Clock, 
 	if o.manifests == "" {
 		return nil, func() {}, nil
 	}
-	if _, err := manifestapply.Compile(o.manifests); err != nil {
+	if _, err := manifestapply.CompileWith(o.manifests, o.gates.compileOptions()); err != nil {
 		return nil, nil, fmt.Errorf("serve: --manifests: %w", err)
 	}
 	loc := o.agent.location()
@@ -91,7 +91,8 @@ func startAgent(ctx context.Context, o Config, st store.Store, clk clock.Clock, 
 	if err != nil {
 		return nil, nil, err
 	}
-	ap, err := manifestapply.New(manifestapply.Config{Dir: o.manifests, Clock: clk, Location: loc, Noop: o.agent.noop})
+	ap, err := manifestapply.New(manifestapply.Config{Dir: o.manifests, Clock: clk, Location: loc, Noop: o.agent.noop,
+		Windows: func(name string) (manifestapply.WindowGate, bool) { return o.gates.window(name) }})
 	if err != nil {
 		closeDB()
 		return nil, nil, err

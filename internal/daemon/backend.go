@@ -36,13 +36,13 @@ func openSQLite(ctx context.Context, dir string, clk clock.Clock) (store.Store, 
 }
 
 // newController builds the job controller the daemon runs.
-func newController(st store.Store, o Config, clk clock.Clock, log *slog.Logger, gates job.GateFunc, report func(context.Context, job.Outcome)) (controller, error) {
+func newController(st store.Store, o Config, clk clock.Clock, log *slog.Logger, gates *gateRegistry, report func(context.Context, job.Outcome)) (controller, error) {
 	c, err := job.NewController(job.Config{
 		Report:        report,
 		Store:         st,
 		Clock:         clk,
 		Parse:         job.ParseCron,
-		Gates:         gates,
+		Gates:         gates.Lookup,
 		Node:          o.node,
 		Term:          controllerTerm(st),
 		Logger:        log.With("component", "controller"),
@@ -53,13 +53,17 @@ func newController(st store.Store, o Config, clk clock.Clock, log *slog.Logger, 
 	if err != nil {
 		return nil, err
 	}
-	return apiController{c}, nil
+	return apiController{c, gates}, nil
 }
 
 // apiController adapts *job.Controller to httpapi.Controller: it turns the
 // controller's validation errors into 422 answers naming the field, and its
-// status into the API's.
-type apiController struct{ *job.Controller }
+// status into the API's. It refuses a job whose schedule gate names
+// nothing in the gate registry.
+type apiController struct {
+	*job.Controller
+	gates *gateRegistry
+}
 
 var (
 	_ httpapi.Controller    = apiController{}
@@ -68,6 +72,9 @@ var (
 
 // PutJob implements httpapi.Controller.
 func (a apiController) PutJob(ctx context.Context, spec store.JobSpec, src store.Source) (store.Job, bool, error) {
+	if err := a.gates.checkSpec(spec.Name, spec.Schedule); err != nil {
+		return store.Job{}, false, apiValidation(err)
+	}
 	j, created, err := a.Controller.PutJob(ctx, spec, src)
 	return j, created, apiValidation(err)
 }

@@ -80,6 +80,7 @@ type Config struct {
 	named         *namedWindows      // the calendars they and --demo define
 	schedules     *manifestSchedules // the schedule resources of --manifests
 	secrets       secretFiles        // --token-file, --smtp-password-file (secrets.go)
+	gates         *gateRegistry      // every gate: named windows and schedules (gates.go)
 	// alive is called on every turn of the scheduling loop, which turns at
 	// least every aliveEvery: systemd's watchdog (systemd.go).
 	alive      func()
@@ -328,6 +329,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 			log.Info("demo manifests written", "dir", o.manifests)
 		}
 	}
+	o.gates = newGateRegistry(o.named)
 	manifests, err := newManifestJobs(*o, st, clk, log)
 	if err != nil {
 		return nil, err
@@ -345,7 +347,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 	})
 	d.systemd = newSystemdNotify(clk, log)
 	o.alive, o.aliveEvery = d.systemd.loopHooks()
-	ctrl, err := newController(ctrlStore, *o, clk, log, manifests.gateFunc(), d.notifier.Report)
+	manifests.onGateLoss(gateLossReporter{st: st, alert: d.notifier.Alert, now: clk.Now, log: log.With("component", "gates")}.report)
+	ctrl, err := newController(ctrlStore, *o, clk, log, o.gates, d.notifier.Report)
 	if err != nil {
 		return nil, err
 	}

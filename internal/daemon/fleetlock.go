@@ -108,21 +108,7 @@ func fleetLockBase(public string) string {
 // newFleetLock builds the FleetLock server over the daemon's store and
 // windows: named windows first, then the manifests' schedules.
 func newFleetLock(o Config, st fleetlock.Store, manifests *manifestJobs, alert func(ctx context.Context, subject, body string), clk clock.Clock, log *slog.Logger) (*fleetlock.Server, error) {
-	lookup := func(name string) (fleetlock.Window, bool) {
-		if o.named != nil {
-			for _, w := range o.named.list {
-				if w.name == name {
-					return w.cfg.Calendar, true
-				}
-			}
-		}
-		if g := manifests.gateFunc(); g != nil {
-			if gate, ok := g(name); ok {
-				return gate, true
-			}
-		}
-		return nil, false
-	}
+	lookup := func(name string) (fleetlock.Window, bool) { return o.gates.Lookup(name) }
 	for _, g := range o.reboot.parsed {
 		if g.Window == "" {
 			continue

@@ -37,6 +37,11 @@ type manifestJobs struct {
 	clk   clock.Clock
 	log   *slog.Logger
 	gates manifestjob.Gates
+	// registry is the daemon's gate registry, for the named windows a
+	// manifest job may name and for telling jobs of gates that went.
+	registry *gateRegistry
+	// gone reports the jobs whose gate a load took away (gatelost.go).
+	gone func(ctx context.Context, gates []string)
 	// schedules are the catalog's schedule resources, for the windows
 	// list; swapped with the gates.
 	schedules *manifestSchedules
@@ -61,9 +66,11 @@ func newManifestJobs(o Config, st jobWriter, clk clock.Clock, log *slog.Logger) 
 		return nil, nil
 	}
 	m := &manifestJobs{dir: o.manifests, st: st, clk: clk, log: log.With("component", "manifests"),
-		schedules: newManifestSchedules(o.agent.location()), loc: o.agent.location(), named: o.named}
+		schedules: newManifestSchedules(o.agent.location()), loc: o.agent.location(), named: o.named, registry: o.gates}
+	o.gates.useManifests(&m.gates)
 	w, err := manifestdir.NewWatcher(o.manifests, manifestdir.WatchConfig{
-		Clock: clk, Interval: manifestdir.DefaultInterval, Logger: m.log, Accept: m.accept, Changed: m.changed})
+		Clock: clk, Interval: manifestdir.DefaultInterval, Logger: m.log, Accept: m.accept, Changed: m.changed,
+		Compile: o.gates.compileOptions()})
 	if err != nil {
 		return nil, err
 	}
@@ -71,12 +78,12 @@ func newManifestJobs(o Config, st jobWriter, clk clock.Clock, log *slog.Logger) 
 	return m, nil
 }
 
-// gateFunc is the controller's view of the gates in force.
-func (m *manifestJobs) gateFunc() job.GateFunc {
+// onGateLoss sets what to call with the gate names a load removes.
+func (m *manifestJobs) onGateLoss(gone func(ctx context.Context, gates []string)) {
 	if m == nil {
-		return nil
+		return
 	}
-	return m.gates.Lookup
+	m.gone = gone
 }
 
 // rebootGroups is the reboot_group resources of the manifests in force.
@@ -162,7 +169,7 @@ func (m *manifestJobs) watch(ctx context.Context) {
 // swapped and the store reconciled. Anything wrong leaves the previous
 // jobs and gates as they were.
 func (m *manifestJobs) accept(ctx context.Context, s *manifestdir.Snapshot) error {
-	set, err := manifestjob.FromCatalog(s.Catalog, job.ParseCron, puppetsched.WithDefaultLocation(m.loc))
+	set, err := manifestjob.FromCatalogWindows(s.Catalog, job.ParseCron, m.registry.windowFunc(), puppetsched.WithDefaultLocation(m.loc))
 	if err != nil {
 		return err
 	}
@@ -184,7 +191,8 @@ func (m *manifestJobs) accept(ctx context.Context, s *manifestdir.Snapshot) erro
 			spec.Suspend = old.Spec.Suspend
 		}
 	}
-	m.gates.Store(set.Gates)
+	before := m.registry.Names()
+	m.gates.StoreSet(set)
 	m.reboot.Store(&set.RebootGroups)
 	for _, w := range set.UnknownWindows(m.named.has) {
 		m.log.Warn(w)
@@ -195,6 +203,9 @@ func (m *manifestJobs) accept(ctx context.Context, s *manifestdir.Snapshot) erro
 	m.ctrl.Notify("")
 	if err != nil {
 		return err
+	}
+	if lost := lostGates(before, m.registry); len(lost) > 0 && m.gone != nil {
+		m.gone(ctx, lost)
 	}
 	m.log.Info("manifest jobs loaded", "dir", m.dir, "files", len(s.Files), "created", res.Created, "updated", res.Updated,
 		"deleted", res.Deleted, "unchanged", res.Unchanged, "gates", len(set.Gates))

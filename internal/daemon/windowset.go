@@ -13,6 +13,7 @@ import (
 
 	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/api/httpapi"
+	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/webui"
 	"github.com/almanac-sh/almanac/internal/zincati"
 )
@@ -205,4 +206,24 @@ func (nw *namedWindows) uiWindows(_ context.Context, now time.Time) ([]webui.Win
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// WindowsFlag registers --windows on fs, read as serve reads it, for
+// commands that check manifests against the daemon's named windows
+// (validate). The function it returns loads them once the flags are
+// parsed, as gates by name (nil when none were given); cmd names the
+// command in errors.
+func WindowsFlag(fs *flag.FlagSet) func(cmd string) (job.GateFunc, error) {
+	var f windowFlag
+	addWindowFlags(fs, &f)
+	return func(cmd string) (job.GateFunc, error) {
+		if len(f) == 0 {
+			return nil, nil
+		}
+		nw, err := loadNamedWindows(f, false)
+		if err != nil {
+			return nil, usagef("%s", strings.Replace(err.Error(), "serve:", cmd+":", 1))
+		}
+		return newGateRegistry(nw).window, nil
+	}
 }

@@ -122,11 +122,11 @@ func load(dir string) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	return compile(dir, srcs, hash)
+	return compile(dir, srcs, hash, catalog.Options{})
 }
 
 // compile parses and compiles sources read by read.
-func compile(dir string, srcs []source, hash string) (*Snapshot, error) {
+func compile(dir string, srcs []source, hash string, opts catalog.Options) (*Snapshot, error) {
 	var errs manifest.ErrorList
 	parsed := make([]*manifest.File, 0, len(srcs))
 	files := make([]string, 0, len(srcs))
@@ -146,8 +146,10 @@ func compile(dir string, srcs []source, hash string) (*Snapshot, error) {
 		errs.Sort()
 		return nil, errs
 	}
-	node, hostFacts := facts.Local()
-	cat, err := catalog.CompileWith(catalog.Options{Node: node, Facts: hostFacts}, parsed...)
+	if opts.Node == "" && opts.Facts == nil {
+		opts.Node, opts.Facts = facts.Local()
+	}
+	cat, err := catalog.CompileWith(opts, parsed...)
 	if err != nil {
 		var el manifest.ErrorList
 		if errors.As(err, &el) {

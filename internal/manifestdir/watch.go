@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/almanac-sh/almanac/internal/catalog"
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/manifest"
 )
@@ -37,6 +38,9 @@ type WatchConfig struct {
 	// first Check only records the contents it starts from. It is called
 	// from Check and must not block: the daemon's agent queues an apply.
 	Changed func(what string)
+	// Compile are the catalog compiler's options (the daemon's named
+	// windows, which a resource's schedule may name).
+	Compile catalog.Options
 }
 
 // Watcher keeps a directory's catalog current: it polls the directory,
@@ -102,7 +106,7 @@ func (w *Watcher) Check(ctx context.Context) (changed bool, err error) {
 	if cur := w.Current(); hash == w.seen || cur != nil && hash == cur.Hash {
 		return false, nil
 	}
-	s, err := compile(w.dir, srcs, hash)
+	s, err := compile(w.dir, srcs, hash, w.cfg.Compile)
 	if err != nil {
 		w.seen = hash
 		return false, err

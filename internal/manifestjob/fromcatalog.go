@@ -21,8 +21,13 @@ import (
 type Set struct {
 	// Jobs are the job specs, validated and normalised, sorted by name.
 	Jobs []store.JobSpec
-	// Gates are the schedules the jobs name, by name.
+	// Gates are the catalog's schedules that can gate a job (those without
+	// a period), and the named windows its jobs and reboot groups name, by
+	// name.
 	Gates map[string]job.Gate
+	// Unusable are the catalog's schedules that cannot gate a job, each
+	// with why (a period limits how often, which a job's cron decides).
+	Unusable map[string]string
 	// SuspendSet names the jobs whose resource sets `suspend` itself;
 	// for the others an operator's suspend or resume may stand.
 	SuspendSet map[string]bool
@@ -38,10 +43,19 @@ type Set struct {
 // every schedule a job names; the daemon passes the zone that schedules
 // without time_zone read wall-clock time in, the same zone agent mode uses.
 func FromCatalog(cat *catalog.Catalog, parse job.ParseFunc, opts ...puppetsched.Option) (*Set, error) {
+	return FromCatalogWindows(cat, parse, nil, opts...)
+}
+
+// FromCatalogWindows is [FromCatalog] for a daemon that also has named
+// windows (--windows): windows resolves the gate names the catalog does
+// not declare as schedules, before Puppet's built-in schedules. A schedule
+// resource with the name of a named window is an error at its position:
+// a name gates one thing only. windows may be nil.
+func FromCatalogWindows(cat *catalog.Catalog, parse job.ParseFunc, windows job.GateFunc, opts ...puppetsched.Option) (*Set, error) {
 	if parse == nil {
 		parse = job.ParseCron
 	}
-	set := &Set{Gates: map[string]job.Gate{}, SuspendSet: map[string]bool{}}
+	set := &Set{Gates: map[string]job.Gate{}, Unusable: map[string]string{}, SuspendSet: map[string]bool{}}
 	var errs manifest.ErrorList
 	byRef := map[string]int{} // job ref -> index in set.Jobs
 	names := map[string]*catalog.Resource{}
@@ -69,7 +83,7 @@ func FromCatalog(cat *catalog.Catalog, parse job.ParseFunc, opts ...puppetsched.
 		}
 		if spec.Schedule != "" {
 			if _, done := set.Gates[spec.Schedule]; !done {
-				g, err := gate(cat, spec.Schedule, opts)
+				g, err := gate(cat, spec.Schedule, windows, opts)
 				if err != nil {
 					errs.Add(r.Pos, "%s: %v", r.Ref(), err)
 				} else {
@@ -81,7 +95,8 @@ func FromCatalog(cat *catalog.Catalog, parse job.ParseFunc, opts ...puppetsched.
 		set.Jobs = append(set.Jobs, spec)
 	}
 	edges(cat, set, byRef, &errs)
-	rebootGroups(cat, set, &errs, opts)
+	rebootGroups(cat, set, &errs, windows, opts)
+	scheduleGates(cat, set, &errs, windows, opts)
 	for i := range set.Jobs {
 		spec := &set.Jobs[i]
 		if err := job.Validate(spec, parse); err != nil {
@@ -297,9 +312,18 @@ func kindOf(v any) string {
 
 // gate builds the gate for a schedule name: the catalog's schedule
 // resource of that title, else a built-in schedule.
-func gate(cat *catalog.Catalog, name string, opts []puppetsched.Option) (job.Gate, error) {
+func gate(cat *catalog.Catalog, name string, windows job.GateFunc, opts []puppetsched.Option) (job.Gate, error) {
 	var s *puppetsched.Schedule
-	if r := cat.Lookup("Schedule[" + name + "]"); r != nil && !r.Virtual {
+	r := cat.Lookup("Schedule[" + name + "]")
+	if r != nil && r.Virtual {
+		r = nil
+	}
+	if r == nil && windows != nil {
+		if w, ok := windows(name); ok {
+			return w, nil
+		}
+	}
+	if r != nil {
 		p, err := puppetsched.FromAttrs(r.Params)
 		if err == nil {
 			s, err = puppetsched.New(r.Title, p, opts...)
@@ -310,6 +334,9 @@ func gate(cat *catalog.Catalog, name string, opts []puppetsched.Option) (job.Gat
 	} else if b, ok := puppetsched.Builtin(name); ok {
 		s = b
 	} else {
+		if windows != nil {
+			return nil, fmt.Errorf("no schedule or named window is named %q", name)
+		}
 		return nil, fmt.Errorf("no schedule named %q", name)
 	}
 	if per := s.Period(); per != puppetsched.PeriodNone && per != puppetsched.Never {

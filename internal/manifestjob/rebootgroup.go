@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/catalog"
+	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/manifest"
 	"github.com/almanac-sh/almanac/internal/puppetsched"
 )
@@ -28,7 +29,7 @@ var rebootGroupRE = regexp.MustCompile(`^[a-zA-Z0-9.-]{1,128}$`)
 // rebootGroups reads the catalog's reboot_group resources. A window that
 // names a manifest schedule becomes one of the set's gates; another name
 // is left for the daemon to find among its named windows.
-func rebootGroups(cat *catalog.Catalog, set *Set, errs *manifest.ErrorList, opts []puppetsched.Option) {
+func rebootGroups(cat *catalog.Catalog, set *Set, errs *manifest.ErrorList, windows job.GateFunc, opts []puppetsched.Option) {
 	for _, r := range cat.Applied() {
 		if r.Type != "reboot_group" {
 			continue
@@ -64,7 +65,7 @@ func rebootGroups(cat *catalog.Catalog, set *Set, errs *manifest.ErrorList, opts
 		if w, ok := r.Params["window"].(string); ok && w != "" {
 			g.Window = w
 			if _, done := set.Gates[w]; !done {
-				if gt, err := gate(cat, w, opts); err == nil {
+				if gt, err := gate(cat, w, windows, opts); err == nil {
 					set.Gates[w] = gt
 				}
 			}

@@ -274,6 +274,9 @@ const (
 	EventNotifySent   EventKind = "notify.sent"
 	EventNotifyFailed EventKind = "notify.failed"
 	EventJobOverdue   EventKind = "job.overdue"
+	// EventJobGateMissing: a job's schedule gate stopped existing (the
+	// manifests no longer declare it).
+	EventJobGateMissing EventKind = "job.gate-missing"
 	// FleetLock reboot slots (Resource is "reboot-group/NAME").
 	EventRebootLocked   EventKind = "reboot.locked"
 	EventRebootUnlocked EventKind = "reboot.unlocked"

@@ -71,6 +71,64 @@ type Config struct {
 	MaxEvents int
 	// Debug keeps Debug log lines in reports.
 	Debug bool
+	// Windows resolves the schedule names the manifests do not declare
+	// (the daemon's named windows) before Puppet's built-in schedules;
+	// nil when there are none. A resource gated by a window is applied
+	// exactly while the window is open.
+	Windows func(name string) (WindowGate, bool)
+}
+
+// WindowGate is a named window as a resource's schedule: open or closed
+// at an instant, whenever the resource was last checked.
+type WindowGate interface {
+	Contains(t time.Time) bool
+	NextOpen(t time.Time) (time.Time, bool)
+}
+
+// windowSchedule adapts a WindowGate to the apply engine's and the
+// agent's gates.
+type windowSchedule struct{ w WindowGate }
+
+// Match implements apply.Gate.
+func (s windowSchedule) Match(_, now time.Time) bool { return s.w.Contains(now) }
+
+// NextMatch implements agent.Gate.
+func (s windowSchedule) NextMatch(_, t time.Time) (time.Time, bool) { return s.w.NextOpen(t) }
+
+// resolved is what one resource's schedule name resolves to.
+type resolved struct {
+	apply  apply.Gate
+	agent  agent.Gate
+	name   string
+	period time.Duration
+}
+
+// compileOptions lets resources name the named windows as schedules.
+func (a *Applier) compileOptions() catalog.Options {
+	if a.cfg.Windows == nil {
+		return catalog.Options{}
+	}
+	return catalog.Options{Schedules: func(name string) bool {
+		_, ok := a.cfg.Windows(name)
+		return ok
+	}}
+}
+
+// resolve finds the gate called name: a declared schedule, else a named
+// window, else one of Puppet's built-ins.
+func (a *Applier) resolve(ss Schedules, name string) (resolved, bool) {
+	if s, ok := ss[name]; ok {
+		return resolved{s.Gate(), s, s.Name(), period(s)}, true
+	}
+	if a.cfg.Windows != nil {
+		if w, ok := a.cfg.Windows(name); ok {
+			return resolved{windowSchedule{w}, windowSchedule{w}, name, 0}, true
+		}
+	}
+	if s, ok := puppetsched.Builtin(name); ok {
+		return resolved{s.Gate(), s, s.Name(), period(s)}, true
+	}
+	return resolved{}, false
 }
 
 // Applier applies the manifests of a directory. Apply is not safe for
@@ -112,6 +170,11 @@ func Files(dir string) ([]string, error) { return manifestdir.Files(dir) }
 // Compile parses and compiles the manifests under dir into one catalog.
 // Errors are positioned (file:line:col), all of them joined in one error.
 func Compile(dir string) (*catalog.Catalog, error) {
+	return CompileWith(dir, catalog.Options{})
+}
+
+// CompileWith is [Compile] with the catalog compiler's options.
+func CompileWith(dir string, opts catalog.Options) (*catalog.Catalog, error) {
 	files, err := Files(dir)
 	if err != nil {
 		return nil, err
@@ -139,8 +202,10 @@ func Compile(dir string) (*catalog.Catalog, error) {
 		errs.Sort()
 		return nil, errs
 	}
-	node, hostFacts := facts.Local()
-	cat, err := catalog.CompileWith(catalog.Options{Node: node, Facts: hostFacts}, parsed...)
+	if opts.Node == "" && opts.Facts == nil {
+		opts.Node, opts.Facts = facts.Local()
+	}
+	cat, err := catalog.CompileWith(opts, parsed...)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +222,7 @@ func (a *Applier) Apply(ctx context.Context, req agent.Request) (*agent.Report, 
 		rep.Finish()
 		return rep, nil
 	}
-	cat, err := Compile(a.cfg.Dir)
+	cat, err := CompileWith(a.cfg.Dir, a.compileOptions())
 	if err != nil {
 		return fail(err)
 	}
@@ -172,11 +237,11 @@ func (a *Applier) Apply(ctx context.Context, req agent.Request) (*agent.Report, 
 		if !ok || name == nil || r.IsContainer {
 			continue
 		}
-		s, ok := scheds.Lookup(fmt.Sprint(name))
+		g, ok := a.resolve(scheds, fmt.Sprint(name))
 		if !ok {
 			continue // the run aborts with "Could not find schedule"
 		}
-		rep.Gated = append(rep.Gated, agent.GatedResource{Ref: r.Ref(), Schedule: s.Name(), Gate: s, Period: period(s)})
+		rep.Gated = append(rep.Gated, agent.GatedResource{Ref: r.Ref(), Schedule: g.name, Gate: g.agent, Period: g.period})
 	}
 	plan, err := apply.NewPlan(ac, a.cfg.Ordering, 0)
 	if err != nil {
@@ -189,7 +254,11 @@ func (a *Applier) Apply(ctx context.Context, req agent.Request) (*agent.Report, 
 	log := &recorder{clock: a.cfg.Clock, max: a.cfg.MaxEvents, debug: a.cfg.Debug, byRef: map[string]*notes{}}
 	res, runErr := apply.Run(ctx, plan, apply.Options{
 		Noop: a.cfg.Noop, Clock: a.cfg.Clock, Providers: a.cfg.Providers,
-		Gates: scheds.Gate, State: state, Log: log,
+		Gates: func(name string) (apply.Gate, bool) {
+			g, ok := a.resolve(scheds, name)
+			return g.apply, ok
+		},
+		State: state, Log: log,
 	})
 	var abort *apply.AbortError
 	cycle := errors.As(runErr, &abort) && abort.Msg == apply.ErrCycles

@@ -19,7 +19,7 @@ var EventKinds = append([]store.EventKind{
 	store.EventRunScheduled, store.EventRunStarted, store.EventRunSucceeded,
 	store.EventRunFailed, store.EventRunRetry, store.EventRunKilled,
 	store.EventRunMissed, store.EventRunSkipped,
-	store.EventNotifySent, store.EventNotifyFailed, store.EventJobOverdue,
+	store.EventNotifySent, store.EventNotifyFailed, store.EventJobOverdue, store.EventJobGateMissing,
 	store.EventRebootLocked, store.EventRebootUnlocked, store.EventRebootHeldLong,
 }, ResourceEventKinds...)
 

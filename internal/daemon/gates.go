@@ -1,0 +1,146 @@
+package daemon
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/almanac-sh/almanac/internal/catalog"
+	"github.com/almanac-sh/almanac/internal/job"
+	"github.com/almanac-sh/almanac/internal/manifestjob"
+)
+
+// This file is the daemon's one registry of schedule gates: every name a
+// job's `schedule`, a reboot group's window or an agent resource's
+// `schedule` may give. It holds the named windows of --windows and --demo
+// and the schedule resources of the manifests in force (plus Puppet's
+// built-in `never`); the job controller, the API, the manifest loader,
+// FleetLock, the agent and the web UI all resolve names through it, so
+// none of them can call a gate what another does not.
+//
+// A name means one gate: the manifest loader refuses a schedule resource
+// that takes a named window's name. Named windows are fixed at start-up;
+// the manifests' part is swapped whole on every accepted load.
+
+// gateRegistry resolves gate names. The zero value has no gates; a nil
+// pointer neither.
+type gateRegistry struct {
+	named     *namedWindows
+	manifests *manifestjob.Gates // nil without --manifests
+}
+
+// newGateRegistry returns the registry of the named windows; the
+// manifests' schedules join it when the manifests load (useManifests).
+func newGateRegistry(named *namedWindows) *gateRegistry {
+	return &gateRegistry{named: named}
+}
+
+// useManifests adds the manifests' gate table; called once, before the
+// daemon starts.
+func (r *gateRegistry) useManifests(g *manifestjob.Gates) { r.manifests = g }
+
+// compileOptions lets the manifests' resources name a named window as
+// their schedule.
+func (r *gateRegistry) compileOptions() catalog.Options {
+	if r.windowFunc() == nil {
+		return catalog.Options{}
+	}
+	return catalog.Options{Schedules: func(name string) bool {
+		_, ok := r.window(name)
+		return ok
+	}}
+}
+
+// window returns the named window called name.
+func (r *gateRegistry) window(name string) (job.Gate, bool) {
+	if r == nil || r.named == nil {
+		return nil, false
+	}
+	for _, w := range r.named.list {
+		if w.name == name {
+			return w.cfg.Calendar, true
+		}
+	}
+	return nil, false
+}
+
+// windowFunc is the named windows alone, as the manifest loader takes
+// them; nil when there are none.
+func (r *gateRegistry) windowFunc() job.GateFunc {
+	if r == nil || r.named == nil || len(r.named.list) == 0 {
+		return nil
+	}
+	return r.window
+}
+
+// Lookup implements job.GateFunc: a named window, else a manifest
+// schedule, else Puppet's built-in never.
+func (r *gateRegistry) Lookup(name string) (job.Gate, bool) {
+	if g, ok := r.window(name); ok {
+		return g, true
+	}
+	if r != nil && r.manifests != nil {
+		if g, ok := r.manifests.Lookup(name); ok {
+			return g, true
+		}
+	}
+	g, _, err := manifestjob.BuiltinGate(name)
+	return g, g != nil && err == nil
+}
+
+// Names lists every gate name in force, sorted, without duplicates.
+func (r *gateRegistry) Names() []string {
+	var out []string
+	if r != nil && r.named != nil {
+		for _, w := range r.named.list {
+			out = append(out, w.name)
+		}
+	}
+	if r != nil && r.manifests != nil {
+		out = append(out, r.manifests.Names()...)
+	}
+	out = append(out, "never")
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// check returns nil when name is a gate in force, else an error saying
+// why it is not and listing the gates there are.
+func (r *gateRegistry) check(name string) error {
+	if _, ok := r.Lookup(name); ok {
+		return nil
+	}
+	if r != nil && r.manifests != nil {
+		if why, ok := r.manifests.Unusable(name); ok {
+			return fmt.Errorf("%s; %s", why, r.known())
+		}
+	}
+	if _, builtin, err := manifestjob.BuiltinGate(name); builtin && err != nil {
+		return fmt.Errorf("%w; %s", err, r.known())
+	}
+	return fmt.Errorf("no gate is named %q; %s", name, r.known())
+}
+
+// maxListedGates bounds how many names an error lists.
+const maxListedGates = 20
+
+// known lists the gates in force for an error message.
+func (r *gateRegistry) known() string {
+	names := r.Names()
+	if len(names) > maxListedGates {
+		return fmt.Sprintf("known gates (%d): %s, ...", len(names), strings.Join(names[:maxListedGates], ", "))
+	}
+	return "known gates: " + strings.Join(names, ", ")
+}
+
+// checkSpec refuses a job whose schedule gate names nothing, as a
+// validation error of its schedule field (a 422 on the API).
+func (r *gateRegistry) checkSpec(name, gate string) error {
+	if gate == "" {
+		return nil
+	}
+	if err := r.check(gate); err != nil {
+		return &job.ValidationError{Job: name, Fields: []job.FieldError{{Field: "schedule", Message: err.Error()}}}
+	}
+	return nil
+}
