@@ -14,7 +14,6 @@ import (
 	"github.com/almanac-sh/almanac/internal/catalog"
 	"github.com/almanac-sh/almanac/internal/daemon"
 	"github.com/almanac-sh/almanac/internal/inputfile"
-	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/manifest"
 	"github.com/almanac-sh/almanac/internal/manifestjob"
 )
@@ -70,7 +69,7 @@ func runValidate(_ context.Context, e *env, args []string) error {
 // opts describe the host compiled for; windows are the named windows the
 // daemon would know (validate's --windows), which a job may name as its
 // gate; nil for none.
-func compileOrReport(e *env, cmd string, files []string, opts catalog.Options, windows job.GateFunc) (*catalog.Catalog, error) {
+func compileOrReport(e *env, cmd string, files []string, opts catalog.Options, windows manifestjob.Windows) (*catalog.Catalog, error) {
 	cat, errs, err := compileFiles(cmd, files, opts, windows)
 	if err != nil {
 		return nil, err
@@ -94,7 +93,7 @@ const maxReported = 100
 // compileFiles reads, parses and compiles the files for the command cmd.
 // Problems in the manifests come back as errs; an unreadable or binary file
 // is a usage error that names cmd.
-func compileFiles(cmd string, paths []string, opts catalog.Options, windows job.GateFunc) (*catalog.Catalog, manifest.ErrorList, error) {
+func compileFiles(cmd string, paths []string, opts catalog.Options, windows manifestjob.Windows) (*catalog.Catalog, manifest.ErrorList, error) {
 	var parsed []*manifest.File
 	var errs manifest.ErrorList
 	srcs := make([][]byte, len(paths))
@@ -236,7 +235,7 @@ func writeCatalogJSON(w io.Writer, cat *catalog.Catalog) error {
 
 // gateNamed reports the names windows resolves, as catalog.Options and
 // manifestjob want them; nil for no windows.
-func gateNamed(windows job.GateFunc) func(name string) bool {
+func gateNamed(windows manifestjob.Windows) func(name string) bool {
 	if windows == nil {
 		return nil
 	}

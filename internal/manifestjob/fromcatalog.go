@@ -46,6 +46,10 @@ func FromCatalog(cat *catalog.Catalog, parse job.ParseFunc, opts ...puppetsched.
 	return FromCatalogWindows(cat, parse, nil, opts...)
 }
 
+// Windows resolves the named windows a job's schedule gate may name
+// besides the manifests' own schedules; nil means there are none.
+type Windows = job.GateFunc
+
 // FromCatalogWindows is [FromCatalog] for a daemon that also has named
 // windows (--windows): windows resolves the gate names the catalog does
 // not declare as schedules, before Puppet's built-in schedules. A schedule
