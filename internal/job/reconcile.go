@@ -42,6 +42,11 @@ func (c *Controller) reconcile(ctx context.Context, e *entry, now time.Time) {
 		next := e.c.sched.Next(maxTime(e.last, now))
 		earliest(next)
 	}
+	if e.retry.After(now) {
+		// fire's insert failed: reconcile's own wake must not lose it.
+		earliest(e.retry)
+	}
+	e.retry = time.Time{}
 	held := e.held
 	e.held = nil
 	for _, r := range held {
@@ -162,6 +167,9 @@ func (c *Controller) flushFires(ctx context.Context, now time.Time) {
 		c.noteWrite(err, now)
 		if err != nil {
 			c.writeFailed(now, "create runs", "runs", n, "err", err)
+			for _, f := range batch {
+				c.retrySoon(f.e, now)
+			}
 			continue
 		}
 		for i, f := range batch {
@@ -181,6 +189,7 @@ func (c *Controller) fired(ctx context.Context, e *entry, want, r store.Run, err
 		return
 	case err != nil:
 		c.log.Error("create run", "job", want.Job, "at", want.ScheduledTime, "err", err)
+		c.retrySoon(e, c.clock.Now())
 		return
 	}
 	e.last = maxTime(e.last, want.ScheduledTime)
