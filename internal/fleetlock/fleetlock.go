@@ -12,7 +12,7 @@
 // node.
 //
 // Zincati cannot send a bearer token, so the endpoints authenticate as it
-// can: BASE may carry a per-group secret (/fleetlock/SECRET), or the
+// can: BASE may carry a per-group secret (/fleetlock/SECRET/), or the
 // client's address must be in an allow-list.
 package fleetlock
 
@@ -43,7 +43,7 @@ type Group struct {
 	// Window, if set, names the window (a named window or a manifest
 	// schedule) outside which no new slot is granted.
 	Window string
-	// Secret, if set, lets clients authenticate with /fleetlock/SECRET.
+	// Secret, if set, lets clients authenticate with the base URL /fleetlock/SECRET/.
 	Secret string
 	// MaxHold is how long a slot may be held before it is reported
 	// (never broken); zero means the server's default.
