@@ -505,8 +505,9 @@ func (o *Config) publicURL() string {
 	return o.tls.scheme() + "://" + o.listen
 }
 
-// storeHealthReason returns /healthz's check: the store's write failure, if
-// the controller's writes fail.
+// storeHealthReason returns /healthz's check: damage the periodic
+// integrity check found, else the store's write failure, if the
+// controller's writes fail.
 func storeHealthReason(ctrl controller, integrity *integrityWatch) func() string {
 	return func() string {
 		if r := integrity.reason(); r != "" {

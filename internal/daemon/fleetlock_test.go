@@ -10,8 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/almanac-sh/almanac/internal/servetest"
 )
 
 // TestRebootGroupFlags: names FleetLock clients cannot send and empty or
@@ -57,7 +58,7 @@ func TestFleetLockWiring(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs syncBuffer
+	var logs servetest.Log
 	log := slog.New(slog.NewTextHandler(&logs, nil))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -112,22 +113,4 @@ func TestFleetLockWiring(t *testing.T) {
 	if !strings.Contains(out, `window \"no-such-schedule\" is no schedule`) {
 		t.Errorf("no warning for the reboot_group's unknown window:\n%s", out)
 	}
-}
-
-// syncBuffer is a bytes.Buffer that the daemon's goroutines may log to.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -3,7 +3,6 @@ package daemon
 import (
 	"crypto/tls"
 	"flag"
-	"net/http"
 )
 
 // tlsFiles are serve's --tls-cert and --tls-key: with both, the daemon
@@ -50,18 +49,4 @@ func (t *tlsFiles) config() *tls.Config {
 		return nil
 	}
 	return &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{*t.pair}}
-}
-
-// hstsMaxAge is how long a browser keeps to HTTPS after seeing the
-// daemon over TLS: a year, the usual value.
-const hstsMaxAge = "max-age=31536000"
-
-// strictTransport adds Strict-Transport-Security to every answer, so a
-// browser that has reached the daemon over TLS never falls back to plain
-// HTTP, where the session cookie and token could be read on the way.
-func strictTransport(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Strict-Transport-Security", hstsMaxAge)
-		next.ServeHTTP(w, r)
-	})
 }

@@ -12,7 +12,7 @@
 // node.
 //
 // Zincati cannot send a bearer token, so the endpoints authenticate as it
-// can: BASE may carry a per-group secret (/fleetlock/SECRET), or the
+// can: BASE may carry a per-group secret (/fleetlock/SECRET/), or the
 // client's address must be in an allow-list.
 package fleetlock
 
@@ -43,7 +43,7 @@ type Group struct {
 	// Window, if set, names the window (a named window or a manifest
 	// schedule) outside which no new slot is granted.
 	Window string
-	// Secret, if set, lets clients authenticate with /fleetlock/SECRET.
+	// Secret, if set, lets clients authenticate with the base URL /fleetlock/SECRET/.
 	Secret string
 	// MaxHold is how long a slot may be held before it is reported
 	// (never broken); zero means the server's default.
@@ -185,7 +185,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(pe)
 }
 
-// call is what a request has told about itself so far.
+// call is who an authenticated request says it is; empty before.
 type call struct{ id, group string }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, c *call) error {
@@ -208,16 +208,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, c *call) error {
 		return fail(http.StatusBadRequest, "invalid_request", "the body is not a FleetLock JSON object: %v", err)
 	}
 	id, name := req.ClientParams.ID, req.ClientParams.Group
-	if ValidGroup(name) {
-		c.group = name
-	}
 	if err := ValidID(id); err != nil {
 		return fail(http.StatusBadRequest, "invalid_request", "client_params.id: %v", err)
 	}
 	if !ValidGroup(name) {
 		return fail(http.StatusBadRequest, "invalid_request", "client_params.group %q must match ^[a-zA-Z0-9.-]+$ (at most 128 characters)", name)
 	}
-	c.id = id
 	// Authenticate before looking the group up, so that a client without
 	// the secret cannot tell which groups exist.
 	g, known := s.group(name)
@@ -225,6 +221,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, c *call) error {
 		return fail(http.StatusForbidden, "unauthorized", "this client may not use reboot group %q: the secret in the URL is wrong, or there is none and the address is not allowed; "+
 			"a base URL with a secret must end in a slash (http://HOST/fleetlock/SECRET/), or the client drops the secret", name)
 	}
+	// Only now are the id and group worth a log line of their own.
+	c.id, c.group = id, name
 	if !known {
 		return fail(http.StatusNotFound, "unknown_group", "no reboot group %q is configured", name)
 	}

@@ -3,6 +3,7 @@ package fleetlock
 import (
 	"context"
 	"log/slog"
+	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -80,9 +81,15 @@ type episodes struct {
 // than the last.
 func (s *Server) refused(r *http.Request, c *call, pe *protocolError) {
 	s.metrics.refusals.WithLabelValues(pe.Kind).Inc()
+	// An unauthenticated client is known by its address alone, so that
+	// inventing ids or groups does not make new episodes.
 	client := c.id
 	if client == "" {
-		client = "address " + r.RemoteAddr
+		host, _, err := net.SplitHostPort(r.RemoteAddr)
+		if err != nil {
+			host = r.RemoteAddr
+		}
+		client = "address " + host
 	}
 	key := episodeKey{client, c.group}
 	s.episodes.mu.Lock()

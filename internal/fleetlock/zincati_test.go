@@ -245,8 +245,9 @@ func TestRefusalsLoggedOncePerEpisode(t *testing.T) {
 	for range 5 {
 		call("pre-reboot", "m2") // full
 	}
-	for range 3 {
-		zincati(t, srv.URL+"/fleetlock/guess", "pre-reboot", "m2", "default", true) // unauthorized
+	for i := range 3 {
+		// unauthorized, with an invented id each time: still one episode
+		zincati(t, srv.URL+"/fleetlock/guess", "pre-reboot", fmt.Sprintf("intruder-%d", i), "default", true)
 	}
 	call("steady-state", "m1")
 	call("pre-reboot", "m2")

@@ -45,6 +45,11 @@ func (c *Controller) reconcile(ctx context.Context, e *entry, now time.Time) {
 			earliest(next.Add(e.c.delay))
 		}
 	}
+	if e.retry.After(now) {
+		// fire's insert failed: reconcile's own wake must not lose it.
+		earliest(e.retry)
+	}
+	e.retry = time.Time{}
 	held := e.held
 	e.held = nil
 	for _, r := range held {
@@ -166,6 +171,9 @@ func (c *Controller) flushFires(ctx context.Context, now time.Time) {
 		c.noteWrite(err, now)
 		if err != nil {
 			c.writeFailed(now, "create runs", "runs", n, "err", err)
+			for _, f := range batch {
+				c.retrySoon(f.e, now)
+			}
 			continue
 		}
 		for i, f := range batch {
@@ -185,6 +193,7 @@ func (c *Controller) fired(ctx context.Context, e *entry, want, r store.Run, err
 		return
 	case err != nil:
 		c.log.Error("create run", "job", want.Job, "at", want.ScheduledTime, "err", err)
+		c.retrySoon(e, c.clock.Now())
 		return
 	}
 	e.last = maxTime(e.last, want.ScheduledTime)

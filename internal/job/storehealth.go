@@ -79,6 +79,19 @@ func (c *Controller) writeFailed(now time.Time, msg string, args ...any) {
 	}
 }
 
+// retrySoon wakes e again a heartbeat interval from now, when the store
+// refused to create the run of an instant that came due: the instant is
+// tried again until the store takes it, so it runs late (inside its
+// starting deadline) rather than being counted as missed at the job's
+// next instant.
+func (c *Controller) retrySoon(e *entry, now time.Time) {
+	t := now.Add(c.cfg.HeartbeatInterval)
+	e.retry = t
+	if e.wake.IsZero() || t.Before(e.wake) {
+		c.schedule(e, t)
+	}
+}
+
 // keepUnrecorded holds run ends the store refused, to write them when it
 // recovers. While held, their runs are heart-beaten as if still running,
 // so that no recovery path takes them for orphans.

@@ -1,6 +1,7 @@
 package job
 
 import (
+	"context"
 	"encoding/json"
 	"log/slog"
 	"strings"
@@ -52,6 +53,58 @@ func TestStoreOutageLogs(t *testing.T) {
 		}
 		if runs := b.runs("backup"); len(runs) != 1 || runs[0].State != store.RunSucceeded {
 			t.Errorf("after the outage: %v", states(runs))
+		}
+	})
+}
+
+// insertOutage is a store that refuses to create runs while failing is
+// set, as a full disk does.
+type insertOutage struct {
+	fullDisk
+}
+
+func (f *insertOutage) RunInsertBatch(ctx context.Context, p store.RunInsertBatchParams) ([]store.RunInsertResult, error) {
+	if err := f.err(); err != nil {
+		return nil, err
+	}
+	return f.Store.RunInsertBatch(ctx, p)
+}
+
+func (f *insertOutage) RunInsert(ctx context.Context, p store.RunInsertParams) (store.Run, error) {
+	if err := f.err(); err != nil {
+		return store.Run{}, err
+	}
+	return f.Store.RunInsert(ctx, p)
+}
+
+// TestInstantDuringOutageRunsLate: an instant that comes due while the
+// store refuses writes runs once the store is back inside the job's
+// starting deadline, as after a restart, instead of being missed.
+func TestInstantDuringOutageRunsLate(t *testing.T) {
+	run(t, func(t *testing.T, b *bundle) {
+		b.stop()
+		disk := &insertOutage{fullDisk{Store: b.st}}
+		b.cfg.Store = disk
+		b.start()
+		b.put(spec("backup", "1h", func(s *store.JobSpec) { s.StartingDeadlineSeconds = ptr(int64(300)) }))
+
+		disk.failing.Store(true)
+		b.advance(time.Hour) // the instant comes due; its run cannot be created
+		for range 6 {
+			b.advance(10 * time.Second)
+		}
+		if runs := b.runs("backup"); len(runs) != 0 {
+			t.Fatalf("during the outage: %v", states(runs))
+		}
+		disk.failing.Store(false)
+		b.advance(10 * time.Second)
+		runs := b.runs("backup")
+		if len(runs) != 1 || !runs[0].ScheduledTime.Equal(t0.Add(time.Hour)) {
+			t.Fatalf("after the outage: %v, want the instant's run, late", states(runs))
+		}
+		evs, _, err := b.st.EventList(b.ctx, store.EventListParams{Job: "backup", Kinds: []store.EventKind{store.EventRunMissed}})
+		if err != nil || len(evs) != 0 {
+			t.Errorf("missed events %v, %v; want none", evs, err)
 		}
 	})
 }
