@@ -258,7 +258,9 @@ func edges(cat *catalog.Catalog, set *Set, byRef map[string]int, errs *manifest.
 	}
 }
 
-func isJobRef(ref string) bool { return strings.HasPrefix(ref, "Job[") || strings.HasPrefix(ref, "Cron[") }
+func isJobRef(ref string) bool {
+	return strings.HasPrefix(ref, "Job[") || strings.HasPrefix(ref, "Cron[")
+}
 
 func appendNew(list []string, s string) []string {
 	if slices.Contains(list, s) {
