@@ -31,6 +31,21 @@ func (r *recorder) run(_ context.Context, argv []string) (string, int, error) {
 	return "", 0, nil
 }
 
+// runCase runs one table case: the provider made by mk over the fake
+// databases must make the changes (and run the commands) want describes.
+func runCase(t *testing.T, name, typ string, params map[string]any, want string, mk func(Files, *recorder) apply.Provider) {
+	t.Run(name, func(t *testing.T) {
+		rec := &recorder{}
+		changes, err := mk(fakeFiles(t), rec).Changes(context.Background(), &apply.Resource{Type: typ, Title: "x", Params: params}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := describe(t, changes, rec); got != want {
+			t.Fatalf("got  %s\nwant %s", got, want)
+		}
+	})
+}
+
 // describe syncs every change and reports "property is -> should: message"
 // and the commands run.
 func describe(t *testing.T, changes []apply.Change, rec *recorder) string {
@@ -69,17 +84,7 @@ func TestUser(t *testing.T) {
 		{"absent already", map[string]any{"name": "zed", "ensure": "absent"}, ""},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			rec := &recorder{}
-			u := User{Files: fakeFiles(t), Run: rec.run}
-			changes, err := u.Changes(context.Background(), &apply.Resource{Type: "user", Title: "x", Params: tt.params}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := describe(t, changes, rec); got != tt.want {
-				t.Fatalf("got  %s\nwant %s", got, tt.want)
-			}
-		})
+		runCase(t, tt.name, "user", tt.params, tt.want, func(f Files, r *recorder) apply.Provider { return User{Files: f, Run: r.run} })
 	}
 	_, err := User{Files: fakeFiles(t)}.Changes(context.Background(), &apply.Resource{Type: "user", Title: "ann",
 		Params: map[string]any{"name": "ann", "gid": "nogroup-here"}}, nil)
@@ -101,16 +106,6 @@ func TestGroup(t *testing.T) {
 		{"remove", map[string]any{"name": "www", "ensure": "absent"}, "ensure 'present' -> 'absent': removed; groupdel www"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			rec := &recorder{}
-			g := Group{Files: fakeFiles(t), Run: rec.run}
-			changes, err := g.Changes(context.Background(), &apply.Resource{Type: "group", Title: "x", Params: tt.params}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := describe(t, changes, rec); got != tt.want {
-				t.Fatalf("got  %s\nwant %s", got, tt.want)
-			}
-		})
+		runCase(t, tt.name, "group", tt.params, tt.want, func(f Files, r *recorder) apply.Provider { return Group{Files: f, Run: r.run} })
 	}
 }

@@ -30,10 +30,7 @@ func q(s string) string { return "'" + s + "'" }
 // Changes compares the account with the resource.
 func (u User) Changes(_ context.Context, r *apply.Resource, _ apply.Logger) ([]apply.Change, error) {
 	p := r.Params
-	name := provider.String(p, "name")
-	if name == "" {
-		name = r.Title
-	}
+	name := provider.Name(p, r.Title)
 	cur, err := u.Files.user(name)
 	if err != nil {
 		return nil, err
