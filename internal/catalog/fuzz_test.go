@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/almanac-sh/almanac/internal/manifest"
@@ -28,17 +27,6 @@ func FuzzCompile(f *testing.F) {
 			return
 		}
 		_, err = Compile(file)
-		if err == nil {
-			return
-		}
-		var el manifest.ErrorList
-		if !errors.As(err, &el) || len(el) == 0 {
-			t.Fatalf("error %v is not a non-empty ErrorList", err)
-		}
-		for _, e := range el {
-			if !e.Pos.IsValid() {
-				t.Fatalf("unpositioned error %q", e.Error())
-			}
-		}
+		checkCompileError(t, err)
 	})
 }

@@ -2,13 +2,11 @@ package catalog
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/almanac-sh/almanac/internal/manifest"
-	"github.com/almanac-sh/almanac/internal/testenv"
 )
 
 // heredocCases are heredocs and what Puppet 7.23 makes of them (checked by
@@ -101,20 +99,9 @@ func TestHeredocErrors(t *testing.T) {
 // TestHeredocsAgainstPuppet applies the heredoc cases with a real Puppet
 // and compares the files it writes with the contents almanac compiles.
 func TestHeredocsAgainstPuppet(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs puppet apply (seconds)")
-	}
-	puppet := testenv.LookPath(t, "puppet (7.23)", "install it with apt-get install puppet (scripts/test.d/puppet.sh)", "puppet")
 	dir := t.TempDir()
 	src := heredocManifest(dir)
-	pp := filepath.Join(dir, "site.pp")
-	if err := os.WriteFile(pp, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(puppet, "apply", "--color=false", "--vardir", filepath.Join(dir, "var"), "--confdir", filepath.Join(dir, "conf"), pp)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("puppet apply: %v\n%s", err, out)
-	}
+	puppetApply(t, dir, src)
 	cat, err := compileFor(t, Options{}, src)
 	if err != nil {
 		t.Fatal(err)

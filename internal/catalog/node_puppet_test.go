@@ -11,30 +11,18 @@ import (
 )
 
 // TestNodesAgainstPuppet applies node definitions with a real Puppet under
-// several certnames and checks that almanac picks the same node.
+// several certnames and checks that almanac picks the same node: an exact
+// name (case-insensitively, by a definition's second name), a regular
+// expression with its capture, and the default.
 func TestNodesAgainstPuppet(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs puppet apply (seconds)")
-	}
-	puppet := testenv.LookPath(t, "puppet (7.23)", "install it with apt-get install puppet (scripts/test.d/puppet.sh)", "puppet")
 	src := `node 'web01.example.com', 'www' { notify { 'picked': message => 'exact' } }
 node /^web(\d+)\./ { notify { 'picked': message => "regex $1" } }
 node /^web/ { notify { 'picked': message => 'second regex' } }
 node default { notify { 'picked': message => 'default' } }
 `
-	dir := t.TempDir()
-	pp := filepath.Join(dir, "site.pp")
-	if err := os.WriteFile(pp, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, node := range []string{"web01.example.com", "WWW", "web02.example.com", "webby", "db01"} {
+	for _, node := range []string{"WWW", "web02.example.com", "db01"} {
 		t.Run(node, func(t *testing.T) {
-			cmd := exec.Command(puppet, "apply", "--color=false", "--noop", "--certname", strings.ToLower(node),
-				"--vardir", filepath.Join(dir, "var"), "--confdir", filepath.Join(dir, "conf"), pp)
-			out, err := cmd.CombinedOutput()
-			if err != nil {
-				t.Fatalf("puppet apply: %v\n%s", err, out)
-			}
+			out := puppetApply(t, t.TempDir(), src, "--noop", "--certname", strings.ToLower(node))
 			cat, err := compileFor(t, Options{Node: node}, src)
 			if err != nil {
 				t.Fatal(err)
@@ -50,4 +38,25 @@ node default { notify { 'picked': message => 'default' } }
 			}
 		})
 	}
+}
+
+// puppetApply runs `puppet apply ARGS` on src in dir (its vardir and
+// confdir there too) and returns its output; it fails t if Puppet fails,
+// and stops t as testenv does when Puppet is not installed or -short.
+func puppetApply(t *testing.T, dir, src string, args ...string) []byte {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs puppet apply (seconds)")
+	}
+	puppet := testenv.LookPath(t, "puppet (7.23)", "install it with apt-get install puppet (scripts/test.d/puppet.sh)", "puppet")
+	pp := filepath.Join(dir, "site.pp")
+	if err := os.WriteFile(pp, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	argv := append([]string{"apply", "--color=false", "--vardir", filepath.Join(dir, "var"), "--confdir", filepath.Join(dir, "conf")}, args...)
+	out, err := exec.Command(puppet, append(argv, pp)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("puppet apply: %v\n%s", err, out)
+	}
+	return out
 }

@@ -155,17 +155,24 @@ func FuzzCompileNode(f *testing.F) {
 			return
 		}
 		_, err = CompileWith(Options{Node: node, Facts: map[string]any{"os": map[string]any{"name": "Debian"}}}, file)
-		if err == nil {
-			return
-		}
-		var el manifest.ErrorList
-		if !errors.As(err, &el) || len(el) == 0 {
-			t.Fatalf("error %v is not a non-empty ErrorList", err)
-		}
-		for _, e := range el {
-			if !e.Pos.IsValid() {
-				t.Fatalf("unpositioned error %q", e.Error())
-			}
-		}
+		checkCompileError(t, err)
 	})
+}
+
+// checkCompileError fails t unless err is nil or a non-empty ErrorList of
+// positioned errors, what every compilation must return.
+func checkCompileError(t *testing.T, err error) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	var el manifest.ErrorList
+	if !errors.As(err, &el) || len(el) == 0 {
+		t.Fatalf("error %v is not a non-empty ErrorList", err)
+	}
+	for _, e := range el {
+		if !e.Pos.IsValid() {
+			t.Fatalf("unpositioned error %q", e.Error())
+		}
+	}
 }

@@ -34,9 +34,8 @@ var heredocSpec = regexp.MustCompile(`^@\(([^:/\r\n)]+)(?::[ \t]*([a-z][a-zA-Z0-
 // heredoc is one parsed header.
 type heredoc struct {
 	tag     string
-	interp  bool           // "TAG": interpolates like a double-quoted string
-	escapes map[byte]bool  // enabled escapes; '\\' whenever any is
-	endLine *regexp.Regexp // the line that ends the text
+	interp  bool          // "TAG": interpolates like a double-quoted string
+	escapes map[byte]bool // enabled escapes; '\\' whenever any is
 }
 
 // lexHeredoc lexes the heredoc whose "@(" is at lx.off into a STRING or,
@@ -142,10 +141,46 @@ func parseHeredocSpec(spec string) (*heredoc, string) {
 	if m[2] != "" && (strings.HasPrefix(m[2], "+") || strings.HasSuffix(m[2], "+") || strings.Contains(m[2], "++")) {
 		return nil, "Heredoc syntax specification has empty segment between '+' : '" + m[2] + "'"
 	}
-	// Puppet's end line: WS* ('|' WS*)? ('-' WS*)? endtag WS* \r? (\n|$),
-	// found anywhere in a line.
-	h.endLine = regexp.MustCompile(`([ \t]*)(?:(\|)[ \t]*)?(?:(-)[ \t]*)?` + regexp.QuoteMeta(h.tag) + `[ \t]*\r?(?:\n|\z)`)
 	return h, ""
+}
+
+// endLine matches Puppet's end line, WS* ('|' WS*)? ('-' WS*)? endtag WS*
+// \r? (\n|$), which it finds anywhere in a line: the leftmost match wins,
+// and the optional marks are tried as a regular expression tries them.
+// It returns the whitespace before the marks and which marks were there.
+func (h *heredoc) endLine(line string) (leading string, margin, trim, ok bool) {
+	blanks := func(i int) int {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+			i++
+		}
+		return i
+	}
+	for start := 0; start < len(line); start++ {
+		lead := blanks(start)
+		for _, marks := range [4][2]bool{{true, true}, {true, false}, {false, true}, {false, false}} {
+			i := lead
+			if marks[0] {
+				if i >= len(line) || line[i] != '|' {
+					continue
+				}
+				i = blanks(i + 1)
+			}
+			if marks[1] {
+				if i >= len(line) || line[i] != '-' {
+					continue
+				}
+				i = blanks(i + 1)
+			}
+			if !strings.HasPrefix(line[i:], h.tag) {
+				continue
+			}
+			switch line[blanks(i+len(h.tag)):] {
+			case "", "\n", "\r\n", "\r":
+				return line[start:lead], marks[0], marks[1], true
+			}
+		}
+	}
+	return "", false, false, false
 }
 
 // body finds the heredoc's text from start: it returns the pieces of the
@@ -161,21 +196,20 @@ func (h *heredoc) body(src string, start int) (segs [][2]int, next int, ok bool)
 		} else {
 			le += ls + 1
 		}
-		m := h.endLine.FindStringSubmatchIndex(src[ls:le])
-		if m == nil {
+		leading, hasMargin, trim, ok := h.endLine(src[ls:le])
+		if !ok {
 			lines = append(lines, [2]int{ls, le})
 			ls = le
 			continue
 		}
-		leading := src[ls+m[2] : ls+m[3]]
-		margin := m[4] >= 0 && leading != ""
+		margin := hasMargin && leading != ""
 		for _, l := range lines {
 			if margin && strings.HasPrefix(src[l[0]:l[1]], leading) {
 				l[0] += len(leading)
 			}
 			segs = append(segs, l)
 		}
-		if m[6] >= 0 && len(segs) > 0 { // '-': no line break after the last line
+		if trim && len(segs) > 0 { // '-': no line break after the last line
 			last := &segs[len(segs)-1]
 			if strings.HasSuffix(src[last[0]:last[1]], "\n") {
 				last[1]--

@@ -38,3 +38,12 @@ func Execute(ctx context.Context, r Runner, argv ...string) (string, error) {
 	}
 	return out, nil
 }
+
+// Name is a resource's name attribute, or its title when the name is unset
+// (the namevar's default).
+func Name(params map[string]any, title string) string {
+	if n := String(params, "name"); n != "" {
+		return n
+	}
+	return title
+}

@@ -1,5 +1,5 @@
 foo { 'x': }
-package { 'ntp': ensure => installed }
+ssh_authorized_key { 'ops': ensure => present }
 Bar { attr => 1 }
 Baz <| |> -> Exec['a']
 exec { 'a': command => '/bin/a' }

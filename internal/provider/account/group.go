@@ -18,10 +18,7 @@ type Group struct {
 // Changes compares the group with the resource.
 func (g Group) Changes(_ context.Context, r *apply.Resource, _ apply.Logger) ([]apply.Change, error) {
 	p := r.Params
-	name := provider.String(p, "name")
-	if name == "" {
-		name = r.Title
-	}
+	name := provider.Name(p, r.Title)
 	cur, err := g.Files.group(name)
 	if err != nil {
 		return nil, err

@@ -30,10 +30,7 @@ func q(s string) string { return "'" + s + "'" }
 // Changes compares the account with the resource.
 func (u User) Changes(_ context.Context, r *apply.Resource, _ apply.Logger) ([]apply.Change, error) {
 	p := r.Params
-	name := provider.String(p, "name")
-	if name == "" {
-		name = r.Title
-	}
+	name := provider.Name(p, r.Title)
 	cur, err := u.Files.user(name)
 	if err != nil {
 		return nil, err
@@ -50,18 +47,7 @@ func (u User) Changes(_ context.Context, r *apply.Resource, _ apply.Logger) ([]a
 		return []apply.Change{change(u.Run, "ensure", "'present'", "'absent'", "removed", append(argv, name)...)}, nil
 	}
 	should := map[string]string{}
-	var gid int64
-	hasGID := false
-	if v, ok := p["gid"]; ok && v != nil {
-		n, found, err := u.Files.gidOf(v)
-		if err != nil {
-			return nil, err
-		}
-		if !found {
-			return nil, fmt.Errorf("Could not find group(s) %v", v)
-		}
-		gid, hasGID = n, true
-	}
+	gidAttr := provider.String(p, "gid")
 	for _, a := range []string{"home", "shell", "comment"} {
 		if v := provider.String(p, a); v != "" {
 			should[a] = v
@@ -76,8 +62,8 @@ func (u User) Changes(_ context.Context, r *apply.Resource, _ apply.Logger) ([]a
 				argv = append(argv, "-o")
 			}
 		}
-		if hasGID {
-			argv = append(argv, "-g", strconv.FormatInt(gid, 10))
+		if gidAttr != "" { // useradd resolves a group's name itself
+			argv = append(argv, "-g", gidAttr)
 		}
 		for _, a := range []struct{ attr, flag string }{{"home", "-d"}, {"shell", "-s"}, {"comment", "-c"}} {
 			if v, ok := should[a.attr]; ok {
@@ -106,9 +92,18 @@ func (u User) Changes(_ context.Context, r *apply.Resource, _ apply.Logger) ([]a
 		out = append(out, change(u.Run, "uid", strconv.FormatInt(cur.uid, 10), v,
 			fmt.Sprintf("uid changed %d to %s", cur.uid, v), append(argv, name)...))
 	}
-	if hasGID && gid != cur.gid {
-		out = append(out, change(u.Run, "gid", strconv.FormatInt(cur.gid, 10), strconv.FormatInt(gid, 10),
-			fmt.Sprintf("gid changed %d to %d", cur.gid, gid), "usermod", "-g", strconv.FormatInt(gid, 10), name))
+	if gidAttr != "" {
+		gid, found, err := u.Files.gidOf(p["gid"])
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			return nil, fmt.Errorf("Could not find group(s) %s", gidAttr)
+		}
+		if gid != cur.gid {
+			out = append(out, change(u.Run, "gid", strconv.FormatInt(cur.gid, 10), strconv.FormatInt(gid, 10),
+				fmt.Sprintf("gid changed %d to %d", cur.gid, gid), "usermod", "-g", strconv.FormatInt(gid, 10), name))
+		}
 	}
 	for _, a := range []struct {
 		attr, flag, is string

@@ -95,10 +95,7 @@ func (p Provider) Changes(ctx context.Context, r *apply.Resource, _ apply.Logger
 	if err != nil {
 		return nil, err
 	}
-	name := provider.String(r.Params, "name")
-	if name == "" {
-		name = r.Title
-	}
+	name := provider.Name(r.Params, r.Title)
 	should := provider.String(r.Params, "ensure")
 	switch should {
 	case "", "installed":
