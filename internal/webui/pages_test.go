@@ -335,8 +335,17 @@ func TestEventLog(t *testing.T) {
 	if n := strings.Count(body, `<tr data-event=`); n == 0 || strings.Count(body, `href="/resources#r-demo-broken-1"`) != n {
 		t.Errorf("resource filter shows events of other subjects")
 	}
-	_, body = h.get("/events?kind=nothing")
+	code, body := h.get("/events?kind=nothing")
+	if code != http.StatusBadRequest {
+		t.Errorf("unknown kind: %d, want 400 as the API answers", code)
+	}
+	mustContain(t, body, `Unknown event kind &#34;nothing&#34;`, `name="kind" value="nothing"`)
+	_, body = h.get("/events?job=no-such-job&kind=run")
 	mustContain(t, body, "No events match these filters.")
+	_, body = h.get("/events?job=backup&kind=run")
+	if n := strings.Count(body, `<tr data-event=`); n < 2 {
+		t.Errorf("the run family shows %d backup events, want its runs' several kinds", n)
+	}
 	if code, _ := h.get("/events?before=-1"); code != http.StatusBadRequest {
 		t.Errorf("bad cursor: %d, want 400", code)
 	}
