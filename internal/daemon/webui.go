@@ -19,7 +19,7 @@ import (
 // does its own authentication (a login form when the daemon has a token).
 func withWebUI(api http.Handler, st store.Store, ctrl webui.JobController, res webui.ResourceLister, cl httpapi.ClusterSource, ag httpapi.Agent, o Config, clk clock.Clock, log *slog.Logger, reboot func(context.Context) ([]apitype.RebootGroup, error)) (http.Handler, error) {
 	back, err := webui.NewDaemonBackend(webui.DaemonConfig{Store: st, Jobs: ctrl, Resources: res, Describe: describeCron,
-		Windows: daemonWindows{o.named, o.schedules}.uiWindows, Cluster: cl, Agent: ag, RebootGroups: reboot})
+		Windows: daemonWindows{o.named, o.schedules}.uiWindows, Cluster: cl, Agent: ag, RebootGroups: reboot, Clock: clk})
 	if err != nil {
 		return nil, err
 	}

@@ -106,8 +106,11 @@ type Job struct {
 	Gate     string
 	Requires []string
 
-	// Active holds the ids of the runs executing now.
-	Active             []int64
+	// Active holds the ids of the job's active runs: executing now, or
+	// pending (waiting for a gate, an upstream job or a retry).
+	Active []int64
+	// Pending holds the ids among Active that have not started.
+	Pending            []int64
 	Succeeded          int64
 	Failed             int64
 	LastScheduleTime   time.Time
@@ -147,13 +150,22 @@ func (j Job) Failing() bool {
 type JobQuery struct {
 	After  string // names sorting after this one
 	Filter string // names containing this
-	Limit  int    // at most this many; 0 = all
+	// State keeps the jobs in one of the JobStates ("" keeps all).
+	State string
+	Limit int // at most this many; 0 = all
 }
 
 // JobPage is a page of jobs and the name the next page starts after.
 type JobPage struct {
 	Jobs []Job
 	Next string
+	// Total counts the jobs matching the query on every page; Offset
+	// how many of them come before this page.
+	Total, Offset int
+	// HasPrev is set when a page comes before this one; it starts after
+	// Prev ("" for the first page).
+	HasPrev bool
+	Prev    string
 }
 
 // JobSummary is what the overview counts.
@@ -180,6 +192,10 @@ type Fire struct {
 	Until   time.Time
 	// Reason says why the run waits or will be missed.
 	Reason string
+	// Overlaps is the active run of a Forbid job that is expected to
+	// still run at the fire, which is then skipped if it still does (set
+	// by the job page, not the backend); 0 for none.
+	Overlaps int64
 }
 
 // Fire outlooks, as the job controller names them.

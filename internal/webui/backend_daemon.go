@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/agent"
 	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/api/httpapi"
+	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/fleet"
 	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/store"
@@ -60,6 +62,8 @@ type DaemonConfig struct {
 	RebootGroups func(ctx context.Context) ([]apitype.RebootGroup, error)
 	// Describe gives a cron expression's plain-English reading in a zone.
 	Describe func(cron, zone string) string
+	// Clock times the backend's caches; nil means the real clock.
+	Clock clock.Clock
 }
 
 // NewDaemonBackend returns the Backend the daemon mounts the UI with: jobs,
@@ -83,10 +87,10 @@ type daemonBackend struct {
 	firesAt  time.Time // when computed (the query's After)
 	firesFor int       // the limit they were computed for
 
-	// gates caches which jobs each schedule gate holds, by gate name, for
-	// the windows page; gatesAt is when it was read (zero: never).
-	gates   map[string][]string
-	gatesAt time.Time
+	// index caches every job's name, gate and suspension for the jobs
+	// list and the windows page; indexAt is when it was read (zero: never).
+	index   []indexedJob
+	indexAt time.Time
 }
 
 // fireCacheTTL is how long the merged upcoming fires are reused.
@@ -98,36 +102,6 @@ func notFound(err error) error {
 		return fmt.Errorf("%w (%v)", ErrNotFound, err)
 	}
 	return err
-}
-
-func (d *daemonBackend) Jobs(ctx context.Context, q JobQuery) (JobPage, error) {
-	limit := q.Limit
-	if limit > 0 {
-		limit++ // one more tells whether there is a next page
-	}
-	js, err := d.cfg.Store.JobList(ctx, store.JobListParams{After: q.After, NameContains: q.Filter, Limit: limit})
-	if err != nil {
-		return JobPage{}, err
-	}
-	var p JobPage
-	if q.Limit > 0 && len(js) > q.Limit {
-		js = js[:q.Limit]
-		p.Next = js[len(js)-1].Spec.Name
-	}
-	sts, err := d.cfg.Jobs.JobStatuses(ctx, js)
-	if err != nil {
-		return JobPage{}, err
-	}
-	p.Jobs = make([]Job, 0, len(js))
-	for _, j := range js {
-		st, ok := sts[j.Spec.Name]
-		v, err := d.viewWith(ctx, j, st, ok)
-		if err != nil {
-			return JobPage{}, err
-		}
-		p.Jobs = append(p.Jobs, v)
-	}
-	return p, nil
 }
 
 func (d *daemonBackend) JobSummary(ctx context.Context) (JobSummary, error) {
@@ -204,11 +178,41 @@ func (d *daemonBackend) viewWith(ctx context.Context, j store.Job, st httpapi.Jo
 	for _, r := range runs {
 		v.Recent = append(v.Recent, runView(r))
 	}
+	if v.Pending, err = d.pending(ctx, v.Active, runs); err != nil {
+		return Job{}, err
+	}
 	if len(runs) > 0 {
 		r := runView(runs[0])
 		v.LastRun = &r
 	}
 	return v, nil
+}
+
+// pending returns the ids among active whose runs have not started:
+// looked up in the job's latest runs, and in the store for an active run
+// older than those (rare: a run waiting behind ten newer ones).
+func (d *daemonBackend) pending(ctx context.Context, active []int64, recent []store.Run) ([]int64, error) {
+	var out []int64
+	for _, id := range active {
+		i := slices.IndexFunc(recent, func(r store.Run) bool { return r.ID == id })
+		state := store.RunState("")
+		if i >= 0 {
+			state = recent[i].State
+		} else {
+			r, err := d.cfg.Store.RunGet(ctx, id)
+			if errors.Is(err, store.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			state = r.State
+		}
+		if state == store.RunPending {
+			out = append(out, id)
+		}
+	}
+	return out, nil
 }
 
 // commandText shows an argv with arguments quoted where needed.
@@ -296,6 +300,7 @@ func (d *daemonBackend) upcoming(ctx context.Context, from time.Time, limit int)
 func (d *daemonBackend) forget() {
 	d.mu.Lock()
 	d.fires, d.firesAt = nil, time.Time{}
+	d.index, d.indexAt = nil, time.Time{}
 	d.mu.Unlock()
 }
 
@@ -342,7 +347,7 @@ func (d *daemonBackend) Events(ctx context.Context, q EventQuery) ([]Event, int6
 	}
 	p := store.EventListParams{Job: q.Job, Since: q.Since, Until: q.Until, Page: store.Page{Cursor: q.Cursor, Limit: limit}}
 	if q.Kind != "" {
-		p.Kinds = []store.EventKind{store.EventKind(q.Kind)}
+		p.Kinds = kindsOf(q.Kind)
 	}
 	if q.Resource == "" {
 		evs, next, err := d.cfg.Store.EventList(ctx, p)
@@ -378,6 +383,21 @@ func (d *daemonBackend) Events(ctx context.Context, q EventQuery) ([]Event, int6
 		p.Cursor = next
 	}
 	return out, p.Cursor, nil // scanned enough for one page; the next one continues
+}
+
+// kindsOf resolves an event kind filter as the API does: an exact kind,
+// or a family ("run") meaning every kind in it.
+func kindsOf(name string) []store.EventKind {
+	out := []store.EventKind{store.EventKind(name)}
+	if strings.Contains(name, ".") {
+		return out
+	}
+	for _, k := range httpapi.EventKinds {
+		if strings.HasPrefix(string(k), name+".") {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 func eventView(e store.Event) Event {
@@ -448,30 +468,18 @@ func (d *daemonBackend) Windows(ctx context.Context, now time.Time) ([]Window, e
 const maxGateNames = 10
 
 // gatedJobs maps each schedule gate to the names of the jobs it holds,
-// in name order, read from the store at most once per fireCacheTTL.
+// in name order, from the job index.
 func (d *daemonBackend) gatedJobs(ctx context.Context, now time.Time) (map[string][]string, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if !d.gatesAt.IsZero() && !now.Before(d.gatesAt) && now.Sub(d.gatesAt) < fireCacheTTL {
-		return d.gates, nil
+	idx, err := d.jobIndex(ctx, now)
+	if err != nil {
+		return nil, err
 	}
 	gates := make(map[string][]string)
-	for after := ""; ; {
-		js, err := d.cfg.Store.JobList(ctx, store.JobListParams{After: after, Limit: 1000})
-		if err != nil {
-			return nil, err
+	for _, j := range idx {
+		if j.gate != "" {
+			gates[j.gate] = append(gates[j.gate], j.name)
 		}
-		for _, j := range js {
-			if g := j.Spec.Schedule; g != "" {
-				gates[g] = append(gates[g], j.Spec.Name)
-			}
-		}
-		if len(js) < 1000 {
-			break
-		}
-		after = js[len(js)-1].Spec.Name
 	}
-	d.gates, d.gatesAt = gates, now
 	return gates, nil
 }
 

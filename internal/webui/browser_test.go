@@ -233,6 +233,8 @@ func TestBrowser(t *testing.T) {
 		test func(*testing.T, *browser)
 	}{
 		{"daemon", testDaemonInBrowser},
+		{"truth", testTruthInBrowser},
+		{"truth on the demo", testTruthOnDemoInBrowser},
 		{"calendars", testCalendarsInBrowser},
 		{"login", testLoginInBrowser},
 		{"agent", testAgentInBrowser},

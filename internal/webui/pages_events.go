@@ -2,6 +2,8 @@ package webui
 
 import (
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,7 +29,8 @@ var eventKinds = func() []string {
 // failureKinds are shown in the failure colour in the event log.
 func failureKind(kind string) bool {
 	return strings.HasSuffix(kind, "failed") || strings.HasSuffix(kind, "missed") || strings.HasSuffix(kind, "error") ||
-		strings.HasSuffix(kind, "killed") || strings.HasSuffix(kind, "overdue") || strings.HasSuffix(kind, "held-long")
+		strings.HasSuffix(kind, "killed") || strings.HasSuffix(kind, "overdue") || strings.HasSuffix(kind, "held-long") ||
+		strings.HasSuffix(kind, "gate-missing")
 }
 
 // parseWhen reads a time filter: RFC 3339, or a date and time (or a date)
@@ -55,6 +58,9 @@ type eventsData struct {
 	// Newest is the query of the first page with the same filters.
 	Newest EventQuery
 	Kinds  []string
+	// Error says why the filters select nothing without asking (an
+	// unknown kind).
+	Error string
 }
 
 func (s *server) events(w http.ResponseWriter, r *http.Request) {
@@ -73,6 +79,12 @@ func (s *server) events(w http.ResponseWriter, r *http.Request) {
 	eq.Until, okUntil = parseWhen(strings.TrimSpace(q.Get("until")), s.cfg.Location)
 	if !okSince || !okUntil {
 		s.fail(w, r, http.StatusBadRequest, "Times in since= and until= are like 2026-11-25T03:00 (in the UI's zone) or RFC 3339.")
+		return
+	}
+	if eq.Kind != "" && !slices.Contains(eventKinds, eq.Kind) {
+		d := eventsData{Query: eq, Kinds: eventKinds, Error: "Unknown event kind " + strconv.Quote(eq.Kind) +
+			": use one of the kinds the Kind field suggests, or a family such as run, job or notify."}
+		s.render(w, r, http.StatusBadRequest, "events", "", s.newPage(r, "Event log", "events", d))
 		return
 	}
 	evs, next, err := s.cfg.Backend.Events(r.Context(), eq)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,15 +36,24 @@ type overviewData struct {
 	FailuresSince time.Time
 	Failing       []failingJob
 	MoreFailures  bool
+	// Undelivered are the jobs whose notifications fail to go out.
+	Undelivered []undelivered
 }
 
 // failingJob is a job with failed runs in the overview's period.
 type failingJob struct {
 	Job, Message string
 	At           time.Time
-	RunID        int64
-	Failures     int
+	// RunID is the latest failed run; RunKept is set when the run is
+	// still kept (older runs are pruned to the job's history limit).
+	RunID    int64
+	RunKept  bool
+	Failures int
 }
+
+// keptChecks bounds how many failing jobs the overview checks for their
+// latest failed run still being kept.
+const keptChecks = 50
 
 // failureScan bounds the failed-run events the overview reads.
 const failureScan = 5000
@@ -60,6 +70,10 @@ func (s *server) overview(w http.ResponseWriter, r *http.Request) {
 	d.Jobs, d.Suspended, d.ActiveRuns = sum.Jobs, sum.Suspended, sum.ActiveRuns
 	d.FailuresSince = now.Add(-24 * time.Hour)
 	if err = s.failuresSince(r, &d); err != nil {
+		s.backendError(w, r, err)
+		return
+	}
+	if d.Undelivered, err = s.undeliveredSince(ctx, d.FailuresSince); err != nil {
 		s.backendError(w, r, err)
 		return
 	}
@@ -115,40 +129,88 @@ func (s *server) failuresSince(r *http.Request, d *overviewData) error {
 			d.Failing[i].Failures++
 		}
 		if next == 0 || len(evs) == 0 {
-			return nil
+			return s.runsKept(r, d)
 		}
 		cursor = next
 	}
 	d.MoreFailures = true
+	return s.runsKept(r, d)
+}
+
+// runsKept marks the failing jobs whose latest failed run is still kept,
+// so the overview links to the run only when it exists (and to the job's
+// failure events otherwise).
+func (s *server) runsKept(r *http.Request, d *overviewData) error {
+	for i := range d.Failing[:min(len(d.Failing), keptChecks)] {
+		f := &d.Failing[i]
+		if f.RunID == 0 {
+			continue
+		}
+		runs, _, err := s.cfg.Backend.Runs(r.Context(), RunQuery{Job: f.Job, Cursor: f.RunID + 1, Limit: 1})
+		if err != nil {
+			return err
+		}
+		f.RunKept = len(runs) > 0 && runs[0].ID == f.RunID
+	}
 	return nil
 }
 
 // jobsPage is how many jobs the jobs list shows at once.
 const jobsPage = 100
 
-// jobsData is the jobs list: one page, the filter and the paging names.
+// jobsData is the jobs list: one page, the filters and the paging names.
 type jobsData struct {
 	Jobs []Job
-	// Filter keeps the jobs whose name contains it.
-	Filter string
+	// Filter keeps the jobs whose name contains it; State those in one of
+	// the JobStates.
+	Filter, State string
+	States        []struct{ Value, Label string }
 	// After is where this page starts; Next where the next one does ("" on
-	// the last page).
-	After, Next string
+	// the last page); Prev where the previous one does, if HasPrev.
+	After, Next, Prev string
+	HasPrev           bool
+	// Total counts the matching jobs; First is the position of this
+	// page's first job among them (from 1).
+	Total, First int
+}
+
+// JobsURL is the jobs list's address with the filters kept and the page
+// starting after after.
+func (d jobsData) JobsURL(after string) string {
+	v := url.Values{}
+	if d.Filter != "" {
+		v.Set("q", d.Filter)
+	}
+	if d.State != "" {
+		v.Set("state", d.State)
+	}
+	if after != "" {
+		v.Set("after", after)
+	}
+	if len(v) == 0 {
+		return "/jobs"
+	}
+	return "/jobs?" + v.Encode()
 }
 
 func (s *server) jobs(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	d := jobsData{Filter: strings.TrimSpace(q.Get("q")), After: q.Get("after")}
+	d := jobsData{Filter: strings.TrimSpace(q.Get("q")), After: q.Get("after"), State: q.Get("state"), States: JobStates}
 	if len(d.Filter) > 128 || len(d.After) > 128 {
 		s.fail(w, r, http.StatusBadRequest, "The filter and the page name are at most 128 characters.")
 		return
 	}
-	page, err := s.cfg.Backend.Jobs(r.Context(), JobQuery{After: d.After, Filter: d.Filter, Limit: jobsPage})
+	if !validJobState(d.State) {
+		s.fail(w, r, http.StatusBadRequest, "Unknown state filter "+strconv.Quote(d.State)+": use failing, suspended, running or waiting.")
+		return
+	}
+	page, err := s.cfg.Backend.Jobs(r.Context(), JobQuery{After: d.After, Filter: d.Filter, State: d.State, Limit: jobsPage})
 	if err != nil {
 		s.backendError(w, r, err)
 		return
 	}
-	d.Jobs, d.Next = page.Jobs, page.Next
+	d.Jobs, d.Next, d.Prev, d.HasPrev, d.Total = page.Jobs, page.Next, page.Prev, page.HasPrev, page.Total
+	d.First = page.Offset + 1
 	p := s.newPage(r, "Jobs", "jobs", d)
 	p.AutoRefresh = s.cfg.RefreshSeconds
 	s.render(w, r, http.StatusOK, "jobs", "", p)
@@ -164,6 +226,9 @@ type jobData struct {
 	// Passed are the job's latest skipped and missed fires, from the event
 	// log (a skipped or missed instant often has no run to show).
 	Passed []Event
+	// Undelivered is the job's latest failed notification when none was
+	// delivered since.
+	Undelivered *Event
 }
 
 // passedShown is how many skipped and missed fires the job page lists.
@@ -190,6 +255,7 @@ func (s *server) job(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	markOverlaps(j, d.Fires)
 	if d.Runs, d.Next, err = s.cfg.Backend.Runs(ctx, RunQuery{Job: name, Cursor: cursor, Limit: s.cfg.PageSize}); err != nil {
 		s.backendError(w, r, err)
 		return
@@ -201,6 +267,10 @@ func (s *server) job(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		d.Passed = append(d.Passed, evs...)
+	}
+	if d.Undelivered, err = s.jobUndelivered(ctx, name); err != nil {
+		s.backendError(w, r, err)
+		return
 	}
 	slices.SortFunc(d.Passed, func(a, b Event) int { return b.Time.Compare(a.Time) })
 	d.Passed = d.Passed[:min(len(d.Passed), passedShown)]
@@ -225,6 +295,45 @@ func (s *server) job(w http.ResponseWriter, r *http.Request) {
 	}
 	d.Timeline = tl.render()
 	s.render(w, r, http.StatusOK, "job", "", s.newPage(r, j.Name, "jobs", d))
+}
+
+// markOverlaps marks the fires of a Forbid job that its running run is
+// expected to overlap: the controller skips a fire while a run is active.
+// The run is expected to last as long as the longest of the job's latest
+// finished runs, and no longer than its timeout; with neither known, only
+// the next fire is marked.
+func markOverlaps(j Job, fires []Fire) {
+	if j.ConcurrencyPolicy != "Forbid" || len(fires) == 0 {
+		return
+	}
+	var run *Run
+	var longest time.Duration
+	for i := range j.Recent {
+		r := &j.Recent[i]
+		switch {
+		case r.State == RunRunning && run == nil:
+			run = r
+		case !r.StartedAt.IsZero() && !r.FinishedAt.IsZero():
+			longest = max(longest, r.FinishedAt.Sub(r.StartedAt))
+		}
+	}
+	if run == nil {
+		return
+	}
+	if j.Timeout > 0 && (longest == 0 || j.Timeout < longest) {
+		longest = j.Timeout
+	}
+	if longest == 0 {
+		fires[0].Overlaps = run.ID
+		return
+	}
+	end := run.StartedAt.Add(longest)
+	for i := range fires {
+		if !fires[i].Time.Before(end) {
+			break
+		}
+		fires[i].Overlaps = run.ID
+	}
 }
 
 // jobAction handles POST /jobs/{name}/suspend|resume|trigger. A plain form

@@ -109,7 +109,7 @@ func TestPagesRender(t *testing.T) {
 		wants []string
 	}{
 		{"/", []string{"<h1>Overview</h1>", `id="count-jobs"><span class="n">4</span> jobs<small>1 suspended</small>`,
-			`<span class="n">1</span> active runs`, `<span class="n">1</span> failures`, `id="next-fires"`,
+			`<span class="n">2</span> active runs`, `<span class="n">1</span> failures`, `id="next-fires"`,
 			`data-window="nightly-reboots" data-open="false"`, `aria-current="page">Overview`}},
 		{"/jobs", []string{`data-job="backup" data-suspended="false"`, `data-job="cleanup" data-suspended="true"`,
 			"at 02:00 every day", "Europe/Berlin", `class="resume"`, `class="suspend"`}},
@@ -166,9 +166,10 @@ func TestJobDetail(t *testing.T) {
 	svg := body[strings.Index(body, `<svg class="timeline"`):]
 	svg = svg[:strings.Index(svg, "</svg>")]
 	// Daily runs at 01:00 UTC on the past six days; the picture starts Friday
-	// 14:07, so Saturday to Tuesday are in it.
-	if got := strings.Count(svg, `<a class="run `); got != 4 {
-		t.Errorf("%d runs on the timeline, want 4", got)
+	// 14:07, so Saturday to Tuesday are in it, and the run waiting for its
+	// gate now.
+	if got := strings.Count(svg, `<a class="run `); got != 5 {
+		t.Errorf("%d runs on the timeline, want 5", got)
 	}
 	// Its gate, weekend-maintenance (Sat 22:00 to Sun 06:00 Berlin), is
 	// shut on Thursday and Friday past the two-hour starting deadline.
@@ -335,8 +336,17 @@ func TestEventLog(t *testing.T) {
 	if n := strings.Count(body, `<tr data-event=`); n == 0 || strings.Count(body, `href="/resources#r-demo-broken-1"`) != n {
 		t.Errorf("resource filter shows events of other subjects")
 	}
-	_, body = h.get("/events?kind=nothing")
+	code, body := h.get("/events?kind=nothing")
+	if code != http.StatusBadRequest {
+		t.Errorf("unknown kind: %d, want 400 as the API answers", code)
+	}
+	mustContain(t, body, `Unknown event kind &#34;nothing&#34;`, `name="kind" value="nothing"`)
+	_, body = h.get("/events?job=no-such-job&kind=run")
 	mustContain(t, body, "No events match these filters.")
+	_, body = h.get("/events?job=backup&kind=run")
+	if n := strings.Count(body, `<tr data-event=`); n < 2 {
+		t.Errorf("the run family shows %d backup events, want its runs' several kinds", n)
+	}
 	if code, _ := h.get("/events?before=-1"); code != http.StatusBadRequest {
 		t.Errorf("bad cursor: %d, want 400", code)
 	}

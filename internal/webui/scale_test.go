@@ -125,6 +125,22 @@ func TestPagesStayBoundedWith10kJobs(t *testing.T) {
 	if n := strings.Count(filtered, "<tr id=\"job-"); n != 10 {
 		t.Errorf("filter load-0999 shows %d jobs, want 10", n)
 	}
+	if !strings.Contains(filtered, "1–10 of 10 jobs matching") {
+		t.Error("the filtered list does not count its matches")
+	}
+	back := get(t, h, "/jobs?after=load-00199").Body.String()
+	if !strings.Contains(back, "201–300 of 10000 jobs") || !strings.Contains(back, `rel="prev" href="/jobs?after=load-00099"`) {
+		t.Error("the third page does not count its place or link back to the second")
+	}
+	// A state filter reads the job index once, then only its page.
+	get(t, h, "/jobs?state=suspended")
+	before := st.calls.Load()
+	if body := get(t, h, "/jobs?state=running").Body.String(); !strings.Contains(body, "0 jobs matching") {
+		t.Error("state=running over 10,000 idle jobs is not empty")
+	}
+	if calls := st.calls.Load() - before; calls > 10 {
+		t.Errorf("GET /jobs?state=running made %d store calls with 10,000 jobs", calls)
+	}
 }
 
 // benchScale measures one page over 10,000 jobs.
@@ -152,7 +168,14 @@ func BenchmarkOverviewCold10k(b *testing.B) {
 	}
 }
 func BenchmarkJobsPage10k(b *testing.B) { benchScale(b, "/jobs") }
-func BenchmarkJobPage10k(b *testing.B)  { benchScale(b, "/jobs/load-00042") }
+
+// BenchmarkJobsPageLast10k is the last page of the list, with its count
+// and the way back.
+func BenchmarkJobsPageLast10k(b *testing.B) { benchScale(b, "/jobs?after=load-09899") }
+
+// BenchmarkJobsSuspended10k filters the list by state.
+func BenchmarkJobsSuspended10k(b *testing.B) { benchScale(b, "/jobs?state=suspended") }
+func BenchmarkJobPage10k(b *testing.B)       { benchScale(b, "/jobs/load-00042") }
 
 // BenchmarkConcurrentUI10k has 20 clients load the overview, the jobs list
 // and a job page in turn, and reports requests per second and the heap.

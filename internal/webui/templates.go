@@ -15,22 +15,29 @@ import (
 
 // pageNames are the templates under templates/ that are whole pages; each is
 // parsed together with layout.html.
-var pageNames = []string{"overview", "jobs", "job", "run", "windows", "resources", "events", "cluster", "applies", "apply", "login", "error"}
+var pageNames = []string{"overview", "jobs", "job", "run", "windows", "resources", "events", "cluster", "applies", "apply", "login", "error", "runs"}
 
 func (s *server) parseTemplates() (map[string]*template.Template, error) {
 	funcs := template.FuncMap{
-		"asset":    func(name string) string { return "/static/" + name + "?v=" + s.assetVer },
-		"jobURL":   jobPath,
-		"runURL":   func(id int64) string { return fmt.Sprintf("/runs/%d", id) },
-		"when":     when,
-		"iso":      func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-		"whenIn":   whenIn,
-		"rel":      relative,
-		"dur":      duration,
-		"exit":     exitText,
-		"state":    stateClass,
-		"zoneOf":   zoneOf,
-		"join":     strings.Join,
+		"asset":  func(name string) string { return "/static/" + name + "?v=" + s.assetVer },
+		"jobURL": jobPath,
+		"runURL": func(id int64) string { return fmt.Sprintf("/runs/%d", id) },
+		"when":   when,
+		"iso":    func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"whenIn": whenIn,
+		"rel":    relative,
+		"dur":    duration,
+		"exit":   exitText,
+		"state":  stateClass,
+		"zoneOf": zoneOf,
+		"join":   strings.Join,
+		"add": func(ns ...int) int {
+			t := 0
+			for _, n := range ns {
+				t += n
+			}
+			return t
+		},
 		"sortedKV": sortedKV,
 		"zoneName": zoneName,
 		"hours":    hours,
@@ -44,6 +51,10 @@ func (s *server) parseTemplates() (map[string]*template.Template, error) {
 		},
 		"failureKind": failureKind,
 		"jobEvents":   func(job string) EventQuery { return EventQuery{Job: job} },
+		"jobFailures": func(job string) EventQuery { return EventQuery{Job: job, Kind: "run.failed"} },
+		"jobNotifyFailures": func(job string) EventQuery {
+			return EventQuery{Job: job, Kind: "notify.failed"}
+		},
 		"oldestFirst": func(rs []Run) []Run {
 			out := make([]Run, len(rs))
 			for i, r := range rs {

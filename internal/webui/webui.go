@@ -138,6 +138,7 @@ func (s *server) routes() {
 	s.mux.HandleFunc("POST /jobs/{name}/suspend", s.jobAction)
 	s.mux.HandleFunc("POST /jobs/{name}/resume", s.jobAction)
 	s.mux.HandleFunc("POST /jobs/{name}/trigger", s.jobAction)
+	s.mux.HandleFunc("GET /runs", s.activeRuns)
 	s.mux.HandleFunc("GET /runs/{id}", s.run)
 	s.mux.HandleFunc("GET /runs/{id}/live", s.runLive)
 	s.mux.HandleFunc("GET /runs/{id}/log", s.runLog)

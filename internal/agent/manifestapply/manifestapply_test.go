@@ -224,3 +224,61 @@ func TestCompileErrorsAreReported(t *testing.T) {
 		t.Errorf("empty directory: %v %+v", err, rep)
 	}
 }
+
+// hours is a named window for the test: open from one hour of the day
+// (UTC) to another.
+type hours struct{ from, to int }
+
+func (h hours) Contains(t time.Time) bool { return t.UTC().Hour() >= h.from && t.UTC().Hour() < h.to }
+func (h hours) NextOpen(t time.Time) (time.Time, bool) {
+	if h.Contains(t) {
+		return t, true
+	}
+	d := time.Date(t.Year(), t.Month(), t.Day(), h.from, 0, 0, 0, time.UTC)
+	if !d.After(t) {
+		d = d.AddDate(0, 0, 1)
+	}
+	return d, true
+}
+
+// A resource may name one of the daemon's named windows as its schedule:
+// it is applied while the window is open and skipped, with the window's
+// next opening, while it is closed.
+func TestNamedWindowGatesAResource(t *testing.T) {
+	dir, out := writeManifest(t, `exec { 'patch': command => 'echo patched >> %[1]s/patch', schedule => 'maint' }`+"\n")
+	clk := clock.NewFake(day0.Add(10 * time.Hour))
+	windows := func(name string) (WindowGate, bool) { return hours{2, 4}, name == "maint" }
+	a, err := New(Config{Dir: dir, Clock: clk, Windows: windows})
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := agent.State{}
+	rep, err := a.Apply(context.Background(), agent.Request{State: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := status(t, rep, "Exec[patch]"); st.Status != agent.StatusSkipped || st.Schedule != "maint" {
+		t.Errorf("outside the window: %+v", st)
+	}
+	if len(rep.Gated) != 1 || rep.Gated[0].Schedule != "maint" {
+		t.Fatalf("gated = %+v", rep.Gated)
+	}
+	if next, ok := rep.Gated[0].Gate.NextMatch(time.Time{}, clk.Now()); !ok || !next.Equal(day0.Add(26*time.Hour)) {
+		t.Errorf("next opening %v, %v; want 02:00 the next day", next, ok)
+	}
+	clk.Set(day0.Add(26*time.Hour + time.Minute))
+	if rep, err = a.Apply(context.Background(), agent.Request{State: state}); err != nil {
+		t.Fatal(err)
+	}
+	if n := lines(t, filepath.Join(out, "patch")); n != 1 {
+		t.Errorf("patch ran %d times inside its window, want 1 (report %+v)", n, rep.Resources)
+	}
+
+	// Without the window the name is unknown and the apply fails, as the
+	// compiler says.
+	noWin, _ := New(Config{Dir: dir, Clock: clk})
+	rep, _ = noWin.Apply(context.Background(), agent.Request{State: agent.State{}})
+	if rep == nil || !strings.Contains(rep.Error, "Could not find schedule maint") {
+		t.Errorf("without the window: %+v", rep)
+	}
+}

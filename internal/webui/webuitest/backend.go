@@ -211,7 +211,7 @@ func (b *Backend) settle() {
 // jobView returns a job with its computed status. Called with mu held.
 func (b *Backend) jobView(fj *fakeJob) webui.Job {
 	j := fj.job
-	j.Active, j.LastRun, j.NextFire, j.Recent = nil, nil, time.Time{}, nil
+	j.Active, j.Pending, j.LastRun, j.NextFire, j.Recent = nil, nil, nil, time.Time{}, nil
 	for i := len(b.runs) - 1; i >= 0; i-- {
 		r := b.runs[i]
 		if r.Job != j.Name {
@@ -227,6 +227,9 @@ func (b *Backend) jobView(fj *fakeJob) webui.Job {
 		}
 		if r.Active() {
 			j.Active = append(j.Active, r.ID)
+			if r.State == webui.RunPending {
+				j.Pending = append(j.Pending, r.ID)
+			}
 		}
 		if r.Reason != "manual" && r.ScheduledTime.After(j.LastScheduleTime) {
 			j.LastScheduleTime = r.ScheduledTime
@@ -249,19 +252,19 @@ func (b *Backend) Jobs(_ context.Context, q webui.JobQuery) (webui.JobPage, erro
 		return webui.JobPage{}, b.err
 	}
 	b.settle()
-	var all []webui.Job
+	byName := map[string]webui.Job{}
+	var names []string
 	for _, fj := range b.jobs {
-		if j := b.jobView(fj); j.Name > q.After && strings.Contains(j.Name, q.Filter) {
-			all = append(all, j)
+		if j := b.jobView(fj); strings.Contains(j.Name, q.Filter) && j.InState(q.State) {
+			byName[j.Name] = j
+			names = append(names, j.Name)
 		}
 	}
-	slices.SortFunc(all, func(x, y webui.Job) int { return strings.Compare(x.Name, y.Name) })
+	slices.Sort(names)
 	var p webui.JobPage
-	if q.Limit > 0 && len(all) > q.Limit {
-		all = all[:q.Limit]
-		p.Next = all[len(all)-1].Name
+	for _, n := range webui.Paginate(names, q.After, q.Limit, &p) {
+		p.Jobs = append(p.Jobs, byName[n])
 	}
-	p.Jobs = all
 	return p, nil
 }
 
@@ -397,7 +400,7 @@ func (b *Backend) Events(_ context.Context, q webui.EventQuery) ([]webui.Event, 
 	}
 	b.settle()
 	out, next := newestFirst(b.events, q.Cursor, q.Limit, func(e webui.Event) int64 { return e.ID }, func(e webui.Event) bool {
-		return (q.Job == "" || e.Job == q.Job) && (q.Resource == "" || e.Resource == q.Resource) && (q.Kind == "" || e.Kind == q.Kind) &&
+		return (q.Job == "" || e.Job == q.Job) && (q.Resource == "" || e.Resource == q.Resource) && (q.Kind == "" || e.Kind == q.Kind || strings.HasPrefix(e.Kind, q.Kind+".")) &&
 			(q.Since.IsZero() || !e.Time.Before(q.Since)) && (q.Until.IsZero() || e.Time.Before(q.Until))
 	})
 	return out, next, nil

@@ -146,6 +146,11 @@ func Demo(c clock.Clock) *Backend {
 		StartedAt: cur.Add(time.Second), Output: []byte("rows: 1024...\n")})
 	b.AddEvent(webui.Event{Time: r.StartedAt, Kind: "run.started", Job: "report", RunID: r.ID, Message: "scheduled run"})
 	b.AddEvent(webui.Event{Time: now.Add(-5 * 24 * time.Hour), Kind: "job.suspended", Job: "cleanup", Message: "suspended by ops: disk migration"})
+	// The report's failure alert could not be delivered: its webhook is down.
+	b.AddEvent(webui.Event{Time: now.Add(-50 * time.Minute), Kind: "notify.failed", Job: "report",
+		Message: "webhook https://hooks.example.com/almanac: 502 Bad Gateway (5 attempts)"})
+	// Today's backup waits for its gate to open.
+	b.AddRun(webui.Run{Job: "backup", ScheduledTime: now.Add(-10 * time.Minute), Reason: "schedule", State: webui.RunPending})
 
 	b.AddWindow(webui.Window{Name: "weekend-maintenance", Kind: "window", Zone: "Europe/Berlin",
 		Intervals: []webui.Interval{{Start: 5*1440 + 22*60, End: 6*1440 + 6*60}}})

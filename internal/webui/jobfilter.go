@@ -1,0 +1,89 @@
+package webui
+
+import (
+	"slices"
+	"sort"
+)
+
+// Job states the jobs list filters by (JobQuery.State).
+const (
+	// JobStateFailing: the latest finished run failed (Job.Failing).
+	JobStateFailing = "failing"
+	// JobStateSuspended: the job is suspended.
+	JobStateSuspended = "suspended"
+	// JobStateRunning: a run of the job is executing now.
+	JobStateRunning = "running"
+	// JobStateWaiting: a run of the job waits for its schedule gate.
+	JobStateWaiting = "waiting"
+)
+
+// JobStates are the state filters the jobs list offers, in its order,
+// with their labels.
+var JobStates = []struct{ Value, Label string }{
+	{"", "any state"},
+	{JobStateFailing, "failing"},
+	{JobStateSuspended, "suspended"},
+	{JobStateRunning, "running"},
+	{JobStateWaiting, "waiting on a gate"},
+}
+
+// validJobState reports whether s is a state the jobs list filters by.
+func validJobState(s string) bool {
+	for _, st := range JobStates {
+		if st.Value == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Running returns how many of the job's active runs execute now.
+func (j Job) Running() int { return len(j.Active) - len(j.Pending) }
+
+// InState reports whether the job is in the state a JobQuery.State names
+// (every job is in state "").
+func (j Job) InState(state string) bool {
+	switch state {
+	case "":
+		return true
+	case JobStateFailing:
+		return j.Failing()
+	case JobStateSuspended:
+		return j.Suspended
+	case JobStateRunning:
+		return j.Running() > 0
+	case JobStateWaiting:
+		return j.Gate != "" && len(j.Pending) > 0
+	}
+	return false
+}
+
+// Paginate cuts one page of limit names out of the sorted names that
+// match a query: those after after. It fills the page's Total, Offset,
+// Prev, HasPrev and Next, and returns the names on the page. A Backend uses it
+// when it has the whole sorted list of matches.
+func Paginate(names []string, after string, limit int, p *JobPage) []string {
+	p.Total = len(names)
+	start := 0
+	if after != "" {
+		start = sort.SearchStrings(names, after)
+		if start < len(names) && names[start] == after {
+			start++
+		}
+	}
+	if limit <= 0 {
+		limit = len(names)
+	}
+	p.Offset = start
+	end := min(start+limit, len(names))
+	if end < len(names) && end > start {
+		p.Next = names[end-1]
+	}
+	if start > 0 {
+		p.HasPrev = true
+		if prev := start - limit; prev > 0 {
+			p.Prev = names[prev-1]
+		}
+	}
+	return slices.Clip(names[start:end])
+}

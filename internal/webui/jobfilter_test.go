@@ -1,0 +1,58 @@
+package webui
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// FuzzPaginate checks the jobs list's paging on any sorted names, start
+// and page size: the page is the names after after, at most limit of
+// them; Offset counts the names before it; Next continues right after
+// it; and following Prev gives the page that ends where this one starts.
+func FuzzPaginate(f *testing.F) {
+	f.Add("a,b,c,d,e", "b", 2)
+	f.Add("a,b,c", "", 5)
+	f.Add("a,b,c,d", "zz", 1)
+	f.Add("", "x", 0)
+	f.Fuzz(func(t *testing.T, list, after string, limit int) {
+		if limit < 0 || limit > 1000 {
+			return
+		}
+		var names []string
+		if list != "" {
+			names = strings.Split(list, ",")
+		}
+		slices.Sort(names)
+		names = slices.Compact(names)
+		var p JobPage
+		page := Paginate(names, after, limit, &p)
+		if p.Total != len(names) {
+			t.Fatalf("Total %d of %d names", p.Total, len(names))
+		}
+		if limit > 0 && len(page) > limit {
+			t.Fatalf("%d names on a page of %d", len(page), limit)
+		}
+		for _, n := range page {
+			if after != "" && n <= after {
+				t.Fatalf("%q on the page after %q", n, after)
+			}
+		}
+		if p.Offset+len(page) > len(names) || (len(page) > 0 && names[p.Offset] != page[0]) {
+			t.Fatalf("Offset %d does not place the page %v in %v", p.Offset, page, names)
+		}
+		if p.Next != "" && (len(page) == 0 || p.Next != page[len(page)-1] || p.Offset+len(page) == len(names)) {
+			t.Fatalf("Next %q after the page %v of %v", p.Next, page, names)
+		}
+		if p.HasPrev != (p.Offset > 0) {
+			t.Fatalf("HasPrev %v at offset %d", p.HasPrev, p.Offset)
+		}
+		if p.HasPrev && limit > 0 {
+			var q JobPage
+			prev := Paginate(names, p.Prev, limit, &q)
+			if q.Offset+len(prev) != p.Offset && q.Offset != 0 {
+				t.Fatalf("the previous page %v (offset %d) does not end where %v starts (offset %d)", prev, q.Offset, page, p.Offset)
+			}
+		}
+	})
+}
