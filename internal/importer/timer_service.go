@@ -3,6 +3,7 @@ package importer
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"strings"
 )
 
@@ -39,6 +40,8 @@ func readService(u *unitFile, unitName string, warn func(int, string, ...any)) (
 	var group string
 	kind := "simple"
 	var startTimeout, runtimeMax *int64
+	var ignored []string
+	var ignoredLine int
 	for _, e := range u.entries {
 		if e.section == "Unit" {
 			switch {
@@ -123,10 +126,16 @@ func readService(u *unitFile, unitName string, warn func(int, string, ...any)) (
 			runtimeMax = spanSeconds()
 		default:
 			if !serviceKeysIgnored[e.key] {
-				warn(e.line, "%s= has no almanac equivalent; ignored", e.key)
+				if len(ignored) == 0 {
+					ignoredLine = e.line
+				}
+				ignored = append(ignored, e.key+"=")
 				s.comments = append(s.comments, "not imported: "+e.key+"="+e.value)
 			}
 		}
+	}
+	if len(ignored) > 0 {
+		warn(ignoredLine, "%s: no almanac equivalent (sandboxing, scheduling priority and the like); ignored", strings.Join(ignored, ", "))
 	}
 	if len(execs) == 0 {
 		warn(1, "no ExecStart=; not imported")
@@ -219,8 +228,14 @@ func (s *serviceSpec) apply(j *job) {
 	}
 }
 
-// shellQuote is s as one /bin/sh word.
+// plainWordRE matches a word /bin/sh reads as itself.
+var plainWordRE = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+
+// shellQuote is s as one /bin/sh word, quoted only when it has to be.
 func shellQuote(s string) string {
+	if plainWordRE.MatchString(s) {
+		return s
+	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
