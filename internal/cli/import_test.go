@@ -27,7 +27,7 @@ func TestImportThenValidate(t *testing.T) {
 		{args: []string{"import", "crontab", "--container-runtime", "podman", "x"}, wantCode: exitUsage, wantError: "applies to cronjob only"},
 		{args: []string{"import", "crontab", "--tz", "Mars/Base", "../../testdata/import/user.crontab"}, wantCode: exitUsage, wantError: "Mars/Base"},
 		{args: []string{"import", "anacron", "x"}, wantCode: exitUsage, wantError: "usage"},
-		{args: []string{"import", "timer", "--tz", "Europe/Berlin", "../../testdata/import-timer/backup.timer"}, jobs: 1, warning: "Nice= has no almanac equivalent"},
+		{args: []string{"import", "timer", "--tz", "Europe/Berlin", "../../testdata/import-timer/backup.timer"}, jobs: 1, warning: "Nice=: no almanac equivalent"},
 		{args: []string{"import", "timer", "../../testdata/import-timer/report.timer", "../../testdata/import-timer/mail-report.service"}, jobs: 1, warning: "monotonic part"},
 		{args: []string{"import", "timer", "../../testdata/import-timer"}, jobs: 4, warning: "not importable"},
 		{args: []string{"import", "timer", "../../testdata/import-timer/cache-warm.timer"}, wantCode: exitFailure, wantError: "no entry that could be imported"},
