@@ -29,7 +29,6 @@ type importFlags struct {
 	user, tz, prefix, runtime string
 	system                    boolFlag
 	ignoreCronTZ, noNSPrefix  bool
-	set                       map[string]bool
 }
 
 // boolFlag is a boolean flag that knows whether it was given.

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -127,14 +128,18 @@ func TestCrontabStdinIsData(t *testing.T) {
 	}
 }
 
+// commandAttrRE finds a string command attribute.
+var commandAttrRE = regexp.MustCompile(`\n  command +=> '`)
+
 // importedCommand returns the command string of the only job in m,
 // unquoted from the manifest's single-quoted syntax.
 func importedCommand(t *testing.T, m string) string {
 	t.Helper()
-	_, rest, ok := strings.Cut(m, "command            => '")
-	if !ok {
+	loc := commandAttrRE.FindStringIndex(m)
+	if loc == nil {
 		t.Fatalf("no string command in\n%s", m)
 	}
+	rest := m[loc[1]:]
 	var b strings.Builder
 	for i := 0; i < len(rest); i++ {
 		switch {

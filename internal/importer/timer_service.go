@@ -109,6 +109,9 @@ func readService(u *unitFile, unitName string, warn func(int, string, ...any)) (
 			if err := addEnvironment(s.env, e.value, unitName); err != nil {
 				warn(e.line, "Environment=%s: %v; ignored", e.value, err)
 			}
+		case "EnvironmentFile":
+			warn(e.line, "EnvironmentFile=%s is not read: copy the values the job needs into env", e.value)
+			s.comments = append(s.comments, "not imported: EnvironmentFile="+e.value)
 		case "WorkingDirectory":
 			dir := strings.TrimPrefix(e.value, "-")
 			if !path.IsAbs(dir) {
