@@ -62,6 +62,10 @@ func (st *crontabState) entry(n int, line string) (*job, bool) {
 		return nil, false
 	}
 	cmd, stdin := splitPercent(command)
+	if strings.TrimSpace(cmd) == "" {
+		st.warn(n, "no command before the %%; the entry is not imported")
+		return nil, false
+	}
 	j := &job{name: st.taken.make(commandName(cmd))}
 	j.comments = append(j.comments, fmt.Sprintf("%s:%d: %s", st.file, n, line))
 	j.set("cron", quote(schedule))

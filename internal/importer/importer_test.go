@@ -263,12 +263,26 @@ func FuzzCronJob(f *testing.F) {
 	})
 }
 
-// checkParses requires an importer's manifest to be valid manifest syntax
-// whatever the input: every value it writes must be quoted correctly.
+// checkParses requires an importer's manifest to load whatever the input:
+// valid manifest syntax (every value quoted correctly) whose jobs all pass
+// the checks `almanac validate` and the daemon apply, so that one odd entry
+// cannot keep the others from loading.
 func checkParses(t *testing.T, res importer.Result) {
 	t.Helper()
-	if _, err := manifest.ParseFile("out.pp", []byte(res.Manifest)); err != nil {
+	f, err := manifest.ParseFile("out.pp", []byte(res.Manifest))
+	if err != nil {
 		t.Fatalf("the output does not parse: %v\n%s", err, res.Manifest)
+	}
+	cat, err := catalog.Compile(f)
+	if err != nil {
+		t.Fatalf("the output does not compile: %v\n%s", err, res.Manifest)
+	}
+	set, err := manifestjob.FromCatalog(cat, parseCron)
+	if err != nil {
+		t.Fatalf("the output's jobs are not valid: %v\n%s", err, res.Manifest)
+	}
+	if len(set.Jobs) != res.Jobs {
+		t.Fatalf("%d jobs in the manifest, the importer said %d", len(set.Jobs), res.Jobs)
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"path"
 	"regexp"
 	"strings"
+
+	jobspec "github.com/almanac-sh/almanac/internal/job"
 )
 
 // serviceSpec is what a service unit gives its job.
@@ -67,6 +69,10 @@ func readService(u *unitFile, unitName string, warn func(int, string, ...any)) (
 				return &none
 			}
 			n := wholeSeconds(d)
+			if n > jobspec.MaxDurationSeconds {
+				warn(e.line, "%s=%s is over a job's limit of %d seconds; read as no limit", e.key, e.value, jobspec.MaxDurationSeconds)
+				n = 0
+			}
 			return &n
 		}
 		lists := map[string]*[]execLine{"ExecStart": &execs, "ExecStartPre": &pre, "ExecStartPost": &post}
