@@ -5,6 +5,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/almanac-sh/almanac/internal/calendar"
 	"github.com/almanac-sh/almanac/internal/cron"
@@ -89,6 +90,9 @@ type CronJobOptions struct {
 func CronJob(file string, src []byte, opts CronJobOptions) (Result, error) {
 	if r := opts.ContainerRuntime; r != "" && r != "podman" && r != "docker" {
 		return Result{}, fmt.Errorf("container runtime %q: want podman or docker", r)
+	}
+	if !utf8.Valid(src) {
+		return Result{}, fmt.Errorf("%s: not UTF-8 text", file)
 	}
 	limit := opts.MaxOutput
 	if limit <= 0 {

@@ -99,6 +99,7 @@ func TestCrontabStdinIsData(t *testing.T) {
 	}{
 		{"* * * * * cat %ALMANAC_STDIN%touch pwned%", "ALMANAC_STDIN\ntouch pwned\n"},
 		{"* * * * * cat %ALMANAC_STDIN%ALMANAC_STDIN_2%touch pwned", "ALMANAC_STDIN\nALMANAC_STDIN_2\ntouch pwned\n"},
+		{"* * * * * cat %ALMANAC_STDIN_d0c4ee0ad1b3bbd5%ALMANAC_STDIN%touch pwned", "ALMANAC_STDIN_d0c4ee0ad1b3bbd5\nALMANAC_STDIN\ntouch pwned\n"},
 		{"* * * * * cat # a comment%touch pwned", "touch pwned\n"},
 		{"* * * * * cat; cat%one%touch pwned", "one\ntouch pwned\n"},
 		{"* * * * * cat%'; touch pwned; '", "'; touch pwned; '\n"},
