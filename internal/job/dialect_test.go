@@ -119,3 +119,35 @@ func TestValidateDialects(t *testing.T) {
 		t.Fatalf("valid on_calendar job refused: %v", err)
 	}
 }
+
+// FuzzValidateSchedule feeds arbitrary schedules of every kind to
+// Validate and compile: nothing panics, and an accepted spec compiles and
+// is accepted again.
+func FuzzValidateSchedule(f *testing.F) {
+	f.Add("0 0 */2 * 1", "kubernetes", "", "", int64(0), "")
+	f.Add("", "", "Mon..Fri *-*-* 09:00", "*-*~01", int64(30), "Europe/Berlin")
+	f.Add("CRON_TZ=UTC 0 0 * * *", "kubernetes", "", "", int64(-1), "Asia/Tokyo")
+	f.Add("", "vixie", "quarterly", "", int64(1<<40), "")
+	f.Fuzz(func(t *testing.T, cronExpr, dialect, cal1, cal2 string, delay int64, zone string) {
+		s := store.JobSpec{Name: "j", Shell: "true", Cron: cronExpr, CronDialect: dialect, RandomizedDelaySeconds: delay, TimeZone: zone}
+		for _, c := range []string{cal1, cal2} {
+			if c != "" {
+				s.OnCalendar = append(s.OnCalendar, c)
+			}
+		}
+		if err := Validate(&s, ParseCron); err != nil {
+			return
+		}
+		c, err := compile(s, ParseCron)
+		if err != nil {
+			t.Fatalf("accepted spec %+v does not compile: %v", s, err)
+		}
+		from := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		if n := c.sched.Next(from); !n.IsZero() && !n.After(from) {
+			t.Fatalf("%+v: Next(%v) = %v", s, from, n)
+		}
+		if d := RandomizedDelay(s); d < 0 || d >= time.Duration(max(s.RandomizedDelaySeconds, 1))*time.Second {
+			t.Fatalf("delay %v outside [0, %ds)", d, s.RandomizedDelaySeconds)
+		}
+	})
+}
