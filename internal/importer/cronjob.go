@@ -134,9 +134,7 @@ func CronJob(file string, src []byte, opts CronJobOptions) (Result, error) {
 			fmt.Fprintf(&b, "\n# %s:%d: document %d (%s %s): not imported\n", file, d.line, docNo, cj.Kind, oneLine(cj.Metadata.Name))
 			continue
 		}
-		b.WriteString("\n")
-		j.write(&b)
-		res.Jobs++
+		res.add(&b, j)
 	}
 	res.Manifest = b.String()
 	return res, nil

@@ -72,19 +72,7 @@ func TestCrontabMapping(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkParses(t, res)
-			for _, w := range tt.want {
-				if !strings.Contains(res.Manifest, w) {
-					t.Errorf("no %q in\n%s", w, res.Manifest)
-				}
-			}
-			for _, w := range tt.notWant {
-				if strings.Contains(res.Manifest, w) {
-					t.Errorf("%q in\n%s", w, res.Manifest)
-				}
-			}
-			if tt.warning != "" && !strings.Contains(strings.Join(res.Warnings, "\n"), tt.warning) {
-				t.Errorf("warnings %q, want %q", res.Warnings, tt.warning)
-			}
+			checkOutput(t, res, tt.want, tt.notWant, tt.warning)
 		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -41,7 +42,7 @@ func TestImportedTimersFireAsSystemd(t *testing.T) {
 					for at := sched.Next(base); !at.IsZero() && len(got) < n; at = sched.Next(at) {
 						got = append(got, at.UTC().Truncate(time.Second))
 					}
-					if !sameTimes(got, want) {
+					if !slices.EqualFunc(got, want, time.Time.Equal) {
 						t.Errorf("%s (%q) from %s: imported job fires at\n  %v\nsystemd:\n  %v", spec.Name, spec.OnCalendar, base, got, want)
 					}
 				}
@@ -95,18 +96,6 @@ func firstUnique(ts []time.Time, n int) []time.Time {
 		}
 	}
 	return out
-}
-
-func sameTimes(a, b []time.Time) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !a[i].Equal(b[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // TestImportedCrontabFiresAsDebianCron imports crontab lines with the host

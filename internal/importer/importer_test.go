@@ -294,3 +294,32 @@ func crontabOptions(name string) importer.CrontabOptions {
 	}
 	return importer.CrontabOptions{User: "web", Zone: "America/New_York"}
 }
+
+// checkOutput requires each of want in the manifest, none of notWant, and
+// warning (if any) among the warnings; runs of spaces do not count, so
+// expectations do not depend on how the attributes are aligned.
+func checkOutput(t *testing.T, res importer.Result, want, notWant []string, warning string) {
+	t.Helper()
+	m := squeeze(res.Manifest)
+	for _, w := range want {
+		if !strings.Contains(m, squeeze(w)) {
+			t.Errorf("no %q in\n%s", w, res.Manifest)
+		}
+	}
+	for _, w := range notWant {
+		if strings.Contains(m, squeeze(w)) {
+			t.Errorf("%q in\n%s", w, res.Manifest)
+		}
+	}
+	if warning != "" && !strings.Contains(strings.Join(res.Warnings, "\n"), warning) {
+		t.Errorf("warnings %q, want %q", res.Warnings, warning)
+	}
+}
+
+// squeeze collapses runs of spaces.
+func squeeze(s string) string {
+	for strings.Contains(s, "  ") {
+		s = strings.ReplaceAll(s, "  ", " ")
+	}
+	return s
+}

@@ -82,9 +82,7 @@ func Timers(timers []UnitSource, load ServiceLoader, opts TimerOptions) (Result,
 			fmt.Fprintf(&b, "\n# %s: not imported (see the warnings)\n", src.Path)
 			continue
 		}
-		b.WriteString("\n")
-		j.write(&b)
-		res.Jobs++
+		res.add(&b, j)
 	}
 	res.Manifest = b.String()
 	return res, nil
@@ -98,9 +96,7 @@ func timerToJob(src UnitSource, load ServiceLoader, zone string, taken *names, r
 		return nil, err
 	}
 	res.Warnings = append(res.Warnings, u.warnings...)
-	warn := func(line int, format string, a ...any) {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%s:%d: %s", src.Path, line, fmt.Sprintf(format, a...)))
-	}
+	warn := res.warner(src.Path)
 	name := path.Base(src.Path)
 	stem := strings.TrimSuffix(name, ".timer")
 	if strings.HasSuffix(stem, "@") {
@@ -138,10 +134,7 @@ func timerToJob(src UnitSource, load ServiceLoader, zone string, taken *names, r
 		return nil, err
 	}
 	res.Warnings = append(res.Warnings, svcUnit.warnings...)
-	svcWarn := func(line int, format string, a ...any) {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%s:%d: %s", svcSrc.Path, line, fmt.Sprintf(format, a...)))
-	}
-	svc, ok := readService(svcUnit, service, svcWarn)
+	svc, ok := readService(svcUnit, service, res.warner(svcSrc.Path))
 	if !ok {
 		return nil, nil
 	}

@@ -131,20 +131,7 @@ func TestTimerMapping(t *testing.T) {
 			if len(res.Errors) != tt.errs {
 				t.Fatalf("errors %q", res.Errors)
 			}
-			m := squeeze(res.Manifest)
-			for _, w := range tt.want {
-				if !strings.Contains(m, squeeze(w)) {
-					t.Errorf("no %q in\n%s", w, res.Manifest)
-				}
-			}
-			for _, w := range tt.notWant {
-				if strings.Contains(m, squeeze(w)) {
-					t.Errorf("%q in\n%s", w, res.Manifest)
-				}
-			}
-			if tt.warning != "" && !strings.Contains(strings.Join(res.Warnings, "\n"), tt.warning) {
-				t.Errorf("warnings %q, want %q", res.Warnings, tt.warning)
-			}
+			checkOutput(t, res, tt.want, tt.notWant, tt.warning)
 		})
 	}
 }
@@ -165,15 +152,6 @@ func FuzzTimer(f *testing.F) {
 		}
 		checkParses(t, res)
 	})
-}
-
-// squeeze collapses runs of spaces, so that expectations do not depend on
-// how the attributes are aligned.
-func squeeze(s string) string {
-	for strings.Contains(s, "  ") {
-		s = strings.ReplaceAll(s, "  ", " ")
-	}
-	return s
 }
 
 // TestTimerScriptRuns runs the script a oneshot service with several
