@@ -323,3 +323,11 @@ func squeeze(s string) string {
 	}
 	return s
 }
+
+// allocBound is an allocation bound, loosened under the race detector.
+func allocBound(n uint64) uint64 {
+	if raceEnabled {
+		return 10 * n
+	}
+	return n
+}
