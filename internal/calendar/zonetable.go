@@ -28,7 +28,11 @@ const bucketShift = 22 // about 48.5 days, shorter than any DST period in use
 
 var bucketBase = time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
 
-var ZoneTables sync.Map // *time.Location -> *ZoneTable
+// zoneTables caches the tables by zone name rather than by *time.Location,
+// so callers that load the same zone twice (time.LoadLocation returns a new
+// location each time) share one table and the cache stays bounded by the
+// number of zones.
+var zoneTables sync.Map // zone name -> *ZoneTable
 
 var tableEnd = time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
 
@@ -36,7 +40,7 @@ var tableEnd = time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
 // walk over the zone's transitions, once per zone per process). It is safe
 // for concurrent use, and so is the table.
 func TableFor(loc *time.Location) *ZoneTable {
-	if v, ok := ZoneTables.Load(loc); ok {
+	if v, ok := zoneTables.Load(loc.String()); ok {
 		return v.(*ZoneTable)
 	}
 	zt := &ZoneTable{end: tableEnd}
@@ -73,7 +77,7 @@ func TableFor(loc *time.Location) *ZoneTable {
 			zt.bucket[b] = uint16(i)
 		}
 	}
-	v, _ := ZoneTables.LoadOrStore(loc, zt)
+	v, _ := zoneTables.LoadOrStore(loc.String(), zt)
 	return v.(*ZoneTable)
 }
 

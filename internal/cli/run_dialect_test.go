@@ -26,6 +26,14 @@ func TestRunDialects(t *testing.T) {
 	if j, _ = st.Job("kube"); j.Spec.CronDialect != "kubernetes" {
 		t.Fatalf("stored spec = %+v", j.Spec)
 	}
+	out, _, _ = runCLI(t, "get", "jobs", server)
+	if !strings.Contains(out, "on-calendar Mon..Fri *-*-* 09:00; Sat 12:00") || !strings.Contains(out, "0 0 */2 * 1 (kubernetes)") {
+		t.Errorf("get jobs does not show the schedules' dialects:\n%s", out)
+	}
+	out, _, _ = runCLI(t, "describe", "job", "report", server)
+	if !strings.Contains(out, "Randomized delay:") || !strings.Contains(out, "1m30s") {
+		t.Errorf("describe job does not show the randomized delay:\n%s", out)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
