@@ -62,22 +62,33 @@ func TestCronPeersAgree(t *testing.T) {
 // robfig/cron v3 and almanac agree: no L/W/#/H, no 7 for Sunday, and no
 // "*/n" in the day fields (robfig treats "*/2" there as restricted, which
 // turns on the OR rule; Vixie and almanac look at the leading '*').
-func randomRobfigSpec(r *rand.Rand) string {
+func randomRobfigSpec(r *rand.Rand) string { return randomSpec(r, false) }
+
+// randomSpec returns a random 5-field spec. With all, it covers the whole
+// of robfig's standard dialect: "?", "N/step", and "*/n" in every field
+// with steps up to past the field's range; without, only the forms whose
+// meaning the vixie dialect shares.
+func randomSpec(r *rand.Rand, all bool) string {
 	field := func(lo, hi int, day bool) string {
 		var items []string
 		for n := 1 + r.IntN(2); n > 0; n-- {
 			v := func() int { return lo + r.IntN(hi-lo+1) }
-			switch k := r.IntN(10); {
+			switch k := r.IntN(12); {
 			case k < 3:
-				return "*"
-			case k < 4 && !day:
-				items = append(items, "*/"+strconv.Itoa(1+r.IntN(hi-lo)))
-			case k < 6:
-				a, b := v(), v()
-				items = append(items, strconv.Itoa(min(a, b))+"-"+strconv.Itoa(max(a, b)))
+				if !all {
+					return "*"
+				}
+				items = append(items, []string{"*", "*", "?"}[k])
+			case k < 5 && (all || !day):
+				items = append(items, "*/"+strconv.Itoa(1+r.IntN(hi-lo+1)))
 			case k < 7:
 				a, b := v(), v()
+				items = append(items, strconv.Itoa(min(a, b))+"-"+strconv.Itoa(max(a, b)))
+			case k < 8:
+				a, b := v(), v()
 				items = append(items, strconv.Itoa(min(a, b))+"-"+strconv.Itoa(max(a, b))+"/"+strconv.Itoa(1+r.IntN(hi-lo)))
+			case k < 9 && all:
+				items = append(items, strconv.Itoa(v())+"/"+strconv.Itoa(1+r.IntN(hi-lo)))
 			default:
 				items = append(items, strconv.Itoa(v()))
 			}

@@ -26,7 +26,7 @@ func TestImportedCronJobsFireAsKubernetes(t *testing.T) {
 	exprs := []string{"0 0 */2 * 1", "30 2 * * *", "0 1 * * *", "*/15 * * * *", "0 0 1,15 * 5", "@daily", "0 9 ? * MON-FRI"}
 	r := rand.New(rand.NewPCG(27, 2))
 	for range 150 {
-		exprs = append(exprs, randomKubernetesSpec(r))
+		exprs = append(exprs, randomSpec(r, true))
 	}
 	var yaml strings.Builder
 	want := map[string]robfig.Schedule{}

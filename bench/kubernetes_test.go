@@ -2,7 +2,6 @@ package bench
 
 import (
 	"math/rand/v2"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,40 +11,6 @@ import (
 	"github.com/almanac-sh/almanac/internal/cron"
 )
 
-// randomKubernetesSpec returns a 5-field spec over the whole of robfig's
-// standard dialect, stepped day fields ("*/2") and "?" included.
-func randomKubernetesSpec(r *rand.Rand) string {
-	field := func(lo, hi int) string {
-		var items []string
-		for n := 1 + r.IntN(2); n > 0; n-- {
-			v := func() int { return lo + r.IntN(hi-lo+1) }
-			switch k := r.IntN(12); {
-			case k < 2:
-				items = append(items, "*")
-			case k < 3:
-				items = append(items, "?")
-			case k < 5:
-				items = append(items, "*/"+strconv.Itoa(1+r.IntN(hi-lo+3)))
-			case k < 7:
-				a, b := v(), v()
-				items = append(items, strconv.Itoa(min(a, b))+"-"+strconv.Itoa(max(a, b)))
-			case k < 8:
-				a, b := v(), v()
-				items = append(items, strconv.Itoa(min(a, b))+"-"+strconv.Itoa(max(a, b))+"/"+strconv.Itoa(1+r.IntN(hi-lo)))
-			case k < 9:
-				items = append(items, strconv.Itoa(v())+"/"+strconv.Itoa(1+r.IntN(hi-lo)))
-			default:
-				items = append(items, strconv.Itoa(v()))
-			}
-		}
-		return strings.Join(items, ",")
-	}
-	return strings.Join([]string{field(0, 59), field(0, 23), field(1, 31), field(1, 12), field(0, 6)}, " ")
-}
-
-// kubernetesZones are the zones the kubernetes dialect is compared in:
-// robfig's daylight-saving behaviour (gap skipped, repeat fired twice) is
-// part of the dialect.
 // Zones whose transitions happen at midnight (America/Santiago) or shift
 // by half an hour (Australia/Lord_Howe) are left out: robfig's day loop
 // misplaces days around them (it can fire on a day the expression does
@@ -62,7 +27,7 @@ func TestKubernetesDialectMatchesRobfig(t *testing.T) {
 	var exprs []string
 	exprs = append(exprs, fixed...)
 	for i := 0; i < 600; i++ {
-		exprs = append(exprs, randomKubernetesSpec(r))
+		exprs = append(exprs, randomSpec(r, true))
 	}
 	compared := 0
 	for _, zone := range kubernetesZones {

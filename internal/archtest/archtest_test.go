@@ -55,6 +55,7 @@ func TestLayering(t *testing.T) {
 		// The engines stay pure: no stores, no API.
 		{pkg: "internal/cron", allowed: []string{"internal/calendar"}},
 		{pkg: "internal/weekly", allowed: []string{"internal/calendar"}},
+		{pkg: "internal/oncalendar", allowed: []string{"internal/calendar"}},
 		{pkg: "internal/manifest", allowed: []string{}},
 	}
 	for _, tt := range tests {

@@ -93,7 +93,10 @@ func runDescribe(ctx context.Context, e *env, args []string) error {
 	if s.At != nil {
 		kv("At", fmtTime(s.At))
 	} else {
-		kv("Schedule", s.Cron)
+		kv("Schedule", schedule(s))
+	}
+	if s.RandomizedDelaySeconds > 0 {
+		kv("Randomized delay", (time.Duration(s.RandomizedDelaySeconds) * time.Second).String())
 	}
 	kv("Time zone", zoneOf(s))
 	if s.Command.Shell != "" {

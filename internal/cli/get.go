@@ -155,10 +155,16 @@ func duration(r apitype.Run) string {
 	return r.FinishedAt.Sub(*r.StartedAt).Round(time.Millisecond).String()
 }
 
-// schedule renders when a job runs: its cron expression or "at T".
+// schedule renders when a job runs: its cron expression (with its dialect
+// when not the default), its calendar events, or "at T".
 func schedule(s apitype.JobSpec) string {
-	if s.At != nil {
+	switch {
+	case s.At != nil:
 		return "at " + fmtTime(s.At)
+	case len(s.OnCalendar) > 0:
+		return "on-calendar " + strings.Join(s.OnCalendar, "; ")
+	case s.CronDialect != "" && s.CronDialect != "vixie":
+		return s.Cron + " (" + s.CronDialect + ")"
 	}
 	return s.Cron
 }

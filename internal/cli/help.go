@@ -15,7 +15,7 @@ var synopses = map[string]string{
 	"delete":    "almanac delete [flags] NAME",
 	"describe":  "almanac describe [flags] job NAME | resource ID | apply ID",
 	"get":       "almanac get [flags] jobs|runs|resources|events|applies|windows",
-	"import":    "almanac import crontab [--user U] [--system] FILE|-   |   almanac import cronjob FILE.yaml|-",
+	"import":    "almanac import crontab [--user U] [--system] [--tz ZONE] [--prefix P] FILE|-   |   almanac import cronjob [--container-runtime podman|docker] FILE.yaml|-   |   almanac import timer [--tz ZONE] UNIT.timer [UNIT.service] | DIR",
 	"inventory": "almanac inventory [flags]",
 	"kill":      "almanac kill [flags] RUN|JOB",
 	"logs":      "almanac logs [-f] [flags] RUN|JOB",

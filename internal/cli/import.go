@@ -29,7 +29,6 @@ type importFlags struct {
 	user, tz, prefix, runtime string
 	system                    boolFlag
 	ignoreCronTZ, noNSPrefix  bool
-	set                       map[string]bool
 }
 
 // boolFlag is a boolean flag that knows whether it was given.
@@ -65,12 +64,12 @@ var flagKinds = map[string][]string{
 func runImport(_ context.Context, e *env, args []string) error {
 	fs := newFlagSet("import")
 	var f importFlags
-	fs.StringVar(&f.user, "user", "", "crontab: whose crontab it is (`crontab -l -u USER`): the jobs' run_as")
+	fs.StringVar(&f.user, "user", "", "crontab: the crontab's owner, the `USER` of crontab -l -u USER: the jobs' run_as")
 	fs.Var(&f.system, "system", "crontab: the system format of /etc/crontab and /etc/cron.d, with a user column (default: by the file's path; a file that looks like one is refused); --system=false reads a user crontab")
-	fs.StringVar(&f.tz, "tz", "", "crontab, timer: the zone schedules without their own are read in (default: the host's zone, as cron and systemd read them)")
+	fs.StringVar(&f.tz, "tz", "", "crontab, timer: read schedules that name no zone in `ZONE` (default: the host's zone, as cron and systemd read them)")
 	fs.BoolVar(&f.ignoreCronTZ, "ignore-cron-tz", false, "crontab: ignore CRON_TZ as Debian's cron does (default: follow it, as cronie does)")
-	fs.StringVar(&f.prefix, "prefix", "", "crontab, timer: start every job name with PREFIX-")
-	fs.StringVar(&f.runtime, "container-runtime", "", "cronjob: run each container's image with `podman|docker run --rm` (default: run the container's command on the host)")
+	fs.StringVar(&f.prefix, "prefix", "", "crontab, timer: start every job name with `PREFIX`-")
+	fs.StringVar(&f.runtime, "container-runtime", "", "cronjob: run each container's image with `RUNTIME` run --rm, RUNTIME podman or docker (default: run the container's command on the host)")
 	fs.BoolVar(&f.noNSPrefix, "no-namespace-prefix", false, "cronjob: name jobs after metadata.name alone, not NAMESPACE-NAME")
 	pos, err := parseFlags(fs, args)
 	if err != nil {

@@ -27,6 +27,14 @@ func TestImportThenValidate(t *testing.T) {
 		{args: []string{"import", "crontab", "--container-runtime", "podman", "x"}, wantCode: exitUsage, wantError: "applies to cronjob only"},
 		{args: []string{"import", "crontab", "--tz", "Mars/Base", "../../testdata/import/user.crontab"}, wantCode: exitUsage, wantError: "Mars/Base"},
 		{args: []string{"import", "anacron", "x"}, wantCode: exitUsage, wantError: "usage"},
+		{args: []string{"import", "timer", "--tz", "Europe/Berlin", "../../testdata/import-timer/backup.timer"}, jobs: 1, warning: "Nice=: no almanac equivalent"},
+		{args: []string{"import", "timer", "../../testdata/import-timer/report.timer", "../../testdata/import-timer/mail-report.service"}, jobs: 1, warning: "monotonic part"},
+		{args: []string{"import", "timer", "../../testdata/import-timer"}, jobs: 4, warning: "not importable"},
+		{args: []string{"import", "timer", "../../testdata/import-timer/cache-warm.timer"}, wantCode: exitFailure, wantError: "no entry that could be imported"},
+		{args: []string{"import", "timer", "../../testdata/import-timer/backup.service"}, wantCode: exitUsage, wantError: "not a .timer unit"},
+		{args: []string{"import", "timer", "../../testdata/import-timer", "x.service"}, wantCode: exitUsage, wantError: "name no service"},
+		{args: []string{"import", "cronjob", "--container-runtime", "podman", "../../testdata/import/cronjobs-mixed.yaml"}, jobs: 3, wantCode: exitFailure, warning: "document 3: found unexpected end of stream"},
+		{args: []string{"import", "cronjob", "--container-runtime", "lxc", "../../testdata/import/cronjobs.yaml"}, wantCode: exitUsage, wantError: "want podman or docker"},
 		{args: []string{"import", "crontab", "/dev/zero"}, wantCode: exitUsage, wantError: "not a regular file"},
 		{args: []string{"import", "crontab", "../../testdata/import/cronjobs.yaml"}, wantCode: exitFailure, wantError: "no entry that could be imported"},
 	}
@@ -39,7 +47,7 @@ func TestImportThenValidate(t *testing.T) {
 				}
 				return
 			}
-			if code != 0 || !strings.Contains(errOut, tt.warning) {
+			if code != tt.wantCode || !strings.Contains(errOut, tt.warning) {
 				t.Fatalf("exit %d, stderr %q", code, errOut)
 			}
 			p := filepath.Join(t.TempDir(), "imported.pp")

@@ -29,6 +29,14 @@ func TestNext(t *testing.T) {
 			"2112-02-29T00:00:00Z"},
 		{"weekly events", []string{"next", "--from", "2025-06-16T00:00:00Z", "-n", "3", "--tz", "Europe/Berlin", "mon0900_fri1700"},
 			"2025-06-16T09:00:00+02:00\n2025-06-20T17:00:00+02:00\n2025-06-23T09:00:00+02:00"},
+		{"systemd detected", []string{"next", "--from", "2025-06-16T00:00:00Z", "-n", "2", "--tz", "Europe/Berlin", "Mon..Fri 09:00"},
+			"2025-06-16T09:00:00+02:00\n2025-06-17T09:00:00+02:00"},
+		{"systemd zone suffix", []string{"next", "--from", "2025-06-16T00:00:00Z", "-n", "1", "--dialect", "systemd", "quarterly America/New_York"},
+			"2025-07-01T00:00:00-04:00"},
+		{"events forced", []string{"next", "--from", "2025-06-16T00:00:00Z", "-n", "1", "--dialect", "events", "mon0900_fri1700"},
+			"2025-06-16T09:00:00Z"},
+		{"kubernetes", []string{"next", "--from", "2026-11-28T00:00:00Z", "-n", "2", "--dialect", "kubernetes", "0 0 */2 * 1"},
+			"2026-11-29T00:00:00Z\n2026-11-30T00:00:00Z"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -48,7 +56,7 @@ func TestNextJSON(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	want := `{"expression":"30 2 * * *","time_zone":"America/New_York","next":["2025-03-09T03:00:00-04:00","2025-03-10T02:30:00-04:00"]}` + "\n"
+	want := `{"expression":"30 2 * * *","dialect":"cron","time_zone":"America/New_York","next":["2025-03-09T03:00:00-04:00","2025-03-10T02:30:00-04:00"]}` + "\n"
 	if out != want {
 		t.Fatalf("got  %s\nwant %s", out, want)
 	}
@@ -126,5 +134,25 @@ func TestNextRunsOut(t *testing.T) {
 				t.Fatalf("code %d stdout %q stderr %q", code, out, errOut)
 			}
 		})
+	}
+}
+
+// TestNextDialectErrors: a forced dialect reports its own parse error, and
+// an expression no dialect reads names the likeliest one.
+func TestNextDialectErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"next", "--dialect", "systemd", "0 9 * * *"}, "oncalendar"},
+		{[]string{"next", "--dialect", "cron", "daily"}, "cron"},
+		{[]string{"next", "Mon..Fri 25:00"}, "hour: value 25 out of range"},
+		{[]string{"next", "--dialect", "kubernetes", "0 0 * * 7"}, "out of range 0-6"},
+		{[]string{"next", "--dialect", "kubernetes", "@every 1h"}, "creation"},
+	} {
+		_, errOut, code := runCLI(t, tc.args...)
+		if code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", tc.args, code, errOut, tc.want)
+		}
 	}
 }

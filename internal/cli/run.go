@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	register("run", "create or update a job on the daemon: run NAME --schedule CRON | --at TIME -- COMMAND...", escaped(runRun))
+	register("run", "create or update a job on the daemon: run NAME --schedule CRON | --on-calendar EVENT | --at TIME -- COMMAND...", escaped(runRun))
 }
 
 // stringsFlag is a repeatable string flag.
@@ -32,6 +32,10 @@ var atLayouts = []string{"2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02 
 func runRun(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("run")
 	schedule := fs.String("schedule", "", "cron expression of a repeating job")
+	dialect := fs.String("dialect", "", "how --schedule is read: vixie (default) or kubernetes (a Kubernetes CronJob's rules)")
+	var onCalendar stringsFlag
+	fs.Var(&onCalendar, "on-calendar", "systemd calendar event of a repeating job, like 'Mon..Fri *-*-* 09:00' (repeatable: the union)")
+	delay := fs.Duration("randomized-delay", 0, "delay every run by a fixed per-job offset below this (whole seconds, like 30s)")
 	at := fs.String("at", "", "instant of a one-shot job (RFC 3339, or YYYY-MM-DDTHH:MM in --tz)")
 	tz := fs.String("tz", "", "time zone of the schedule (IANA name or tag form; default UTC)")
 	var notify stringsFlag
@@ -60,11 +64,26 @@ func runRun(ctx context.Context, e *env, args []string) error {
 			spec.NotifyOn = append(spec.NotifyOn, strings.TrimSpace(o))
 		}
 	}
+	if *delay < 0 || *delay%time.Second != 0 {
+		return usagef("run: --randomized-delay %s is not a whole number of seconds", *delay)
+	}
+	spec.RandomizedDelaySeconds = int64(*delay / time.Second)
+	if *dialect != "" && *schedule == "" {
+		return usagef("run: --dialect applies to --schedule")
+	}
+	given := 0
+	for _, g := range []bool{*schedule != "", len(onCalendar) > 0, *at != ""} {
+		if g {
+			given++
+		}
+	}
 	switch {
-	case *schedule != "" && *at != "":
-		return usagef("run: give --schedule or --at, not both")
+	case given > 1:
+		return usagef("run: give one of --schedule, --on-calendar and --at, not both")
 	case *schedule != "":
-		spec.Cron = *schedule
+		spec.Cron, spec.CronDialect = *schedule, *dialect
+	case len(onCalendar) > 0:
+		spec.OnCalendar = onCalendar
 	case *at != "":
 		t, err := parseAt(*at, *tz)
 		if err != nil {
@@ -72,7 +91,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		}
 		spec.At = &t
 	default:
-		return usagef("run: give --schedule CRON (repeating) or --at TIME (once)")
+		return usagef("run: give --schedule CRON or --on-calendar EVENT (repeating) or --at TIME (once)")
 	}
 	if len(command) == 1 {
 		spec.Command = apitype.Command{Shell: command[0]}
@@ -86,7 +105,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	}
 	j, created, err := c.JobPut(ctx, name, spec)
 	if err != nil {
-		return apiErr(runInputErr(name, *schedule, *at, *tz, err))
+		return apiErr(runInputErr(name, *schedule, onCalendar, *at, *tz, err))
 	}
 	if jsonOut {
 		return writeJSONOut(e.stdout, j)
@@ -110,7 +129,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 // runInputErr rewrites an error the daemon gave for one field of the job
 // into the flag the user typed ("--schedule \"bogus\": cron: ..."), so the
 // message says where the bad input is.
-func runInputErr(name, schedule, at, tz string, err error) error {
+func runInputErr(name, schedule string, onCalendar []string, at, tz string, err error) error {
 	var ae *apiclient.Error
 	if !errors.As(err, &ae) {
 		return err
@@ -121,6 +140,10 @@ func runInputErr(name, schedule, at, tz string, err error) error {
 		"time_zone": "--tz " + strconv.Quote(tz),
 		"command":   "COMMAND",
 	}[ae.API.Field]
+	var i int
+	if _, err := fmt.Sscanf(ae.API.Field, "on_calendar[%d]", &i); err == nil && i >= 0 && i < len(onCalendar) {
+		where = "--on-calendar " + strconv.Quote(onCalendar[i])
+	}
 	if where == "" {
 		return fmt.Errorf("run %s: %w", name, err)
 	}

@@ -79,7 +79,7 @@ func (s *Spec) zoneAt(u int64) (off, start, end int64) {
 	if s.zt != nil {
 		// The table's last period ends at its horizon, which is not a
 		// transition; the searches treat it as an ordinary period bound.
-		if off, start, end, ok := s.zt.lookup(u); ok {
+		if off, start, end, ok := s.zt.Lookup(u); ok {
 			return off, start, end
 		}
 	}

@@ -5,9 +5,11 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/almanac-sh/almanac/internal/calendar"
 	"github.com/almanac-sh/almanac/internal/cron"
+	jobspec "github.com/almanac-sh/almanac/internal/job"
 )
 
 // cronJob is the part of a Kubernetes CronJob (batch/v1, batch/v1beta1) or
@@ -89,6 +91,9 @@ func CronJob(file string, src []byte, opts CronJobOptions) (Result, error) {
 	if r := opts.ContainerRuntime; r != "" && r != "podman" && r != "docker" {
 		return Result{}, fmt.Errorf("container runtime %q: want podman or docker", r)
 	}
+	if !utf8.Valid(src) {
+		return Result{}, fmt.Errorf("%s: not UTF-8 text", file)
+	}
 	limit := opts.MaxOutput
 	if limit <= 0 {
 		limit = DefaultMaxOutput
@@ -129,9 +134,7 @@ func CronJob(file string, src []byte, opts CronJobOptions) (Result, error) {
 			fmt.Fprintf(&b, "\n# %s:%d: document %d (%s %s): not imported\n", file, d.line, docNo, cj.Kind, oneLine(cj.Metadata.Name))
 			continue
 		}
-		b.WriteString("\n")
-		j.write(&b)
-		res.Jobs++
+		res.add(&b, j)
 	}
 	res.Manifest = b.String()
 	return res, nil
@@ -219,7 +222,7 @@ func cronJobToJob(file string, doc int, cj *cronJob, taken *names, opts CronJobO
 			left("workingDir " + c.WorkingDir + " (not an absolute path)")
 		}
 	}
-	cronJobPolicy(j, cj)
+	cronJobPolicy(j, cj, warn)
 	return j, true
 }
 
@@ -259,10 +262,21 @@ func cronJobSchedule(j *job, schedule string, timeZone *string, warn func(string
 	return true
 }
 
-// cronJobPolicy sets what the CronJob and Job specs say about running.
-func cronJobPolicy(j *job, cj *cronJob) {
+// cronJobPolicy sets what the CronJob and Job specs say about running;
+// a number outside what a job accepts is reported and left out.
+func cronJobPolicy(j *job, cj *cronJob, warn func(string, ...any)) {
 	spec := &cj.Spec
-	if d := spec.StartingDeadlineSeconds; d != nil {
+	inRange := func(field string, v *int64, limit int64) bool {
+		if v == nil {
+			return false
+		}
+		if *v < 0 || *v > limit {
+			warn("%s %d is outside 0 to %d; not imported", field, *v, limit)
+			return false
+		}
+		return true
+	}
+	if d := spec.StartingDeadlineSeconds; inRange("startingDeadlineSeconds", d, jobspec.MaxDurationSeconds) {
 		j.set("starting_deadline_seconds", itoa(*d))
 	}
 	if p := spec.ConcurrencyPolicy; p != "" {
@@ -271,19 +285,19 @@ func cronJobPolicy(j *job, cj *cronJob) {
 	if s := spec.Suspend; s != nil && *s {
 		j.set("suspend", "true")
 	}
-	if l := spec.SuccessfulJobsHistoryLimit; l != nil {
+	if l := spec.SuccessfulJobsHistoryLimit; inRange("successfulJobsHistoryLimit", l, jobspec.MaxHistoryLimit) {
 		j.set("successful_jobs_history_limit", itoa(*l))
 	}
-	if l := spec.FailedJobsHistoryLimit; l != nil {
+	if l := spec.FailedJobsHistoryLimit; inRange("failedJobsHistoryLimit", l, jobspec.MaxHistoryLimit) {
 		j.set("failed_jobs_history_limit", itoa(*l))
 	}
-	if l := spec.JobTemplate.Spec.BackoffLimit; l != nil {
+	if l := spec.JobTemplate.Spec.BackoffLimit; inRange("backoffLimit", l, jobspec.MaxBackoffLimit) {
 		j.set("backoff_limit", itoa(*l))
-	} else {
+	} else if l == nil {
 		// A Kubernetes Job retries 6 times unless told otherwise.
 		j.set("backoff_limit", "6")
 	}
-	if d := spec.JobTemplate.Spec.ActiveDeadlineSeconds; d != nil {
+	if d := spec.JobTemplate.Spec.ActiveDeadlineSeconds; inRange("activeDeadlineSeconds", d, jobspec.MaxDurationSeconds) {
 		j.set("timeout", itoa(*d))
 	}
 }

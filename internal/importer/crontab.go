@@ -154,7 +154,7 @@ func (st *crontabState) write(s string, extra int) {
 }
 
 func (st *crontabState) warn(line int, format string, a ...any) {
-	st.res.Warnings = append(st.res.Warnings, fmt.Sprintf("%s:%d: %s", st.file, line, fmt.Sprintf(format, a...)))
+	st.res.warner(st.file)(line, format, a...)
 }
 
 // defaultZone is the zone of entries no honoured CRON_TZ precedes.

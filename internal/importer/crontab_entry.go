@@ -2,6 +2,7 @@ package importer
 
 import (
 	"fmt"
+	"hash/fnv"
 	"strings"
 
 	"github.com/almanac-sh/almanac/internal/calendar"
@@ -62,6 +63,10 @@ func (st *crontabState) entry(n int, line string) (*job, bool) {
 		return nil, false
 	}
 	cmd, stdin := splitPercent(command)
+	if strings.TrimSpace(cmd) == "" {
+		st.warn(n, "no command before the %%; the entry is not imported")
+		return nil, false
+	}
 	j := &job{name: st.taken.make(commandName(cmd))}
 	j.comments = append(j.comments, fmt.Sprintf("%s:%d: %s", st.file, n, line))
 	j.set("cron", quote(schedule))
@@ -128,14 +133,24 @@ func (st *crontabState) mail(n int, j *job) {
 // standard input, as cron does: the whole shell's standard input becomes
 // a here-document, read before cmd is parsed, so nothing in cmd (a
 // comment, a quote) can reach into the data and nothing in the data can
-// end the here-document early: its delimiter occurs nowhere in the data.
+// end the here-document early: its delimiter occurs nowhere in the data
+// (ALMANAC_STDIN, or with a suffix hashed from the data when the data holds
+// that).
 func withStdin(cmd, stdin string) string {
 	if stdin == "" {
 		return cmd
 	}
 	delim := "ALMANAC_STDIN"
-	for i := 2; strings.Contains(stdin, delim); i++ {
-		delim = "ALMANAC_STDIN_" + itoa(int64(i))
+	if strings.Contains(stdin, delim) {
+		// A suffix derived from the data: finding text that contains its
+		// own hash is out of reach, so this loop ends at once, and one
+		// scan of the data per try keeps a large input linear.
+		h := fnv.New64a()
+		h.Write([]byte(stdin))
+		for strings.Contains(stdin, delim) {
+			delim = fmt.Sprintf("ALMANAC_STDIN_%x", h.Sum64())
+			h.Write([]byte(delim))
+		}
 	}
 	return "exec <<'" + delim + "'\n" + strings.TrimSuffix(stdin, "\n") + "\n" + delim + "\n" + cmd
 }

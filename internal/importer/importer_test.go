@@ -263,12 +263,26 @@ func FuzzCronJob(f *testing.F) {
 	})
 }
 
-// checkParses requires an importer's manifest to be valid manifest syntax
-// whatever the input: every value it writes must be quoted correctly.
+// checkParses requires an importer's manifest to load whatever the input:
+// valid manifest syntax (every value quoted correctly) whose jobs all pass
+// the checks `almanac validate` and the daemon apply, so that one odd entry
+// cannot keep the others from loading.
 func checkParses(t *testing.T, res importer.Result) {
 	t.Helper()
-	if _, err := manifest.ParseFile("out.pp", []byte(res.Manifest)); err != nil {
+	f, err := manifest.ParseFile("out.pp", []byte(res.Manifest))
+	if err != nil {
 		t.Fatalf("the output does not parse: %v\n%s", err, res.Manifest)
+	}
+	cat, err := catalog.Compile(f)
+	if err != nil {
+		t.Fatalf("the output does not compile: %v\n%s", err, res.Manifest)
+	}
+	set, err := manifestjob.FromCatalog(cat, parseCron)
+	if err != nil {
+		t.Fatalf("the output's jobs are not valid: %v\n%s", err, res.Manifest)
+	}
+	if len(set.Jobs) != res.Jobs {
+		t.Fatalf("%d jobs in the manifest, the importer said %d", len(set.Jobs), res.Jobs)
 	}
 }
 
@@ -279,4 +293,41 @@ func crontabOptions(name string) importer.CrontabOptions {
 		return importer.CrontabOptions{System: importer.SystemYes, Zone: "America/New_York"}
 	}
 	return importer.CrontabOptions{User: "web", Zone: "America/New_York"}
+}
+
+// checkOutput requires each of want in the manifest, none of notWant, and
+// warning (if any) among the warnings; runs of spaces do not count, so
+// expectations do not depend on how the attributes are aligned.
+func checkOutput(t *testing.T, res importer.Result, want, notWant []string, warning string) {
+	t.Helper()
+	m := squeeze(res.Manifest)
+	for _, w := range want {
+		if !strings.Contains(m, squeeze(w)) {
+			t.Errorf("no %q in\n%s", w, res.Manifest)
+		}
+	}
+	for _, w := range notWant {
+		if strings.Contains(m, squeeze(w)) {
+			t.Errorf("%q in\n%s", w, res.Manifest)
+		}
+	}
+	if warning != "" && !strings.Contains(strings.Join(res.Warnings, "\n"), warning) {
+		t.Errorf("warnings %q, want %q", res.Warnings, warning)
+	}
+}
+
+// squeeze collapses runs of spaces.
+func squeeze(s string) string {
+	for strings.Contains(s, "  ") {
+		s = strings.ReplaceAll(s, "  ", " ")
+	}
+	return s
+}
+
+// allocBound is an allocation bound, loosened under the race detector.
+func allocBound(n uint64) uint64 {
+	if raceEnabled {
+		return 10 * n
+	}
+	return n
 }

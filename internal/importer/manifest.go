@@ -31,6 +31,20 @@ type Result struct {
 	Jobs int
 }
 
+// warner returns a function that records a warning about file at a line.
+func (r *Result) warner(file string) func(line int, format string, a ...any) {
+	return func(line int, format string, a ...any) {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%s:%d: %s", file, line, fmt.Sprintf(format, a...)))
+	}
+}
+
+// add writes j to b after a blank line and counts it.
+func (r *Result) add(b *strings.Builder, j *job) {
+	b.WriteString("\n")
+	j.write(b)
+	r.Jobs++
+}
+
 // job is one job resource to write.
 type job struct {
 	name     string

@@ -5,6 +5,10 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"github.com/almanac-sh/almanac/internal/calendar"
+	jobspec "github.com/almanac-sh/almanac/internal/job"
+	"github.com/almanac-sh/almanac/internal/oncalendar"
 )
 
 // UnitSource is one unit file: the path it is reported by and its text.
@@ -37,6 +41,7 @@ var monotonicKeys = map[string]bool{"OnActiveSec": true, "OnBootSec": true, "OnS
 // timerUnit is what a timer's [Timer] section says.
 type timerUnit struct {
 	calendars  []string
+	calLines   []int // where each calendar event is
 	monotonic  []string
 	monoLine   int // where the first monotonic setting is
 	persistent bool
@@ -77,9 +82,7 @@ func Timers(timers []UnitSource, load ServiceLoader, opts TimerOptions) (Result,
 			fmt.Fprintf(&b, "\n# %s: not imported (see the warnings)\n", src.Path)
 			continue
 		}
-		b.WriteString("\n")
-		j.write(&b)
-		res.Jobs++
+		res.add(&b, j)
 	}
 	res.Manifest = b.String()
 	return res, nil
@@ -93,9 +96,7 @@ func timerToJob(src UnitSource, load ServiceLoader, zone string, taken *names, r
 		return nil, err
 	}
 	res.Warnings = append(res.Warnings, u.warnings...)
-	warn := func(line int, format string, a ...any) {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%s:%d: %s", src.Path, line, fmt.Sprintf(format, a...)))
-	}
+	warn := res.warner(src.Path)
 	name := path.Base(src.Path)
 	stem := strings.TrimSuffix(name, ".timer")
 	if strings.HasSuffix(stem, "@") {
@@ -103,6 +104,11 @@ func timerToJob(src UnitSource, load ServiceLoader, zone string, taken *names, r
 		return nil, nil
 	}
 	t := readTimer(u, warn)
+	loc, err := calendar.LoadZone(zone)
+	if err != nil {
+		return nil, err
+	}
+	t.calendars = validCalendars(t, loc, warn)
 	if len(t.calendars) == 0 {
 		if len(t.monotonic) > 0 {
 			warn(t.monoLine, "a monotonic timer (%s) counts from boot or from the unit's activation, not the calendar; almanac has no such trigger, so it is not importable", strings.Join(t.monotonic, ", "))
@@ -128,10 +134,7 @@ func timerToJob(src UnitSource, load ServiceLoader, zone string, taken *names, r
 		return nil, err
 	}
 	res.Warnings = append(res.Warnings, svcUnit.warnings...)
-	svcWarn := func(line int, format string, a ...any) {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%s:%d: %s", svcSrc.Path, line, fmt.Sprintf(format, a...)))
-	}
-	svc, ok := readService(svcUnit, service, svcWarn)
+	svc, ok := readService(svcUnit, service, res.warner(svcSrc.Path))
 	if !ok {
 		return nil, nil
 	}
@@ -147,13 +150,17 @@ func timerToJob(src UnitSource, load ServiceLoader, zone string, taken *names, r
 	j.set("time_zone", quote(zone))
 	svc.apply(j)
 	if t.delay > 0 {
-		j.set("randomized_delay", itoa(wholeSeconds(t.delay)))
+		if d := wholeSeconds(t.delay); d <= jobspec.MaxDurationSeconds {
+			j.set("randomized_delay", itoa(d))
+		} else {
+			warn(1, "RandomizedDelaySec= is over a job's limit of %d seconds; not imported", jobspec.MaxDurationSeconds)
+		}
 	}
 	if !t.persistent {
 		// Without Persistent=, systemd does not start a run the machine
 		// was off for: a run later than the timer's accuracy does not
 		// happen.
-		j.set("starting_deadline_seconds", itoa(max(1, wholeSeconds(t.accuracy))))
+		j.set("starting_deadline_seconds", itoa(min(max(1, wholeSeconds(t.accuracy)), jobspec.MaxDurationSeconds)))
 	}
 	// systemd does not start a service that is still running.
 	j.set("concurrency_policy", quote("Forbid"))
@@ -188,9 +195,9 @@ func readTimer(u *unitFile, warn func(int, string, ...any)) timerUnit {
 		switch {
 		case e.key == "OnCalendar":
 			if e.value == "" {
-				t.calendars = nil // an empty assignment resets the list
+				t.calendars, t.calLines = nil, nil // an empty assignment resets the list
 			} else {
-				t.calendars = append(t.calendars, e.value)
+				t.calendars, t.calLines = append(t.calendars, e.value), append(t.calLines, e.line)
 			}
 		case monotonicKeys[e.key]:
 			if e.value == "" {
@@ -241,4 +248,26 @@ func unitBool(v string, warn func(int, string, ...any), e unitEntry) bool {
 	}
 	warn(e.line, "%s=%s is not a boolean; read as false", e.key, v)
 	return false
+}
+
+// validCalendars returns the timer's OnCalendar= events that parse, at most
+// as many as a job holds; systemd likewise ignores one it cannot parse.
+func validCalendars(t timerUnit, loc *time.Location, warn func(int, string, ...any)) []string {
+	var ok []string
+	for i, e := range t.calendars {
+		if len(ok) == jobspec.MaxCalendarEvents {
+			warn(t.calLines[i], "more than %d OnCalendar= events; the rest are not imported", jobspec.MaxCalendarEvents)
+			break
+		}
+		if len(e) > 1024 {
+			warn(t.calLines[i], "OnCalendar= is %d bytes long; ignored", len(e))
+			continue
+		}
+		if _, err := oncalendar.Parse(e, loc); err != nil {
+			warn(t.calLines[i], "OnCalendar=%s: %v; ignored, as systemd ignores it", e, err)
+			continue
+		}
+		ok = append(ok, e)
+	}
+	return ok
 }

@@ -3,7 +3,10 @@ package importer
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"strings"
+
+	jobspec "github.com/almanac-sh/almanac/internal/job"
 )
 
 // serviceSpec is what a service unit gives its job.
@@ -39,6 +42,8 @@ func readService(u *unitFile, unitName string, warn func(int, string, ...any)) (
 	var group string
 	kind := "simple"
 	var startTimeout, runtimeMax *int64
+	var ignored []string
+	var ignoredLine int
 	for _, e := range u.entries {
 		if e.section == "Unit" {
 			switch {
@@ -64,6 +69,10 @@ func readService(u *unitFile, unitName string, warn func(int, string, ...any)) (
 				return &none
 			}
 			n := wholeSeconds(d)
+			if n > jobspec.MaxDurationSeconds {
+				warn(e.line, "%s=%s is over a job's limit of %d seconds; read as no limit", e.key, e.value, jobspec.MaxDurationSeconds)
+				n = 0
+			}
 			return &n
 		}
 		lists := map[string]*[]execLine{"ExecStart": &execs, "ExecStartPre": &pre, "ExecStartPost": &post}
@@ -106,6 +115,9 @@ func readService(u *unitFile, unitName string, warn func(int, string, ...any)) (
 			if err := addEnvironment(s.env, e.value, unitName); err != nil {
 				warn(e.line, "Environment=%s: %v; ignored", e.value, err)
 			}
+		case "EnvironmentFile":
+			warn(e.line, "EnvironmentFile=%s is not read: copy the values the job needs into env", e.value)
+			s.comments = append(s.comments, "not imported: EnvironmentFile="+e.value)
 		case "WorkingDirectory":
 			dir := strings.TrimPrefix(e.value, "-")
 			if !path.IsAbs(dir) {
@@ -123,10 +135,16 @@ func readService(u *unitFile, unitName string, warn func(int, string, ...any)) (
 			runtimeMax = spanSeconds()
 		default:
 			if !serviceKeysIgnored[e.key] {
-				warn(e.line, "%s= has no almanac equivalent; ignored", e.key)
+				if len(ignored) == 0 {
+					ignoredLine = e.line
+				}
+				ignored = append(ignored, e.key+"=")
 				s.comments = append(s.comments, "not imported: "+e.key+"="+e.value)
 			}
 		}
+	}
+	if len(ignored) > 0 {
+		warn(ignoredLine, "%s: no almanac equivalent (sandboxing, scheduling priority and the like); ignored", strings.Join(ignored, ", "))
 	}
 	if len(execs) == 0 {
 		warn(1, "no ExecStart=; not imported")
@@ -219,8 +237,14 @@ func (s *serviceSpec) apply(j *job) {
 	}
 }
 
-// shellQuote is s as one /bin/sh word.
+// plainWordRE matches a word /bin/sh reads as itself.
+var plainWordRE = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+
+// shellQuote is s as one /bin/sh word, quoted only when it has to be.
 func shellQuote(s string) string {
+	if plainWordRE.MatchString(s) {
+		return s
+	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 

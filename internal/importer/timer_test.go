@@ -3,6 +3,7 @@ package importer_test
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -92,9 +93,9 @@ func TestTimerMapping(t *testing.T) {
 		{name: ": prefix keeps $", timer: "[Timer]\nOnCalendar=daily\n",
 			service: "[Service]\nEnvironment=A=1\nExecStart=:/bin/echo $A\n", want: []string{"['/bin/echo', '$A']"}},
 		{name: "- prefix ignores failure", timer: "[Timer]\nOnCalendar=daily\n",
-			service: "[Service]\nExecStart=-/bin/false 'a b'\n", want: []string{`'{ \'/bin/false\' \'a b\' || :; }'`}},
+			service: "[Service]\nExecStart=-/bin/false 'a b'\n", want: []string{`'{ /bin/false \'a b\' || :; }'`}},
 		{name: "oneshot with several commands", timer: "[Timer]\nOnCalendar=daily\n",
-			service: "[Service]\nType=oneshot\nExecStart=/bin/a\nExecStart=/bin/b x\n", want: []string{`'\'/bin/a\' &&`}},
+			service: "[Service]\nType=oneshot\nExecStart=/bin/a\nExecStart=/bin/b x\n", want: []string{"'/bin/a &&\n/bin/b x'"}},
 		{name: "several commands without oneshot", timer: "[Timer]\nOnCalendar=daily\n",
 			service: "[Service]\nExecStart=/bin/a\nExecStart=/bin/b\n", warning: "only Type=oneshot allows"},
 		{name: "the | prefix", timer: "[Timer]\nOnCalendar=daily\n",
@@ -107,6 +108,10 @@ func TestTimerMapping(t *testing.T) {
 			service: "[Service]\nType=oneshot\nTimeoutStartSec=1min 30s\nExecStart=/bin/true\n", want: []string{"timeout                    => 90"}},
 		{name: "infinite timeout", timer: "[Timer]\nOnCalendar=daily\n",
 			service: "[Service]\nType=oneshot\nTimeoutStartSec=infinity\nExecStart=/bin/true\n", notWant: []string{"timeout"}},
+		{name: "EnvironmentFile", timer: "[Timer]\nOnCalendar=daily\n",
+			service: "[Service]\nEnvironmentFile=-/etc/default/x\nExecStart=/bin/true\n", warning: "EnvironmentFile=-/etc/default/x is not read"},
+		{name: "relative WorkingDirectory", timer: "[Timer]\nOnCalendar=daily\n",
+			service: "[Service]\nWorkingDirectory=~\nExecStart=/bin/true\n", warning: "only an absolute path", notWant: []string{"cwd"}},
 		{name: "no service", timer: "[Timer]\nOnCalendar=daily\nUnit=other.service\n", warning: "other.service"},
 		{name: "NUL in the service", timer: "[Timer]\nOnCalendar=daily\n", service: "[Service]\nExecStart=/bin/a\x00\n", errs: 1},
 	}
@@ -126,20 +131,7 @@ func TestTimerMapping(t *testing.T) {
 			if len(res.Errors) != tt.errs {
 				t.Fatalf("errors %q", res.Errors)
 			}
-			m := squeeze(res.Manifest)
-			for _, w := range tt.want {
-				if !strings.Contains(m, squeeze(w)) {
-					t.Errorf("no %q in\n%s", w, res.Manifest)
-				}
-			}
-			for _, w := range tt.notWant {
-				if strings.Contains(m, squeeze(w)) {
-					t.Errorf("%q in\n%s", w, res.Manifest)
-				}
-			}
-			if tt.warning != "" && !strings.Contains(strings.Join(res.Warnings, "\n"), tt.warning) {
-				t.Errorf("warnings %q, want %q", res.Warnings, tt.warning)
-			}
+			checkOutput(t, res, tt.want, tt.notWant, tt.warning)
 		})
 	}
 }
@@ -162,11 +154,32 @@ func FuzzTimer(f *testing.F) {
 	})
 }
 
-// squeeze collapses runs of spaces, so that expectations do not depend on
-// how the attributes are aligned.
-func squeeze(s string) string {
-	for strings.Contains(s, "  ") {
-		s = strings.ReplaceAll(s, "  ", " ")
+// TestTimerScriptRuns runs the script a oneshot service with several
+// commands becomes: a failing ExecStartPre= with - is ignored, quoting and
+// $$ arrive as systemd passes them, and a failing command stops the rest.
+func TestTimerScriptRuns(t *testing.T) {
+	service := "[Service]\nType=oneshot\nExecStartPre=-/bin/sh -c \"exit 3\"\n" +
+		"ExecStart=/bin/echo \"it's\" $$HOME '$(touch pwned)' \"a  b\"\nExecStart=/bin/sh -c 'echo second'\n" +
+		"ExecStartPost=/bin/false\nExecStartPost=/bin/echo never\n"
+	load := func(string) (importer.UnitSource, error) {
+		return importer.UnitSource{Path: "t.service", Data: []byte(service)}, nil
 	}
-	return s
+	res, err := importer.Timers([]importer.UnitSource{{Path: "t.timer", Data: []byte("[Timer]\nOnCalendar=daily\n")}}, load, importer.TimerOptions{})
+	if err != nil || res.Jobs != 1 {
+		t.Fatalf("%v %v", err, res.Warnings)
+	}
+	script := importedCommand(t, res.Manifest)
+	dir := t.TempDir()
+	cmd := exec.Command("/bin/sh", "-c", script)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err == nil {
+		t.Errorf("the failing ExecStartPost= did not fail the script:\n%s", script)
+	}
+	if want := "it's $HOME $(touch pwned) a  b\nsecond\n"; string(out) != want {
+		t.Errorf("output %q, want %q\nscript:\n%s", out, want, script)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
+		t.Error("an argument ran as a command")
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/store"
@@ -26,7 +27,7 @@ func (c *Controller) CreateJob(ctx context.Context, spec store.JobSpec, src stor
 
 // PutJob creates the job or replaces its spec (a manifest load, an API
 // PUT). A change takes effect from the job's next run; if the schedule
-// itself (cron, at, time_zone) changed, instants before now are not
+// itself (cron, cron_dialect, on_calendar, at, time_zone) changed, instants before now are not
 // caught up under the new schedule. created reports which happened.
 func (c *Controller) PutJob(ctx context.Context, spec store.JobSpec, src store.Source) (j store.Job, created bool, err error) {
 	if err := Validate(&spec, c.cfg.Parse); err != nil {
@@ -78,7 +79,8 @@ func (c *Controller) PutJob(ctx context.Context, spec store.JobSpec, src store.S
 
 func scheduleChanged(a, b store.JobSpec) bool {
 	atEq := a.At == nil && b.At == nil || a.At != nil && b.At != nil && a.At.Equal(*b.At)
-	return a.Cron != b.Cron || a.TimeZone != b.TimeZone || !atEq
+	return a.Cron != b.Cron || a.CronDialect != b.CronDialect || !slices.Equal(a.OnCalendar, b.OnCalendar) ||
+		a.TimeZone != b.TimeZone || !atEq
 }
 
 // DeleteJob deletes a job and its runs; its active runs on this node are

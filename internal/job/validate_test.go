@@ -27,6 +27,7 @@ func TestRulesDocumented(t *testing.T) {
 		"MaxCommandBytes":    strconv.Itoa(MaxCommandBytes) + " bytes",
 		"MaxEnv":             strconv.Itoa(MaxEnv) + " variables",
 		"MaxRefs":            strconv.Itoa(MaxRefs) + " valid job names",
+		"MaxCalendarEvents":  "at most " + strconv.Itoa(MaxCalendarEvents) + " calendar events",
 		"MinInstant":         MinInstant.Format(time.RFC3339),
 		"MaxInstant":         MaxInstant.Format(time.RFC3339),
 	} {

@@ -126,3 +126,23 @@ func BenchmarkNext(b *testing.B) {
 		})
 	}
 }
+
+// TestZoneSuffixShared: events naming the same zone share one location
+// (and so one cached offset table), however often a job is compiled; the
+// tag form of a zone is not a suffix, as in systemd.
+func TestZoneSuffixShared(t *testing.T) {
+	a, err := Parse("12:00 Europe/Berlin", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Parse("Mon 09:00 Europe/Berlin", time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Location() != b.Location() || a.Location().String() != "Europe/Berlin" {
+		t.Fatalf("locations %p %v and %p %v", a.Location(), a.Location(), b.Location(), b.Location())
+	}
+	if _, err := Parse("12:00 europe-berlin", nil); err == nil {
+		t.Fatal("a tag-form zone suffix was accepted")
+	}
+}

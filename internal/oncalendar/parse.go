@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/almanac-sh/almanac/internal/calendar"
 )
 
 // The bounds of the language, as systemd.time(7) sets them.
@@ -139,7 +141,13 @@ func loadZone(name string) (*time.Location, bool) {
 	if c := name[0]; c >= '0' && c <= '9' || c == '*' {
 		return nil, false
 	}
-	z, err := time.LoadLocation(name)
+	// The calendar core caches locations (and their offset tables), so
+	// compiling an event again does not reread the tz database. It also
+	// takes almanac's tag form (europe-berlin), which systemd does not.
+	if calendar.TagForm(name) == name {
+		return nil, false
+	}
+	z, err := calendar.LoadZone(name)
 	if err != nil {
 		return nil, false
 	}

@@ -23,8 +23,9 @@ type Spec struct {
 	weekdays uint8 // bit 0 = Monday ... bit 6 = Sunday; 0x7f = any
 
 	// Lookup tables.
-	fixed     bool  // loc has one offset forever
-	off       int64 // that offset, in seconds
+	fixed     bool                // loc has one offset forever
+	off       int64               // that offset, in seconds
+	zt        *calendar.ZoneTable // loc's offset history, when not fixed
 	years     [4]uint64
 	months    uint16    // bits 1..12
 	dayMask   [4]uint32 // days (bits 1..31) for months of 28..31 days
@@ -128,6 +129,9 @@ func (s *Spec) tables() {
 			s.fixed, s.off = true, int64(o)
 		}
 	}
+	if !s.fixed {
+		s.zt = calendar.TableFor(s.loc)
+	}
 }
 
 // Next returns the first instant strictly after t at which the event
@@ -142,12 +146,12 @@ func (s *Spec) tables() {
 // transition's first pass).
 func (s *Spec) Next(t time.Time) time.Time {
 	u := t.Unix()
-	var off int64
-	if s.fixed {
-		off = s.off
-	} else {
-		_, o := t.In(s.loc).Zone()
-		off = int64(o)
+	off, pStart, pEnd := s.off, int64(0), int64(0)
+	if !s.fixed {
+		var ok bool
+		if off, pStart, pEnd, ok = s.zt.Lookup(u); !ok {
+			off = s.offsetAt(u)
+		}
 	}
 	wall := u + off
 	us := t.Nanosecond()/1000 + 1
@@ -162,25 +166,22 @@ func (s *Spec) Next(t time.Time) time.Time {
 		if s.fixed {
 			return time.Unix(w-s.off, int64(wus)*1000).In(s.loc)
 		}
-		r := calendar.ResolveWall(s.loc, w)
-		switch r.Kind {
-		case calendar.Unique:
-			if c := time.Unix(r.First.Unix(), int64(wus)*1000); c.After(t) {
+		if c := w - off; pEnd != 0 && (pStart == calendar.NoStart || c-pStart > safeMargin) && pEnd-c > safeMargin {
+			// Deep inside t's zone period: w has one reading, in t's
+			// offset, and it is after t because w is after t's wall time.
+			return time.Unix(c, int64(wus)*1000).In(s.loc)
+		}
+		a, b, n, gapEnd := s.resolve(w)
+		cands := [2]int64{a, b}
+		for _, c := range cands[:n] {
+			if c := time.Unix(c, int64(wus)*1000); c.After(t) {
 				return c.In(s.loc)
 			}
-		case calendar.Gap:
+		}
+		if n == 0 && gapEnd+s.offsetAt(gapEnd) > w {
 			// Nothing in the gap exists: go on from its end.
-			_, o := r.First.Zone()
-			if g := r.First.Unix() + int64(o); g > w {
-				wall, us = g, 0
-				continue
-			}
-		case calendar.Repeated:
-			for _, c := range [2]time.Time{r.First, r.Second} {
-				if c := time.Unix(c.Unix(), int64(wus)*1000); c.After(t) {
-					return c.In(s.loc)
-				}
-			}
+			wall, us = gapEnd+s.offsetAt(gapEnd), 0
+			continue
 		}
 		wall, us = w, wus+1
 		if us == usPerSec {
@@ -190,66 +191,112 @@ func (s *Spec) Next(t time.Time) time.Time {
 	return time.Time{}
 }
 
+// safeMargin is how far an instant must be from its zone period's bounds
+// for its wall time to have no other reading: offsets differ by at most
+// 26 hours.
+const safeMargin = 26 * 3600
+
+// maxOffset bounds a zone's offset from UTC (the tz database's lie within
+// -12h..+14h).
+const maxOffset = 15 * 3600
+
+// offsetAt returns the zone's offset at instant u, in seconds.
+func (s *Spec) offsetAt(u int64) int64 {
+	if off, _, _, ok := s.zt.Lookup(u); ok {
+		return off
+	}
+	_, o := time.Unix(u, 0).In(s.loc).Zone()
+	return int64(o)
+}
+
+// resolve returns the instants whose wall clock reads w: n of them (0, 1
+// or 2), in order, and when there are none the instant at which the
+// spring-forward gap holding w ends.
+func (s *Spec) resolve(w int64) (a, b int64, n int, gapEnd int64) {
+	off, start, end, ok := s.zt.Lookup(w - maxOffset)
+	for i := 0; ok && i < 8; i++ {
+		switch u := w - off; {
+		case u >= start && u < end:
+			if n == 0 {
+				a = u
+			} else {
+				b = u
+			}
+			n++
+		case u < start && n == 0 && gapEnd == 0:
+			gapEnd = start
+		}
+		if n == 2 || end > w+maxOffset {
+			return a, b, n, gapEnd
+		}
+		off, start, end, ok = s.zt.Lookup(end)
+	}
+	// Past the table (the year 2200): ask the location.
+	r := calendar.ResolveWall(s.loc, w)
+	switch r.Kind {
+	case calendar.Gap:
+		return 0, 0, 0, r.First.Unix()
+	case calendar.Repeated:
+		return r.First.Unix(), r.Second.Unix(), 2, 0
+	}
+	return r.First.Unix(), 0, 1, 0
+}
+
 const secondsPerDay = 86400
 
 // nextWall returns the first matching wall time at or after (wall, us):
-// seconds since 1970-01-01 of the wall clock, and microseconds.
+// seconds since 1970-01-01 of the wall clock, and microseconds. It tracks
+// the day number of the month's first day so that moving on by a day or a
+// month costs no calendar conversion.
 func (s *Spec) nextWall(wall int64, us int) (int64, int, bool) {
 	days := floorDiv(wall, secondsPerDay)
 	tod := int(wall - days*secondsPerDay)
 	y, m, d := civil(days)
-	h, mi, sec := tod/3600, tod/60%60, tod%60
-	usMin := sec*usPerSec + us
-	reset := func() { h, mi, usMin = 0, 0, 0 }
+	first := days - int64(d-1)
+	h, mi, usMin := tod/3600, tod/60%60, tod%60*usPerSec+us
 	for y <= MaxYear {
 		if y < MinYear || s.years[(y-MinYear)/64]&(1<<((y-MinYear)%64)) == 0 {
 			ny, ok := s.nextYear(max(y+1, MinYear))
 			if !ok {
 				return 0, 0, false
 			}
-			y, m, d = ny, 1, 1
-			reset()
+			y, m, d, h, mi, usMin = ny, 1, 1, 0, 0, 0
+			first = daysFromCivil(y, 1, 1)
 			continue
 		}
 		if s.months&(1<<m) == 0 {
-			rest := s.months >> (m + 1) << (m + 1)
-			if rest == 0 {
-				y, m, d = y+1, 1, 1
+			if rest := s.months >> (m + 1) << (m + 1); rest == 0 {
+				y, m = y+1, 1
 			} else {
-				m, d = bits.TrailingZeros16(rest), 1
+				m = bits.TrailingZeros16(rest)
 			}
-			reset()
+			d, h, mi, usMin = 1, 0, 0, 0
+			first = daysFromCivil(y, m, 1)
 			continue
 		}
 		n := monthLen(y, m)
 		mask := s.dayMask[n-28]
 		if s.weekdays != 0x7f {
-			mask &= s.dowFirst[weekday(y, m, 1)]
+			mask &= s.dowFirst[(first+3)%7] // 1970-01-01 was a Thursday
 		}
 		mask &^= uint32(uint64(1)<<d - 1)
-		if mask == 0 {
-			m, d = m+1, 1
-			if m > 12 {
-				y, m = y+1, 1
+		if mask != 0 {
+			if nd := bits.TrailingZeros32(mask); nd != d {
+				d, h, mi, usMin = nd, 0, 0, 0
 			}
-			reset()
-			continue
-		}
-		if nd := bits.TrailingZeros32(mask); nd != d {
-			d = nd
-			reset()
-		}
-		if nh, nm, nus, ok := s.timeOfDay(h, mi, usMin); ok {
-			days = daysFromCivil(y, m, d)
-			return days*secondsPerDay + int64(nh*3600+nm*60+nus/usPerSec), nus % usPerSec, true
-		}
-		d++
-		reset()
-		if d > n {
-			m, d = m+1, 1
-			if m > 12 {
-				y, m = y+1, 1
+			if nh, nm, nus, ok := s.timeOfDay(h, mi, usMin); ok {
+				return (first+int64(d-1))*secondsPerDay + int64(nh*3600+nm*60+nus/usPerSec), nus % usPerSec, true
 			}
+			d, h, mi, usMin = d+1, 0, 0, 0
+			if d <= n {
+				continue
+			}
+		}
+		// On to the next month.
+		first += int64(n)
+		m, d, h, mi, usMin = m+1, 1, 0, 0, 0
+		if m > 12 {
+			y, m = y+1, 1
 		}
 	}
 	return 0, 0, false
@@ -374,16 +421,6 @@ func daysFromCivil(y, m, d int) int64 {
 	doy := (153*mp+2)/5 + int64(d) - 1
 	doe := yoe*365 + yoe/4 - yoe/100 + doy
 	return era*146097 + doe - 719468
-}
-
-// weekday returns the weekday of a date, Monday = 0.
-func weekday(y, m, d int) int {
-	// 1970-01-01 was a Thursday (3).
-	w := (daysFromCivil(y, m, d) + 3) % 7
-	if w < 0 {
-		w += 7
-	}
-	return int(w)
 }
 
 func monthLen(y, m int) int {

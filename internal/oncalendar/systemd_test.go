@@ -51,6 +51,9 @@ var referenceEvents = []string{
 	"*-*-* *:*:59.999999", "Tue..Thu,Sat *-*-1..7 6:00", "2199-12-31 23:59", "1969-01-01",
 	"*-*-* 24:00", "*-13-01", "*:*:60", "Mon..", "Mon,,Tue", "*-*-* 12:00 Not/AZone",
 	"12:00 GMT", "*-*-* 03:00 America/Santiago", "Sat 2026-03-29 02:30 Europe/Berlin",
+	"*:0/30 Europe/Berlin", "*-*-* 02:30 America/New_York", "*-*-* 01:30 America/New_York",
+	"*-*-* 00:00 America/Santiago", "*-*-* 02:15 Australia/Lord_Howe", "*:*:0/20 Europe/Berlin",
+	"Sun *-*-* 02:00..03:00/15:00 Europe/Berlin",
 }
 
 // referenceZones are the zones the differential test runs in, as the TZ of

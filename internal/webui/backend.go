@@ -83,8 +83,15 @@ type ApplyPage struct {
 // Job is a job as the UI shows it.
 type Job struct {
 	Name string
-	// Schedule is the cron expression, or "at <RFC 3339>" for a one-shot job.
+	// Schedule is the cron expression, the systemd calendar events (joined
+	// by "; "), or "at <RFC 3339>" for a one-shot job.
 	Schedule string
+	// Dialect names the schedule's language when it is not almanac's cron:
+	// "kubernetes cron" or "systemd calendar".
+	Dialect string
+	// RandomizedDelay is the fixed offset each fire is delayed by; zero
+	// when the job has none.
+	RandomizedDelay time.Duration
 	// Description is the schedule's plain-English reading ("at 02:00 every
 	// day"); empty when the backend has none.
 	Description string

@@ -14,8 +14,10 @@ import (
 	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/api/httpapi"
 	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/cron"
 	"github.com/almanac-sh/almanac/internal/fleet"
 	"github.com/almanac-sh/almanac/internal/job"
+	"github.com/almanac-sh/almanac/internal/oncalendar"
 	"github.com/almanac-sh/almanac/internal/store"
 	"github.com/almanac-sh/almanac/internal/weekly"
 )
@@ -162,11 +164,22 @@ func (d *daemonBackend) viewWith(ctx context.Context, j store.Job, st httpapi.Jo
 	case s.At != nil:
 		v.Schedule = "at " + s.At.Format(time.RFC3339)
 		v.Description = "once, at " + s.At.In(zoneOf(v.Zone)).Format("Mon 2 Jan 2006 15:04 MST")
+	case len(s.OnCalendar) > 0:
+		v.Schedule, v.Dialect = strings.Join(s.OnCalendar, "; "), "systemd calendar"
+		v.Description = calendarReading(s.OnCalendar, v.Zone)
+	case s.CronDialect == job.DialectKubernetes:
+		v.Schedule, v.Dialect = s.Cron, "kubernetes cron"
+		if c, err := cron.Parse(s.Cron, cron.WithLocation(zoneOf(v.Zone)), cron.WithDialect(cron.Kubernetes)); err == nil {
+			v.Description = c.Describe()
+		}
 	default:
 		v.Schedule = s.Cron
 		if d.cfg.Describe != nil {
 			v.Description = d.cfg.Describe(s.Cron, v.Zone)
 		}
+	}
+	if s.RandomizedDelaySeconds > 0 {
+		v.RandomizedDelay = job.RandomizedDelay(s)
 	}
 	if hasStatus {
 		v.Active, v.NextFire = st.Active, st.NextScheduleTime
@@ -533,4 +546,18 @@ func WeeklyWindow(name, kind string, cal *weekly.Calendar, now time.Time) Window
 		w.Until = at
 	}
 	return w
+}
+
+// calendarReading shows a job's calendar events in systemd's normalized
+// form ("Mon..Fri *-*-* 09:00:00"), as systemd-analyze prints them.
+func calendarReading(events []string, zone string) string {
+	var forms []string
+	for _, e := range events {
+		c, err := oncalendar.Parse(e, zoneOf(zone))
+		if err != nil {
+			return ""
+		}
+		forms = append(forms, c.String())
+	}
+	return "normalized: " + strings.Join(forms, "; ")
 }

@@ -10,8 +10,8 @@
 job { 'apt-daily':
   on_calendar        => '*-*-* 6,18:00',
   time_zone          => 'America/New_York',
-  command            => '{ \'/usr/lib/apt/apt-helper\' \'wait-online\' || :; } &&
-\'/usr/lib/apt/apt.systemd.daily\' \'update\'',
+  command            => '{ /usr/lib/apt/apt-helper wait-online || :; } &&
+/usr/lib/apt/apt.systemd.daily update',
   randomized_delay   => 43200,
   concurrency_policy => 'Forbid',
 }
@@ -26,8 +26,8 @@ job { 'apt-daily':
 job { 'backup':
   on_calendar        => ['Mon..Fri *-*-* 02:30:00', 'Sat,Sun *-*-* 12:00'],
   time_zone          => 'America/New_York',
-  command            => '{ \'/usr/bin/rm\' \'-f\' \'/var/lib/backup/stale.lock\' || :; } &&
-\'/usr/local/bin/dump-all\' \'--level\' \'9\' \'--target\' \'/srv/backup/db dumps\' \'--compress=zstd\'',
+  command            => '{ /usr/bin/rm -f /var/lib/backup/stale.lock || :; } &&
+/usr/local/bin/dump-all --level 9 --target \'/srv/backup/db dumps\' --compress=zstd',
   env                => { 'COMPRESS' => 'zstd', 'LEVEL' => '9', 'TARGET' => '/srv/backup/db dumps' },
   cwd                => '/var/lib/backup',
   run_as             => 'backup:disk',
