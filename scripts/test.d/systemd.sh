@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs systemd (for systemd-analyze), which the calendar-event differential tests need: `systemd-analyze calendar`
-# is the reference for every OnCalendar= answer (see docs/development.md: scripts/test provides
-# every test dependency, and a missing one fails the run).
+# Installs Debian's systemd for `systemd-analyze calendar`, the reference the
+# differential test of internal/oncalendar compares every OnCalendar= answer
+# with (see docs/development.md: scripts/test provides every test dependency,
+# and a missing one fails the run).
 set -uo pipefail
 if command -v systemd-analyze >/dev/null; then
 	echo "systemd: $(systemd-analyze --version 2>&1 | head -1)"
