@@ -113,7 +113,7 @@ func New(ctx context.Context, cfg Config) (*Source, error) {
 		}
 	}
 	for _, r := range cfg.Regions {
-		if !validRegion(r) {
+		if !ValidRegion(r) {
 			return nil, fmt.Errorf("aws: %q is not a region name (like us-east-1)", r)
 		}
 	}
@@ -133,8 +133,9 @@ func New(ctx context.Context, cfg Config) (*Source, error) {
 	return s, nil
 }
 
-// validRegion accepts region names: lower-case letters, digits and dashes.
-func validRegion(r string) bool {
+// ValidRegion reports whether r is a region name: lower-case letters,
+// digits and dashes, like us-east-1.
+func ValidRegion(r string) bool {
 	if r == "" || len(r) > 64 {
 		return false
 	}
@@ -193,7 +194,7 @@ func (s *Source) regions(ctx context.Context) ([]string, error) {
 	}
 	var rs []string
 	for _, r := range out.Regions {
-		if n := aws.ToString(r.RegionName); validRegion(n) {
+		if n := aws.ToString(r.RegionName); ValidRegion(n) {
 			rs = append(rs, n)
 		}
 	}
@@ -381,7 +382,7 @@ func (s *Source) Act(ctx context.Context, a fleet.Action, ids []string) map[stri
 func parseID(id string) (entry, bool) {
 	// arn:aws:rds:REGION:ACCOUNT:db:NAME or ...:cluster:NAME
 	p := strings.Split(id, ":")
-	if len(p) != 7 || p[0] != "arn" || p[2] != "rds" || !validRegion(p[3]) || p[6] == "" {
+	if len(p) != 7 || p[0] != "arn" || p[2] != "rds" || !ValidRegion(p[3]) || p[6] == "" {
 		return entry{}, false
 	}
 	switch p[5] {
