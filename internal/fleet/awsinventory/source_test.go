@@ -426,3 +426,17 @@ func TestParseID(t *testing.T) {
 		})
 	}
 }
+
+// FuzzParseID: any string is either refused or yields a valid region, a
+// kind and an identifier, without panicking.
+func FuzzParseID(f *testing.F) {
+	for _, s := range []string{"arn:aws:rds:eu-west-1:123456789012:db:orders", "arn:aws:rds:us-east-1:1:cluster:x", "i-0abc", "arn:::::::", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, id string) {
+		e, ok := parseID(id)
+		if ok && (!ValidRegion(e.region) || e.ident == "" || (e.kind != kindDBInstance && e.kind != kindDBCluster)) {
+			t.Fatalf("parseID(%q) = %+v", id, e)
+		}
+	})
+}
