@@ -144,7 +144,7 @@ func newFleetDaemon(ctx context.Context, st store.Store, o Config, base clock.Cl
 		src = &fleet.CommandSource{ListCmd: f.list, StartCmd: f.start, StopCmd: f.stop, HibernateCmd: f.hibernate, Timeout: f.commandTimeout}
 	case f.aws.on():
 		var err error
-		if src, err = f.aws.source(ctx); err != nil {
+		if src, err = f.aws.source(ctx, f.commandTimeout); err != nil {
 			return nil, err
 		}
 	default:

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/almanac-sh/almanac/internal/fleet"
 	"github.com/almanac-sh/almanac/internal/fleet/awsinventory"
@@ -63,10 +64,12 @@ func (o *awsOptions) check(demo, command bool) error {
 
 // source builds the AWS source, with credentials and the default region
 // from the SDK's default chain.
-func (o *awsOptions) source(ctx context.Context) (fleet.Source, error) {
+// timeout bounds each inventory (serve's --command-timeout).
+func (o *awsOptions) source(ctx context.Context, timeout time.Duration) (fleet.Source, error) {
 	return awsinventory.New(ctx, awsinventory.Config{
-		Regions:  o.regions,
-		Services: strings.Split(o.services, ","),
-		Endpoint: o.endpoint,
+		Regions:     o.regions,
+		Services:    strings.Split(o.services, ","),
+		Endpoint:    o.endpoint,
+		ListTimeout: timeout,
 	})
 }

@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
@@ -55,6 +56,9 @@ type Config struct {
 	// Parallelism bounds concurrent RDS actions, which take one database
 	// per request (default 8).
 	Parallelism int
+	// ListTimeout bounds one inventory, throttled retries included
+	// (default 2 minutes); actions are bounded by the scheduler.
+	ListTimeout time.Duration
 }
 
 // Source lists and acts on AWS resources. It implements fleet.BatchSource
@@ -98,6 +102,9 @@ func New(ctx context.Context, cfg Config) (*Source, error) {
 	s := &Source{cfg: cfg, ec2c: map[string]*ec2.Client{}, rdsc: map[string]*rds.Client{}, known: map[string]entry{}}
 	if s.cfg.Parallelism <= 0 {
 		s.cfg.Parallelism = 8
+	}
+	if s.cfg.ListTimeout <= 0 {
+		s.cfg.ListTimeout = 2 * time.Minute
 	}
 	if len(cfg.Services) == 0 {
 		s.ec2On, s.rdsOn = true, true
@@ -222,6 +229,8 @@ func (l *listed) add(r fleet.Resource, e entry) {
 // tags are seen and notified). Regions are listed in parallel; a failure in
 // any fails the whole listing.
 func (s *Source) List(ctx context.Context) ([]fleet.Resource, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.ListTimeout)
+	defer cancel()
 	regions, err := s.regions(ctx)
 	if err != nil {
 		return nil, err

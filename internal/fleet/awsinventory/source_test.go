@@ -388,6 +388,13 @@ func TestListFailures(t *testing.T) {
 	ctx := context.Background()
 	s := newStandin(t, "us-east-1")
 	src := newSource(t, s, []string{"us-east-1"})
+	// Throttling without end: the inventory gives up at its timeout.
+	src.cfg.ListTimeout = 200 * time.Millisecond
+	s.Throttle(1 << 30)
+	if _, err := src.List(ctx); err == nil || !strings.Contains(err.Error(), "RequestLimitExceeded") && !strings.Contains(err.Error(), "deadline") {
+		t.Fatalf("list throttled for ever: %v", err)
+	}
+	s.Throttle(0)
 	s.Close()
 	if _, err := src.List(ctx); err == nil || !strings.Contains(err.Error(), "aws: us-east-1: EC2:") {
 		t.Fatalf("list from a closed endpoint: %v", err)
