@@ -22,6 +22,13 @@ func TestServeFleetFlags(t *testing.T) {
 		{[]string{"--demo", "--smtp", "mail", "--smtp-from", "a@b.c"}, `--smtp "mail" is not host:port`},
 		{[]string{"--demo", "--smtp", "mail:25", "--smtp-from", "Bob <a@b.c>"}, "is not an email address"},
 		{[]string{"--demo", "--notify-webhook", "ftp://x"}, "is not an http:// or https:// URL"},
+		{[]string{"--inventory", "gcp"}, `--inventory "gcp": the built-in source is aws`},
+		{[]string{"--demo", "--inventory", "aws"}, "--demo and --inventory aws both"},
+		{[]string{"--inventory", "aws", "--inventory-command", "ls", "--start-command", "x", "--stop-command", "y"}, "--inventory aws and --inventory-command both"},
+		{[]string{"--aws-region", "us-east-1"}, "--aws-region needs --inventory aws"},
+		{[]string{"--inventory", "aws", "--aws-region", "US East"}, `--aws-region "US East" is not a region name`},
+		{[]string{"--inventory", "aws", "--aws-services", "ec2,s3"}, `--aws-services "ec2,s3": want ec2, rds or ec2,rds`},
+		{[]string{"--inventory", "aws", "--aws-endpoint", "localhost:4566"}, `--aws-endpoint "localhost:4566" is not an http:// or https:// URL`},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

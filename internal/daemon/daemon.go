@@ -336,7 +336,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 	}
 	d.manifests = manifests
 	o.schedules = manifests.scheduleSet()
-	fl, err := newFleetDaemon(st, *o, clk, cl.fleetLeading(), log)
+	fl, err := newFleetDaemon(ctx, st, *o, clk, cl.fleetLeading(), log)
 	if err != nil {
 		return nil, err
 	}

@@ -28,6 +28,7 @@ type fleetOptions struct {
 	interval                                      time.Duration
 	retryFor, retryBackoff                        time.Duration
 	smtp, smtpFrom, webhook                       string
+	aws                                           awsOptions
 
 	// Parsed by check.
 	list, start, stop, hibernate []string
@@ -46,6 +47,7 @@ func addFleetFlags(fs *flag.FlagSet, o *fleetOptions) {
 	fs.StringVar(&o.smtp, "smtp", "", "SMTP server host:port for notifications")
 	fs.StringVar(&o.smtpFrom, "smtp-from", "", "sender address of notification emails")
 	fs.StringVar(&o.webhook, "notify-webhook", "", "URL notifications are POSTed to as JSON")
+	addAWSFlags(fs, &o.aws)
 }
 
 // check validates the flags; demo is serve's --demo.
@@ -61,6 +63,9 @@ func (o *fleetOptions) check(demo bool) error {
 		if *c.out, err = shellwords.Split(c.val); err != nil {
 			return usagef("serve: --%s: %v", c.flag, err)
 		}
+	}
+	if err := o.aws.check(demo, o.list != nil); err != nil {
+		return err
 	}
 	switch {
 	case demo && o.list != nil:
@@ -121,10 +126,11 @@ var _ httpapi.Fleet = (*fleetDaemon)(nil)
 const leaderCheck = time.Second
 
 // newFleetDaemon prepares the scheduler serve's flags ask for: the demo
-// fleet with --demo, a CommandSource with --inventory-command, or none. Its
+// fleet with --demo, a CommandSource with --inventory-command, the AWS
+// source with --inventory aws, or none. Its
 // claims, checkpoint and inventory live in st, its events in st's log.
 // leading is nil on a single-node store.
-func newFleetDaemon(st store.Store, o Config, base clock.Clock, leading func() (bool, int64), log *slog.Logger) (*fleetDaemon, error) {
+func newFleetDaemon(ctx context.Context, st store.Store, o Config, base clock.Clock, leading func() (bool, int64), log *slog.Logger) (*fleetDaemon, error) {
 	f := o.fleet
 	log = log.With("component", "fleet")
 	d := &fleetDaemon{clk: base, leading: leading, log: log, reqs: make(chan chan inventoryReply)}
@@ -136,6 +142,11 @@ func newFleetDaemon(st store.Store, o Config, base clock.Clock, leading func() (
 		src = demo
 	case f.list != nil:
 		src = &fleet.CommandSource{ListCmd: f.list, StartCmd: f.start, StopCmd: f.stop, HibernateCmd: f.hibernate, Timeout: f.commandTimeout}
+	case f.aws.on():
+		var err error
+		if src, err = f.aws.source(ctx, f.commandTimeout); err != nil {
+			return nil, err
+		}
 	default:
 		return d, nil
 	}

@@ -33,7 +33,8 @@ type Config struct {
 	RetryMaxBackoff time.Duration
 	// ActionTimeout bounds one attempt of an action (default 2 minutes).
 	ActionTimeout time.Duration
-	// Parallelism is how many actions run at once (default 8).
+	// Parallelism is how many actions run at once (default 8); a
+	// BatchSource gets all actions of an instant at once instead.
 	Parallelism int
 }
 

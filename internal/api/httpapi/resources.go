@@ -26,7 +26,7 @@ type Fleet interface {
 }
 
 // ErrNoFleet: the daemon has no inventory source, so it manages no resources.
-var ErrNoFleet = errors.New("this daemon manages no resources (start it with --demo or --inventory-command)")
+var ErrNoFleet = errors.New("this daemon manages no resources (start it with --demo, --inventory-command or --inventory aws)")
 
 // ResourceEventKinds lists the event kinds of managed resources
 // ("resource." and the scheduler's kind).
