@@ -11,6 +11,11 @@ import (
 // an error instead of exhausting memory.
 const maxResources = 500_000
 
+// maxEvalDepth bounds the nesting of evaluation (expressions inside
+// expressions, classes including classes) so that no manifest can exhaust
+// the stack. Each level takes well under a kilobyte of stack.
+const maxEvalDepth = 10_000
+
 // maxIterations bounds iterating over an Integer (5.each |$i| { ... }).
 const maxIterations = 100_000
 
@@ -70,6 +75,7 @@ type compiler struct {
 	chains   []*chain
 	realizes []realizeReq
 	extra    []Edge // require/contain function edges
+	depth    int    // current nesting of eval
 }
 
 type realizeReq struct {
