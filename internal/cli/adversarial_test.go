@@ -40,7 +40,7 @@ var adversarialShapes = []adversarialShape{
 	{"long + chain", func(n int) string { return repeatTo("$a = 1", "+1", "\n", n) },
 		"1:20007: expression too long: more than 10000 operators in a row", true},
 	{"long string + chain", func(n int) string { return repeatTo(`$a = "x"`, ` + "x"`, "\n", n) },
-		"1:60009: expression too long: more than 10000 operators in a row", true},
+		"1:60010: expression too long: more than 10000 operators in a row", true},
 	{"long access chain", func(n int) string { return repeatTo("$a = [1]\n$b = $a", "[0]", "\n", n) },
 		"2:30008: expression too long: more than 10000 operators in a row", true},
 	{"long method chain", func(n int) string { return repeatTo("$a = [1]", ".map |$x| { $x }", "\n", n) },
