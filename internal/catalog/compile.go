@@ -11,6 +11,11 @@ import (
 // an error instead of exhausting memory.
 const maxResources = 500_000
 
+// maxEvalDepth bounds the nesting of evaluation (expressions inside
+// expressions, classes including classes) so that no manifest can exhaust
+// the stack. Each level takes well under a kilobyte of stack.
+const maxEvalDepth = 10_000
+
 // maxIterations bounds iterating over an Integer (5.each |$i| { ... }).
 const maxIterations = 100_000
 
@@ -72,6 +77,7 @@ type compiler struct {
 	extra    []Edge // require/contain function edges
 	opts     Options
 	nodes    nodeDefs
+	depth    int    // current nesting of eval
 }
 
 type realizeReq struct {
@@ -119,7 +125,7 @@ func CompileWith(opts Options, files ...*manifest.File) (*Catalog, error) {
 			c.evalBlock(c.top, f.Body)
 		}
 	}
-	c.evalNode()
+	c.evalNodeDefinition()
 	c.settle()
 	cat := c.finish()
 	c.errs.Sort()

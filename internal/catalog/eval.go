@@ -25,19 +25,40 @@ func (c *compiler) evalBlock(s *scope, body []manifest.Expr) any {
 }
 
 func (c *compiler) evalStatement(s *scope, e manifest.Expr) (v any) {
+	depth := c.depth
 	defer func() {
 		if r := recover(); r != nil {
 			if _, ok := r.(bail); !ok {
 				panic(r)
 			}
+			c.depth = depth
 			v = nil
 		}
 	}()
 	return c.eval(s, e)
 }
 
-// eval evaluates one expression.
+// deeper enters one more level of evaluation for e, failing at e beyond
+// maxEvalDepth; the caller decrements c.depth when it returns.
+func (c *compiler) deeper(e manifest.Expr) {
+	c.depth++
+	if c.depth > maxEvalDepth {
+		c.fail(e.Position(), "expression nested too deeply (more than %d levels)", maxEvalDepth)
+	}
+}
+
+// eval evaluates an expression. Its depth is bounded: a tree made deep by
+// a long chain of operators (1+1+...), accesses or nested statements would
+// otherwise exhaust the goroutine's stack, which Go cannot recover from.
 func (c *compiler) eval(s *scope, e manifest.Expr) any {
+	c.deeper(e)
+	v := c.evalNode(s, e)
+	c.depth--
+	return v
+}
+
+// eval evaluates one expression.
+func (c *compiler) evalNode(s *scope, e manifest.Expr) any {
 	switch n := e.(type) {
 	case *manifest.StringLit:
 		return n.Value

@@ -1,7 +1,9 @@
 package catalog
 
 import (
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -126,5 +128,21 @@ exec { 'real': command => '/bin/r' }
 Exec['ghost'] -> Exec['real']`)
 	if got := edgeStrings(cat); len(got) != 0 {
 		t.Errorf("edges = %q, want none", got)
+	}
+}
+
+// TestEvalDepthBounded: evaluation deeper than maxEvalDepth (here classes
+// each including the next) is an error at its position, not a stack
+// overflow.
+func TestEvalDepthBounded(t *testing.T) {
+	var b strings.Builder
+	const n = 12_000
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "class c%d { include c%d }\n", i, i+1)
+	}
+	fmt.Fprintf(&b, "class c%d { }\ninclude c0\n", n)
+	_, err := compileSrc(t, b.String())
+	if err == nil || !strings.Contains(err.Error(), "expression nested too deeply (more than 10000 levels)") {
+		t.Fatalf("err = %.300v", err)
 	}
 }

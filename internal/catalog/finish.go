@@ -198,6 +198,18 @@ var inheritedMeta = []string{"noop", "schedule"}
 // Stage[main], outside Class[Main], so their members inherit nothing from
 // them unless a contain chain from Class[Main] reaches them.
 func (c *compiler) inheritMeta() {
+	given := false
+	for _, r := range c.all {
+		if r.isCont || r.r.Type == "class" {
+			for _, mp := range inheritedMeta {
+				_, set := r.attrs[mp]
+				given = given || set
+			}
+		}
+	}
+	if !given {
+		return // nothing to pass on: spare a large catalog the walk
+	}
 	children := make(map[*res][]*res)
 	for _, r := range c.all {
 		if r.container != nil && !r.virtual {

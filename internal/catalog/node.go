@@ -85,12 +85,12 @@ func (c *compiler) matchNode(name string) (*manifest.NodeDef, []string) {
 	return c.nodes.names["default"], nil
 }
 
-// evalNode evaluates the node definition matching the node name, after
+// evalNodeDefinition evaluates the node definition matching the node name, after
 // the top-level code, as Puppet does. Its resources are contained in
 // Node[name] (the name it was matched by), which sits in Class[Main].
 // With node definitions present and none matching, compilation fails with
 // Puppet's message.
-func (c *compiler) evalNode() {
+func (c *compiler) evalNodeDefinition() {
 	if len(c.nodes.list) == 0 {
 		return
 	}

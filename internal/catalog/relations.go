@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/almanac-sh/almanac/internal/manifest"
@@ -40,6 +41,13 @@ func (c *compiler) newCollector(s *scope, n *manifest.Collector) any {
 }
 
 func (c *compiler) compileQuery(s *scope, e manifest.Expr) *query {
+	c.deeper(e)
+	q := c.compileQueryNode(s, e)
+	c.depth--
+	return q
+}
+
+func (c *compiler) compileQueryNode(s *scope, e manifest.Expr) *query {
 	switch n := e.(type) {
 	case *manifest.Paren:
 		return c.compileQuery(s, n.X)
@@ -169,11 +177,13 @@ func (c *compiler) realize(r *res) {
 }
 
 func (c *compiler) safely(f func()) {
+	depth := c.depth
 	defer func() {
 		if r := recover(); r != nil {
 			if _, ok := r.(bail); !ok {
 				panic(r)
 			}
+			c.depth = depth
 		}
 	}()
 	f()
@@ -209,18 +219,23 @@ func (c *compiler) chain(s *scope, n *manifest.Chain) any {
 	var exprs []manifest.Expr
 	var ops []string
 	var opPos []manifest.Pos
-	var walk func(e manifest.Expr)
-	walk = func(e manifest.Expr) {
-		if ch, ok := e.(*manifest.Chain); ok {
-			walk(ch.L)
-			ops = append(ops, ch.Op)
-			opPos = append(opPos, ch.Position())
-			exprs = append(exprs, ch.R)
-			return
+	// The chain is a left-deep tree: walk down its left spine without
+	// recursion (a chain may be a million arrows long), then reverse.
+	var e manifest.Expr = n
+	for {
+		ch, ok := e.(*manifest.Chain)
+		if !ok {
+			break
 		}
-		exprs = append(exprs, e)
+		ops = append(ops, ch.Op)
+		opPos = append(opPos, ch.Position())
+		exprs = append(exprs, ch.R)
+		e = ch.L
 	}
-	walk(n)
+	exprs = append(exprs, e)
+	slices.Reverse(exprs)
+	slices.Reverse(ops)
+	slices.Reverse(opPos)
 	ch := &chain{ops: ops, opPos: opPos}
 	var last any
 	for _, e := range exprs {

@@ -124,6 +124,11 @@ type lexer struct {
 	lastText string
 	hasLast  bool
 	heredocJump
+	// strDepth counts the interpolated strings being lexed, one inside the
+	// other ("${"${x}"}"), which the lexer handles by recursion.
+	strDepth int
+	tooDeep  bool // lexing stopped at nesting too deep
+	nest     int  // open ( [ { outside strings
 	lexStacks
 }
 
@@ -259,6 +264,19 @@ func (lx *lexer) step(out *[]Token, closeDepth int, depth *int) (closed, eof boo
 				}
 				*depth--
 			}
+		}
+		switch op {
+		case "(", "[", "{":
+			if lx.nest++; lx.nest > maxDepth {
+				// Stop here: the parser would refuse this nesting anyway,
+				// and the rest of the input would only yield noise.
+				lx.errs.Add(lx.posAt(p), "expression nested too deeply (more than %d levels)", maxDepth)
+				lx.off = len(lx.src)
+				lx.tooDeep = true
+				return false, true
+			}
+		case ")", "]", "}":
+			lx.nest = max(lx.nest-1, 0)
 		}
 		*out = append(*out, punct(p, op))
 	}

@@ -48,7 +48,9 @@ func (lx *lexer) lexSingle(out *[]Token, p int32) {
 			lx.advance(1)
 		}
 	}
-	lx.errs.Add(lx.posAt(p), "unterminated string")
+	if !lx.tooDeep {
+		lx.errs.Add(lx.posAt(p), "unterminated string")
+	}
 	*out = append(*out, lx.decoded(STRING, p, b.String()))
 }
 
@@ -57,6 +59,16 @@ func (lx *lexer) lexDouble(out *[]Token, p int32) {
 	if lx.plainString(out, p, '"', true) {
 		return
 	}
+	if lx.strDepth >= maxDepth {
+		// Nesting this deep is no manifest: stop lexing (the rest of
+		// the input would only yield noise) rather than recurse further.
+		lx.errs.Add(lx.posAt(p), "string interpolation nested too deeply (more than %d levels)", maxDepth)
+		lx.off = len(lx.src)
+		lx.tooDeep = true
+		return
+	}
+	lx.strDepth++
+	defer func() { lx.strDepth-- }()
 	lx.advance(1)
 	// When this string sits in an interpolation, out is the token stack
 	// itself, so the stacks are popped before the token is appended.
@@ -122,7 +134,9 @@ func (lx *lexer) lexDouble(out *[]Token, p int32) {
 			lx.advance(1)
 		}
 	}
-	lx.errs.Add(lx.posAt(p), "unterminated string")
+	if !lx.tooDeep {
+		lx.errs.Add(lx.posAt(p), "unterminated string")
+	}
 	flush()
 	t := lx.dq(p, lx.finishParts(lx.partStack[partBase:], tokBase, spanBase))
 	popped()
@@ -156,7 +170,9 @@ func (lx *lexer) interpBraces() bool {
 	start := len(lx.tokStack)
 	lx.hasLast = false
 	if !lx.run(&lx.tokStack, 0) {
-		lx.errs.Add(lx.posAt(ep), "unterminated ${ interpolation")
+		if !lx.tooDeep {
+			lx.errs.Add(lx.posAt(ep), "unterminated ${ interpolation")
+		}
 		return false
 	}
 	// The closing '}' ends the embedded expression.
@@ -178,7 +194,9 @@ func (lx *lexer) interpVar() bool {
 		lx.advance(1)
 		lx.tokStack = append(lx.tokStack, punct(bp, "["))
 		if !lx.runUntilBracket(&lx.tokStack) {
-			lx.errs.Add(lx.posAt(bp), "unterminated [ in string interpolation")
+			if !lx.tooDeep {
+				lx.errs.Add(lx.posAt(bp), "unterminated [ in string interpolation")
+			}
 			return false
 		}
 	}

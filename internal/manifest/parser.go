@@ -90,6 +90,11 @@ func ParseFile(name string, src []byte) (*File, error) {
 	}
 	lx.run(&toks, -1)
 	toks = append(toks, Token{Kind: EOF, Off: lx.here()})
+	if lx.tooDeep {
+		// The lexer stopped at nesting no parse could take; its error
+		// is the report (parsing the truncated rest would add noise).
+		return f, errs
+	}
 	p := &parser{src: source, tt: &lx.tt, toks: toks, errs: &errs, a: &buf.a}
 	p.a.size(p.tt, toks)
 	f.Body = p.statements(true)
@@ -320,6 +325,20 @@ func (p *parser) enter() {
 }
 
 func (p *parser) leave() { p.depth-- }
+
+// maxChain bounds how many binary operators, accesses, method calls or
+// selectors may follow one another: each makes the tree one level deeper
+// for whatever walks it. (Arrows are not bounded: a chain of them is
+// evaluated without recursion.)
+const maxChain = 10_000
+
+// chained fails at t when it is the operator after n in a row that would
+// pass maxChain.
+func (p *parser) chained(n int, t *Token) {
+	if n >= maxChain {
+		p.fail(p.pos(t), "expression too long: more than %d operators in a row", maxChain)
+	}
+}
 
 // statement parses one statement: a definition or an expression.
 func (p *parser) statement() Expr {

@@ -93,13 +93,14 @@ func (p *parser) binaryPrec(t *Token) int {
 // associative.
 func (p *parser) binary(minPrec int) Expr {
 	l := p.unary()
-	for {
+	for n := 0; ; n++ {
 		t := p.at(p.i)
 		prec := p.binaryPrec(t)
 		if prec == 0 || prec < minPrec {
 			return l
 		}
 		op := p.next()
+		p.chained(n, op)
 		if op.Op == OpShl || op.Op == OpShr {
 			p.fail(p.pos(op), "unsupported: operator '%s'", p.text(op))
 		}
@@ -131,10 +132,14 @@ func (p *parser) unary() Expr {
 
 // postfix parses accesses x[k], method calls x.f(...) and selectors x ? {}.
 func (p *parser) postfix(x Expr) Expr {
-	for {
+	for n := 0; ; n++ {
 		t := p.tok()
 		if t.Kind != PUNCT {
 			return x
+		}
+		switch t.Op {
+		case OpLBracket, OpDot, OpQuestion:
+			p.chained(n, t)
 		}
 		switch t.Op {
 		case OpLBracket:

@@ -125,6 +125,9 @@ func Parse(file string, src []byte) (*Fragment, error) {
 	fail := func(p position, err error) error {
 		return &Error{File: file, Line: p.line, Col: p.col, Err: err}
 	}
+	if p, err := checkNesting(text); err != nil {
+		return nil, fail(p, err)
+	}
 	var raw map[string]any
 	if _, err := toml.Decode(text, &raw); err != nil {
 		return nil, syntaxError(file, text, err)

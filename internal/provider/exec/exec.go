@@ -70,7 +70,7 @@ func (p Provider) load(r *apply.Resource) (*settings, error) {
 	if v, ok := r.Params["tries"]; ok {
 		n, err := strconv.ParseInt(fmt.Sprint(v), 10, 64)
 		if err != nil || n < 1 {
-			return nil, fmt.Errorf("Tries must be an integer >= 1")
+			return nil, provider.Errorf("Tries must be an integer >= 1")
 		}
 		s.tries = n
 	}
