@@ -279,6 +279,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 	d.ln = connlimit.New(tcp, o.http.maxConns)
 	d.closers = append(d.closers, func() { d.ln.Close() })
 	o.listen = d.ln.Addr().String()
+	if err := d.lockData(); err != nil {
+		return nil, err
+	}
 	st, err := openStore(ctx, *o, clk)
 	if err != nil && o.reset && (errors.Is(err, sqlitestore.ErrDamaged) || errors.Is(err, sqlitestore.ErrMissing)) {
 		if err := resetSQLite(*o, clk, log); err != nil {
