@@ -509,3 +509,15 @@ func redactURL(s string) string {
 	}
 	return s
 }
+
+// SetNotifyDefault replaces the notification targets of jobs that name
+// none (--notify-default), as a reload does; a bad target changes nothing.
+func (d *Daemon) SetNotifyDefault(targets []string) error {
+	for _, t := range targets {
+		if err := job.CheckNotifyTarget(t); err != nil {
+			return fmt.Errorf("--notify-default: %w", err)
+		}
+	}
+	d.notifier.SetDefault(targets)
+	return nil
+}
