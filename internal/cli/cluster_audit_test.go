@@ -2,11 +2,31 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/almanac-sh/almanac/internal/api/apiclient"
+	"github.com/almanac-sh/almanac/internal/api/apitype"
 )
+
+// putPeriodicJobs creates jobs job-000, job-001 ... firing every period
+// (whole seconds) through the daemon at url.
+func putPeriodicJobs(t *testing.T, url string, jobs int, period time.Duration) {
+	t.Helper()
+	c, err := apiclient.New(url, apiclient.WithToken(e2eToken))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < jobs; i++ {
+		if _, _, err := c.JobPut(context.Background(), fmt.Sprintf("job-%03d", i), apitype.JobSpec{
+			Cron: fmt.Sprintf("*/%d * * * * *", int(period.Seconds())), Command: apitype.Command{Argv: []string{"true"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
 
 // installRunAudit records, in the table run_audit, which node inserted
 // each run (its connections' application_name) and when by the database

@@ -12,7 +12,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/almanac-sh/almanac/internal/api/apiclient"
 	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/pgtest"
 )
@@ -98,16 +97,7 @@ func TestClusterFailover(t *testing.T) {
 	}
 	installRunAudit(t, pool)
 
-	c, err := apiclient.New(procs["n1"].url, apiclient.WithToken(e2eToken))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < e2eJobs; i++ {
-		if _, _, err := c.JobPut(ctx, fmt.Sprintf("job-%03d", i), apitype.JobSpec{
-			Cron: fmt.Sprintf("*/%d * * * * *", int(e2ePeriod.Seconds())), Command: apitype.Command{Argv: []string{"true"}}}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	putPeriodicJobs(t, procs["n1"].url, e2eJobs, e2ePeriod)
 	// Instants are checked from the first one after every job existed.
 	firstInstant := db.now().Truncate(e2ePeriod).Add(e2ePeriod)
 

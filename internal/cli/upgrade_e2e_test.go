@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"syscall"
 	"testing"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/almanac-sh/almanac/internal/api/apiclient"
 	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/pgtest"
 )
@@ -46,16 +44,7 @@ func TestMixedUpgrade(t *testing.T) {
 	procs := map[string]*daemonProc{"old": start(old, "old")}
 	procs["new"] = start(bin, "new")
 	installRunAudit(t, pool)
-	c, err := apiclient.New(procs["new"].url, apiclient.WithToken(e2eToken))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < jobs; i++ {
-		if _, _, err := c.JobPut(ctx, fmt.Sprintf("job-%03d", i), apitype.JobSpec{
-			Cron: fmt.Sprintf("*/%d * * * * *", int(period.Seconds())), Command: apitype.Command{Argv: []string{"true"}}}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	putPeriodicJobs(t, procs["new"].url, jobs, period)
 	firstInstant := db.now().Truncate(period).Add(period)
 
 	// The cluster view shows the two versions side by side.
