@@ -55,7 +55,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if *s.file.print {
 		return s.file.printEffective(e.stdout, s.fs)
 	}
-	logger, err := newLogger(e.stderr, *s.logFormat, *s.logLevel, e.stderr == os.Stderr && toJournal())
+	level := new(slog.LevelVar)
+	logger, err := newLogger(e.stderr, *s.logFormat, *s.logLevel, level, e.stderr == os.Stderr && toJournal())
 	if err != nil {
 		return err
 	}
@@ -63,16 +64,21 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	rctx, stopReload := context.WithCancel(ctx)
+	defer stopReload()
+	go newReloader(args, s.fs, level, d, logger).watch(rctx)
 	return d.Run(ctx)
 }
 
-// newLogger builds the daemon's structured logger; journal leaves the
+// newLogger builds the daemon's structured logger at level, which it sets
+// to the named one (a reload may change it later); journal leaves the
 // time out of each line, as the journal records it.
-func newLogger(w io.Writer, format, level string, journal bool) (*slog.Logger, error) {
-	var lv slog.Level
-	if err := lv.UnmarshalText([]byte(level)); err != nil {
+func newLogger(w io.Writer, format, level string, lv *slog.LevelVar, journal bool) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
 		return nil, usagef("serve: --log-level %q: want debug, info, warn or error", level)
 	}
+	lv.Set(l)
 	opts := &slog.HandlerOptions{Level: lv}
 	if journal {
 		opts.ReplaceAttr = dropTime

@@ -27,6 +27,22 @@ func resetSQLite(o Config, clk clock.Clock, log *slog.Logger) error {
 	return nil
 }
 
+// lockData takes the data directory's lock for an embedded store, held
+// until the daemon closes, so `almanac restore` refuses to replace the
+// database under a running daemon and a second daemon on the same
+// directory is refused.
+func (d *Daemon) lockData() error {
+	if d.cfg.storeURL != "" && d.cfg.storeURL != "sqlite" {
+		return nil
+	}
+	l, err := sqlitestore.Lock(d.cfg.data)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	d.closers = append(d.closers, func() { l.Unlock() })
+	return nil
+}
+
 func openSQLite(ctx context.Context, dir string, clk clock.Clock) (store.Store, error) {
 	st, err := sqlitestore.Open(ctx, dir, sqlitestore.WithClock(clk))
 	if err != nil {

@@ -291,6 +291,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 	d.ln = connlimit.New(tcp, o.http.maxConns)
 	d.closers = append(d.closers, func() { d.ln.Close() })
 	o.listen = d.ln.Addr().String()
+	if err := d.lockData(); err != nil {
+		return nil, err
+	}
 	st, err := openStore(ctx, *o, clk)
 	if err != nil && o.reset && (errors.Is(err, sqlitestore.ErrDamaged) || errors.Is(err, sqlitestore.ErrMissing)) {
 		if err := resetSQLite(*o, clk, log); err != nil {
@@ -533,4 +536,16 @@ func redactURL(s string) string {
 		}
 	}
 	return s
+}
+
+// SetNotifyDefault replaces the notification targets of jobs that name
+// none (--notify-default), as a reload does; a bad target changes nothing.
+func (d *Daemon) SetNotifyDefault(targets []string) error {
+	for _, t := range targets {
+		if err := job.CheckNotifyTarget(t); err != nil {
+			return fmt.Errorf("--notify-default: %w", err)
+		}
+	}
+	d.notifier.SetDefault(targets)
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -39,6 +40,15 @@ func Record(fs *flag.FlagSet) {
 			}
 		}
 	})
+}
+
+// Values returns the values a repeatable flag was given, in order (see
+// Record); for any other flag, its value alone.
+func Values(f *flag.Flag) []string {
+	if r, ok := f.Value.(*recorder); ok {
+		return slices.Clone(r.values)
+	}
+	return []string{f.Value.String()}
 }
 
 // Masked is what Print shows in place of a secret.

@@ -85,6 +85,8 @@ type Notifier struct {
 	cfg     Config
 	queue   chan delivery
 	dropped atomic.Int64
+	// defaults, once set by SetDefault, replace cfg.Default.
+	defaults atomic.Pointer[[]string]
 }
 
 type delivery struct {
@@ -123,7 +125,7 @@ func (n *Notifier) Dropped() int64 { return n.dropped.Load() }
 func (n *Notifier) Report(_ context.Context, o job.Outcome) {
 	targets := o.Spec.Notify
 	if len(targets) == 0 {
-		targets = n.cfg.Default
+		targets = n.defaultTargets()
 	}
 	on := o.Spec.NotifyOn
 	if len(on) == 0 {
@@ -284,7 +286,7 @@ func (n *Notifier) post(ctx context.Context, url string, body []byte) error {
 // long) to the daemon's default targets. It never blocks.
 func (n *Notifier) Alert(_ context.Context, subject, body string) {
 	ev := Event{Event: "alert", Subject: subject, Message: body, Time: n.cfg.Clock.Now()}
-	for _, t := range n.cfg.Default {
+	for _, t := range n.defaultTargets() {
 		select {
 		case n.queue <- delivery{target: t, ev: ev}:
 		default:
@@ -334,4 +336,20 @@ func text(ev Event) string {
 		fmt.Fprintf(&b, "\n%s\n", ev.URL)
 	}
 	return b.String()
+}
+
+// SetDefault replaces the targets of jobs that name none (serve's
+// --notify-default, reloaded on SIGHUP); the caller has checked them.
+func (n *Notifier) SetDefault(targets []string) {
+	t := slices.Clone(targets)
+	n.defaults.Store(&t)
+}
+
+// defaultTargets are the targets of jobs that name none: Config.Default
+// until SetDefault replaces them.
+func (n *Notifier) defaultTargets() []string {
+	if t := n.defaults.Load(); t != nil {
+		return *t
+	}
+	return n.cfg.Default
 }

@@ -65,3 +65,15 @@ func Apply(ctx context.Context, tx Tx, fsys fs.ReadFileFS, names []string, table
 	}
 	return nil
 }
+
+// Latest is the highest migration number among names (0 for none or for
+// names without a number): the schema version a binary knows.
+func Latest(names []string) int {
+	latest := 0
+	for _, name := range names {
+		if n, err := strconv.Atoi(strings.SplitN(path.Base(name), "_", 2)[0]); err == nil {
+			latest = max(latest, n)
+		}
+	}
+	return latest
+}

@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/almanac-sh/almanac/internal/store/sqlitestore"
+)
+
+func init() {
+	register("backup", "copy the embedded (SQLite) store consistently, while the daemon runs", runBackup)
+	register("restore", "replace the embedded store with a backup (refused while a daemon runs)", runRestore)
+}
+
+// runBackup copies the database under --data to FILE. It reads the
+// database file directly (a WAL snapshot), so it works whether or not a
+// daemon runs, without a token; PostgreSQL stores are backed up with
+// pg_dump (docs/install.md).
+func runBackup(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet("backup")
+	data := fs.String("data", envOr("ALMANAC_DATA", defaultDataDir), "the daemon's data directory (env ALMANAC_DATA)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("backup: want one FILE to write")
+	}
+	if err := sqlitestore.Backup(ctx, *data, pos[0]); err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	fmt.Fprintf(e.stdout, "backed up %s to %s\n", *data, pos[0])
+	return nil
+}
+
+// runRestore puts the backup FILE in place of the database under --data.
+func runRestore(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet("restore")
+	data := fs.String("data", envOr("ALMANAC_DATA", defaultDataDir), "the data directory to restore into (env ALMANAC_DATA)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("restore: want one backup FILE")
+	}
+	moved, err := sqlitestore.Restore(ctx, pos[0], *data, e.now())
+	if errors.Is(err, sqlitestore.ErrInUse) {
+		return fmt.Errorf("restore: %w; stop it first (systemctl stop almanac)", err)
+	}
+	if err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	for _, m := range moved {
+		fmt.Fprintf(e.stdout, "set aside %s\n", m)
+	}
+	fmt.Fprintf(e.stdout, "restored %s into %s; start the daemon\n", pos[0], *data)
+	return nil
+}

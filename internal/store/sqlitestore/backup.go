@@ -1,0 +1,202 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/migrate"
+)
+
+// LockName is the file in the data directory a daemon holds an exclusive
+// lock on (flock) while it uses the database; it contains the daemon's pid.
+const LockName = "almanac.lock"
+
+// ErrInUse is returned by Lock and Restore when a daemon uses the directory.
+var ErrInUse = errors.New("a daemon is using the data directory")
+
+// DirLock is a held data-directory lock.
+type DirLock struct{ f *os.File }
+
+// Lock takes the data directory's lock, which a daemon holds as long as
+// it runs, so Restore can refuse to replace the database under it. The
+// lock is the kernel's: it goes away with the process however it ends.
+func Lock(dir string) (*DirLock, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	path := filepath.Join(dir, LockName)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		b, _ := io.ReadAll(io.LimitReader(f, 32))
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			pid := strings.TrimSpace(string(b))
+			if _, perr := strconv.Atoi(pid); perr != nil {
+				pid = "unknown"
+			}
+			return nil, fmt.Errorf("%w: %s is locked by process %s", ErrInUse, dir, pid)
+		}
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	if err := f.Truncate(0); err == nil {
+		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	return &DirLock{f: f}, nil
+}
+
+// Unlock releases the lock.
+func (l *DirLock) Unlock() error { return l.f.Close() }
+
+// Backup writes a consistent copy of the database in dir to dest while
+// daemons may be writing to it: VACUUM INTO reads one snapshot (a WAL read
+// transaction) and writes a compact database, which is then synced and
+// renamed into place. dest must not exist.
+func Backup(ctx context.Context, dir, dest string) error {
+	path := filepath.Join(dir, FileName)
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("no database to back up: %w", err)
+	}
+	if _, err := os.Lstat(dest); err == nil {
+		return fmt.Errorf("%s exists; give a new file name", dest)
+	}
+	tmp := dest + ".partial"
+	os.Remove(tmp)
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout("+strconv.FormatInt(busyTimeout.Milliseconds(), 10)+")")
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, "VACUUM INTO ?", tmp); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("back up %s: %w", path, err)
+	}
+	if err := syncAndRename(tmp, dest); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// syncAndRename makes tmp durable, private and renames it to dest.
+func syncAndRename(tmp, dest string) error {
+	f, err := os.OpenFile(tmp, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	err = errors.Join(f.Chmod(0o600), f.Sync(), f.Close())
+	if err != nil {
+		return fmt.Errorf("write %s: %w", tmp, err)
+	}
+	if err := os.Rename(tmp, dest); err != nil {
+		return err
+	}
+	if d, err := os.Open(filepath.Dir(dest)); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// Check opens the database file at path read-only and checks that it is
+// an almanac database this binary can use: intact (quick_check) and at a
+// schema version no newer than its migrations.
+func Check(ctx context.Context, path string) error {
+	if _, err := os.Stat(path); err != nil {
+		return err
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	defer db.Close()
+	var result string
+	if err := db.QueryRowContext(ctx, "PRAGMA quick_check").Scan(&result); err != nil {
+		return fmt.Errorf("%s is not a SQLite database: %w", path, err)
+	}
+	if result != "ok" {
+		return fmt.Errorf("%s is damaged: %s", path, result)
+	}
+	var version int
+	if err := db.QueryRowContext(ctx, "SELECT COALESCE(MAX(version), 0) FROM schema_version").Scan(&version); err != nil {
+		return fmt.Errorf("%s is not an almanac database: %w", path, err)
+	}
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	if latest := migrate.Latest(names); version > latest {
+		return fmt.Errorf("%s has schema version %d, newer than this binary's %d; restore it with a newer almanac", path, version, latest)
+	}
+	return nil
+}
+
+// Restore replaces the database in dir with the backup at src. It takes
+// the directory's lock first, so it refuses while a daemon runs there
+// (ErrInUse); it checks the backup (see Check); the database it replaces,
+// if any, is set aside as almanac.db.before-restore-TIMESTAMP, never
+// deleted. It returns the names of the files set aside.
+func Restore(ctx context.Context, src, dir string, now time.Time) ([]string, error) {
+	if err := Check(ctx, src); err != nil {
+		return nil, err
+	}
+	lock, err := Lock(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
+	path := filepath.Join(dir, FileName)
+	tmp := path + ".restoring"
+	if err := copyFile(src, tmp); err != nil {
+		os.Remove(tmp)
+		return nil, err
+	}
+	suffix := ".before-restore-" + now.UTC().Format("20060102T150405Z")
+	var moved []string
+	for _, name := range []string{FileName, FileName + "-wal", FileName + "-shm"} {
+		from := filepath.Join(dir, name)
+		if err := os.Rename(from, from+suffix); errors.Is(err, fs.ErrNotExist) {
+			continue
+		} else if err != nil {
+			os.Remove(tmp)
+			return moved, fmt.Errorf("set %s aside: %w", from, err)
+		}
+		moved = append(moved, from+suffix)
+	}
+	if err := syncAndRename(tmp, path); err != nil {
+		return moved, err
+	}
+	return moved, writeMarker(dir, now)
+}
+
+// copyFile copies src to a new file dst.
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return fmt.Errorf("copy %s: %w", src, err)
+	}
+	return out.Close()
+}
