@@ -77,7 +77,7 @@ type compiler struct {
 	extra    []Edge // require/contain function edges
 	opts     Options
 	nodes    nodeDefs
-	depth    int    // current nesting of eval
+	depth    int // current nesting of eval
 }
 
 type realizeReq struct {
