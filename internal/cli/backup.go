@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/almanac-sh/almanac/internal/store/sqlitestore"
+	"github.com/almanac-sh/almanac/internal/daemon"
 )
 
 func init() {
@@ -27,7 +27,7 @@ func runBackup(ctx context.Context, e *env, args []string) error {
 	if len(pos) != 1 {
 		return usagef("backup: want one FILE to write")
 	}
-	if err := sqlitestore.Backup(ctx, *data, pos[0]); err != nil {
+	if err := daemon.Backup(ctx, *data, pos[0]); err != nil {
 		return fmt.Errorf("backup: %w", err)
 	}
 	fmt.Fprintf(e.stdout, "backed up %s to %s\n", *data, pos[0])
@@ -45,8 +45,8 @@ func runRestore(ctx context.Context, e *env, args []string) error {
 	if len(pos) != 1 {
 		return usagef("restore: want one backup FILE")
 	}
-	moved, err := sqlitestore.Restore(ctx, pos[0], *data, e.now())
-	if errors.Is(err, sqlitestore.ErrInUse) {
+	moved, err := daemon.Restore(ctx, pos[0], *data, e.now())
+	if errors.Is(err, daemon.ErrDataInUse) {
 		return fmt.Errorf("restore: %w; stop it first (systemctl stop almanac)", err)
 	}
 	if err != nil {
