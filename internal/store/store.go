@@ -281,6 +281,9 @@ const (
 	EventRebootLocked   EventKind = "reboot.locked"
 	EventRebootUnlocked EventKind = "reboot.unlocked"
 	EventRebootHeldLong EventKind = "reboot.held-long"
+	// EventNodeLabels: a node started with other labels than it last
+	// had (Resource is "node/NAME"; Data holds "labels" and "previous").
+	EventNodeLabels EventKind = "node.labels"
 )
 
 // Event is one entry of the append-only log.
