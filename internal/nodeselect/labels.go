@@ -7,7 +7,8 @@ package nodeselect
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -122,11 +123,7 @@ type Labels map[string]string
 // String renders l as "k=v,k=v" sorted by key ("" when empty), the form
 // the CLI shows and selectors reuse.
 func (l Labels) String() string {
-	keys := make([]string, 0, len(l))
-	for k := range l {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(l))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = k + "=" + l[k]
