@@ -89,7 +89,7 @@ var builtinTypes = map[string]*typeSpec{
 		"successful_jobs_history_limit": {kind: kInt}, "failed_jobs_history_limit": {kind: kInt},
 		"notify_on": {kind: kStrings}, "alert_after": {kind: kString}, "run_as": {kind: kString},
 		"cron_dialect": {kind: kEnum, enum: []string{"vixie", "kubernetes"}}, "on_calendar": {kind: kStrings},
-		"randomized_delay": {kind: kNumber},
+		"randomized_delay": {kind: kNumber}, "nodes": {kind: kString},
 	}, check: checkJob},
 }
 

@@ -148,6 +148,7 @@ func runDescribe(ctx context.Context, e *env, args []string) error {
 		kv("Notify on", strings.Join(on, ", "))
 	}
 	kv("Run as", s.RunAs)
+	kv("Nodes", s.Nodes)
 	if s.AlertAfter != 0 {
 		kv("Alert after", time.Duration(s.AlertAfter).String())
 	}

@@ -13,7 +13,7 @@ import (
 )
 
 func init() {
-	register("get", "list jobs, runs, resources, events, apply reports or named windows from the daemon: get jobs|runs|resources|events|applies|windows", escaped(runGet))
+	register("get", "list jobs, runs, resources, events, apply reports, named windows or cluster nodes from the daemon: get jobs|runs|resources|events|applies|windows|nodes", escaped(runGet))
 }
 
 func runGet(ctx context.Context, e *env, args []string) error {
@@ -33,7 +33,7 @@ func runGet(ctx context.Context, e *env, args []string) error {
 		return usagef("get: unexpected argument %q after %s (filters are flags: --job, --state, --kind, --resource)", pos[1], pos[0])
 	}
 	if len(pos) != 1 {
-		return usagef("get: want one of jobs, runs, resources, events, applies, windows")
+		return usagef("get: want one of jobs, runs, resources, events, applies, windows, nodes")
 	}
 	limitSet := false
 	fs.Visit(func(f *flag.Flag) { limitSet = limitSet || f.Name == "limit" })
@@ -97,8 +97,10 @@ func runGet(ctx context.Context, e *env, args []string) error {
 		return getResources(ctx, e, c, jsonOut)
 	case "windows", "window":
 		return getWindows(ctx, e, c, jsonOut)
+	case "nodes", "node":
+		return getNodes(ctx, e, c, jsonOut)
 	}
-	return usagef("get: unknown kind %q (want jobs, runs, resources, events, applies or windows)", what)
+	return usagef("get: unknown kind %q (want jobs, runs, resources, events, applies, windows or nodes)", what)
 }
 
 func getJobs(ctx context.Context, e *env, c *apiclient.Client, page string, jsonOut bool) error {

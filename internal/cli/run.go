@@ -43,6 +43,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	notifyOn := fs.String("notify-on", "", "outcomes to report, comma-separated: failure, missed, recovered, success (default failure,missed)")
 	alertAfter := fs.Duration("alert-after", 0, "send one overdue notification when the job has not succeeded for this long (like 26h)")
 	runAs := fs.String("run-as", "", "run the command as this USER or USER:GROUP (the daemon must run as root)")
+	nodes := fs.String("nodes", "", "cluster nodes to run on: any (default), all, a node name or a label selector like role=db,zone!=eu")
 	cf := addOutputFlags(fs)
 	pos, jsonOut, err := cf.parse(args)
 	if err != nil {
@@ -58,7 +59,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	if len(command) == 0 {
 		return usagef("run: missing COMMAND after -- (usage: almanac run NAME --schedule CRON -- COMMAND...)")
 	}
-	spec := apitype.JobSpec{TimeZone: *tz, Notify: notify, AlertAfter: apitype.Duration(*alertAfter), RunAs: *runAs}
+	spec := apitype.JobSpec{TimeZone: *tz, Notify: notify, AlertAfter: apitype.Duration(*alertAfter), RunAs: *runAs, Nodes: *nodes}
 	if *notifyOn != "" {
 		for _, o := range strings.Split(*notifyOn, ",") {
 			spec.NotifyOn = append(spec.NotifyOn, strings.TrimSpace(o))

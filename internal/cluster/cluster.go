@@ -80,6 +80,8 @@ type Config struct {
 	Address string
 	// Version is the almanac version, shown in the cluster view.
 	Version string
+	// Labels are the node's labels (serve's --node-label).
+	Labels map[string]string
 	// TTL and RenewInterval configure the lease (defaults 5 s and 1 s).
 	TTL, RenewInterval time.Duration
 	// Instance identifies this process among those that ever acted as
@@ -187,7 +189,7 @@ func (n *Node) holderDead(holder pgstore.Node) bool {
 // self is the node's row.
 func (n *Node) self() pgstore.Node {
 	return pgstore.Node{ID: n.cfg.ID, Address: n.cfg.Address, Version: n.cfg.Version, StartedAt: n.started,
-		Instance: n.cfg.Instance, Host: n.cfg.Host, PID: n.cfg.PID}
+		Instance: n.cfg.Instance, Host: n.cfg.Host, PID: n.cfg.PID, Labels: n.cfg.Labels}
 }
 
 // Leading reports whether this node leads now, and its term. It is what

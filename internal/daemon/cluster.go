@@ -81,6 +81,8 @@ type clusterNode struct {
 	pg   *pgstore.Store
 	self string
 	addr string
+	// labels are this node's --node-label pairs.
+	labels map[string]string
 	// version is this build's, for the single-node cluster view.
 	version string
 	clk     clock.Clock
@@ -91,13 +93,13 @@ type clusterNode struct {
 // On PostgreSQL it registers the node first and refuses to go on if
 // another live process already acts as --node.
 func joinCluster(ctx context.Context, st store.Store, o Config, clk clock.Clock, log *slog.Logger) (*clusterNode, store.Store, error) {
-	c := &clusterNode{self: o.node, addr: o.listen, version: o.nodeVersion(), clk: clk}
+	c := &clusterNode{self: o.node, addr: o.listen, version: o.nodeVersion(), labels: o.labels.labels(), clk: clk}
 	pb, ok := st.(*pgBackend)
 	if !ok {
 		return c, st, nil
 	}
 	n, err := cluster.New(cluster.Config{
-		Store: pb.Store, ID: o.node, Address: o.listen, Version: c.version,
+		Store: pb.Store, ID: o.node, Address: o.listen, Version: c.version, Labels: c.labels,
 		TTL: pb.ttl, RenewInterval: pb.renew, Clock: clk, Logger: log.With("component", "cluster"),
 	})
 	if err != nil {
@@ -148,7 +150,7 @@ func (c *clusterNode) Cluster(ctx context.Context) (apitype.Cluster, error) {
 	if c.node == nil {
 		now := c.clk.Now().UTC()
 		return apitype.Cluster{Leader: c.self, Self: c.self, Now: now,
-			Nodes: []apitype.ClusterNode{{ID: c.self, Address: c.addr, Version: c.version, Host: hostname(), PID: os.Getpid(), Leader: true}}}, nil
+			Nodes: []apitype.ClusterNode{{ID: c.self, Address: c.addr, Version: c.version, Host: hostname(), PID: os.Getpid(), Leader: true, Labels: c.labels}}}, nil
 	}
 	cl, err := c.node.Cluster(ctx)
 	if err != nil {
@@ -165,7 +167,7 @@ func (c *clusterNode) Cluster(ctx context.Context) (apitype.Cluster, error) {
 	}
 	for _, n := range cl.Nodes {
 		out.Nodes = append(out.Nodes, apitype.ClusterNode{ID: n.ID, Address: n.Address, Version: n.Version, Host: n.Host, PID: n.PID,
-			StartedAt: n.StartedAt, HeartbeatAt: n.HeartbeatAt, Leader: held && n.ID == cl.Lease.Holder})
+			StartedAt: n.StartedAt, HeartbeatAt: n.HeartbeatAt, Leader: held && n.ID == cl.Lease.Holder, Labels: n.Labels})
 	}
 	return out, nil
 }

@@ -62,6 +62,7 @@ type Config struct {
 	// answers only loopback requests addressed to a loopback name.
 	insecure bool
 	node     string
+	labels   labelFlag // --node-label (nodelabels.go)
 	grace    time.Duration
 	reset    bool // set a damaged or lost SQLite database aside and start empty
 	// integrityEvery is how often the SQLite database's integrity is
@@ -118,6 +119,7 @@ func (c *Config) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.token, "token", os.Getenv("ALMANAC_TOKEN"), "bearer token clients must send (env ALMANAC_TOKEN; default: the token file in --data, generated at first start)")
 	fs.BoolVar(&c.insecure, "insecure-no-auth", false, "serve without a token: any local user may then run commands as this daemon's user (loopback only)")
 	fs.StringVar(&c.node, "node", host, "this daemon's node name, recorded on the runs it executes")
+	addNodeLabelFlags(fs, &c.labels)
 	fs.DurationVar(&c.grace, "grace", 30*time.Second, "at shutdown, how long active runs may finish before they are killed")
 	addFleetFlags(fs, &c.fleet)
 	addHTTPFlags(fs, &c.http)
@@ -317,6 +319,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 		return nil, err
 	}
 	d.cluster = cl
+	if err := recordNodeLabels(ctx, st, o.node, o.labels.set, clk, log); err != nil {
+		return nil, err
+	}
 
 	now := clk.Now()
 	if o.demo {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/almanac-sh/almanac/internal/calendar"
 	"github.com/almanac-sh/almanac/internal/jobname"
+	"github.com/almanac-sh/almanac/internal/nodeselect"
 	"github.com/almanac-sh/almanac/internal/store"
 )
 
@@ -133,6 +134,11 @@ func Validate(spec *store.JobSpec, parse ParseFunc) error {
 	v.notify(spec)
 	if spec.RunAs != "" && !runAsRE.MatchString(spec.RunAs) {
 		v.add("run_as", "%q is not USER or USER:GROUP (names or numeric ids)", spec.RunAs)
+	}
+	if spec.Nodes != "" {
+		if _, err := nodeselect.Parse(spec.Nodes); err != nil {
+			v.add("nodes", "%v", err)
+		}
 	}
 	if a := spec.AlertAfterSeconds; a != 0 && (a < 60 || a > MaxDurationSeconds) {
 		v.add("alert_after", "must be between 1 minute and 366 days, not %s", time.Duration(a)*time.Second)

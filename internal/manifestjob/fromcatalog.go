@@ -214,6 +214,9 @@ func convert(r *catalog.Resource, errs *manifest.ErrorList) (store.JobSpec, bool
 	if v, ok := p["run_as"].(string); ok {
 		spec.RunAs = v
 	}
+	if v, ok := p["nodes"].(string); ok {
+		spec.Nodes = v
+	}
 	if v, ok := p["alert_after"].(string); ok {
 		d, err := time.ParseDuration(v)
 		if err != nil || d%time.Second != 0 {

@@ -76,6 +76,11 @@ exec { 'x': command => '/bin/true', schedule => 'weekend' }
 job { 'gated': cron => '0 2 * * *', command => 'x', schedule => 'weekend' }`,
 			want: `[{"name":"gated","cron":"0 2 * * *","shell":"x","concurrency_policy":"Allow","schedule":"weekend"}]`,
 		},
+		{
+			name: "nodes selector",
+			src:  `job { 'rotate': cron => '0 3 * * *', command => 'logrotate', nodes => 'role in (web,db), zone!=eu' }`,
+			want: `[{"name":"rotate","cron":"0 3 * * *","shell":"logrotate","concurrency_policy":"Allow","nodes":"role in (web,db), zone!=eu"}]`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -117,6 +122,11 @@ func TestFromCatalogErrors(t *testing.T) {
 			src:  "job { 'a': cron => '* * * * *', command => 'x', timeout => 1.5, env => {'A' => [1]} }",
 			want: []string{"Parameter env failed on Job[a]: the value of \"A\" must be a String, a number or a Boolean, not an Array",
 				"Parameter timeout failed on Job[a]: 1.5: expected a whole number of seconds"},
+		},
+		{
+			name: "bad nodes selector",
+			src:  "job { 'a': cron => '* * * * *', command => 'x',\n  nodes => 'role=db;zone=eu' }",
+			want: []string{"site.pp:1:7: Job[a]: nodes: col 8: want ',' between terms, found ';'"},
 		},
 		{
 			name: "a period schedule cannot gate a job",

@@ -141,6 +141,10 @@ type JobSpec struct {
 	// RunAs is the user (and optionally the group, "user:group") the
 	// command runs as; empty means the daemon's user.
 	RunAs string `json:"run_as,omitempty"`
+	// Nodes selects the cluster nodes the job runs on, in the grammar of
+	// package nodeselect: "" or "any" (one run on any node), "all", a node
+	// name or a label selector such as "role=db,zone!=eu".
+	Nodes string `json:"nodes,omitempty"`
 }
 
 // JobStatus is what the store remembers about a job's runs beyond the runs
@@ -281,6 +285,9 @@ const (
 	EventRebootLocked   EventKind = "reboot.locked"
 	EventRebootUnlocked EventKind = "reboot.unlocked"
 	EventRebootHeldLong EventKind = "reboot.held-long"
+	// EventNodeLabels: a node started with other labels than it last
+	// had (Resource is "node/NAME"; Data holds "labels" and "previous").
+	EventNodeLabels EventKind = "node.labels"
 )
 
 // Event is one entry of the append-only log.

@@ -25,8 +25,10 @@ func TestClusterPage(t *testing.T) {
 			[]string{"One node, <strong>box</strong>, alone on its embedded store", `data-node="box" data-leader="true"`, "<code>127.0.0.1:8080</code>"},
 			[]string{`id="cluster-term"`, "lease runs until"}},
 		{"no leader", apitype.Cluster{Term: 4, LeaseExpiresAt: &lapsed, Self: "n1", Now: demoNow,
-			Nodes: []apitype.ClusterNode{{ID: "n1", HeartbeatAt: demoNow.Add(-time.Second)}, {ID: "n2", HeartbeatAt: demoNow.Add(-2 * time.Minute)}}},
-			[]string{`<strong id="cluster-leader">No node leads</strong> (term <span id="cluster-term">4</span>)`, "1s ago", "2m 0s ago", `data-node="n2" data-leader="false"`},
+			Nodes: []apitype.ClusterNode{{ID: "n1", HeartbeatAt: demoNow.Add(-time.Second), Labels: map[string]string{"zone": "eu", "role": "<db>"}},
+				{ID: "n2", HeartbeatAt: demoNow.Add(-2 * time.Minute)}}},
+			[]string{`<strong id="cluster-leader">No node leads</strong> (term <span id="cluster-term">4</span>)`, "1s ago", "2m 0s ago", `data-node="n2" data-leader="false"`,
+				`<code class="label">role=&lt;db&gt;</code> <code class="label">zone=eu</code>`},
 			[]string{`class="badge ok">leader`}},
 	}
 	for _, tt := range tests {

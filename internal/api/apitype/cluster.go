@@ -32,4 +32,6 @@ type ClusterNode struct {
 	HeartbeatAt time.Time `json:"heartbeat_at"`
 	// Leader is true for the node holding an unexpired lease.
 	Leader bool `json:"leader"`
+	// Labels are the node's --node-label pairs (absent when none).
+	Labels map[string]string `json:"labels,omitempty"`
 }

@@ -91,6 +91,10 @@ type JobSpec struct {
 	// RunAs is the user, or "user:group", the command runs as (names or
 	// numeric ids); empty means the daemon's user.
 	RunAs string `json:"run_as,omitempty"`
+	// Nodes selects the cluster nodes the job runs on: any (the default),
+	// all, a node name or a label selector like "role=db,zone!=eu"
+	// (docs/fleet-jobs.md).
+	Nodes string `json:"nodes,omitempty"`
 }
 
 // JobStatus is what the controller has observed about a job.

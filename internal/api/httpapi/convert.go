@@ -48,6 +48,7 @@ func specToStore(name string, in apitype.JobSpec) (store.JobSpec, error) {
 		Notify:                     in.Notify,
 		NotifyOn:                   in.NotifyOn,
 		RunAs:                      in.RunAs,
+		Nodes:                      strings.TrimSpace(in.Nodes),
 	}
 	var err error
 	if out.AlertAfterSeconds, err = wholeSeconds("alert_after", time.Duration(in.AlertAfter)); err != nil {
@@ -152,6 +153,7 @@ func specFromStore(in store.JobSpec) apitype.JobSpec {
 		NotifyOn:                   in.NotifyOn,
 		AlertAfter:                 apitype.Duration(time.Duration(in.AlertAfterSeconds) * time.Second),
 		RunAs:                      in.RunAs,
+		Nodes:                      in.Nodes,
 	}
 	if in.Shell != "" {
 		out.Command = apitype.Command{Shell: in.Shell}

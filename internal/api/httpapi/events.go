@@ -21,6 +21,7 @@ var EventKinds = append([]store.EventKind{
 	store.EventRunMissed, store.EventRunSkipped,
 	store.EventNotifySent, store.EventNotifyFailed, store.EventJobOverdue, store.EventJobGateMissing,
 	store.EventRebootLocked, store.EventRebootUnlocked, store.EventRebootHeldLong,
+	store.EventNodeLabels,
 }, ResourceEventKinds...)
 
 // eventKinds resolves one ?kind= element: an exact kind ("run.failed") or a

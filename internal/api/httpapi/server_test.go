@@ -212,6 +212,7 @@ func TestBadInput(t *testing.T) {
 		msg                      string
 	}{
 		{"no schedule", "PUT", "/api/v1/jobs/a", `{"command":"true"}`, nil, 422, "cron", "cron"},
+		{"bad nodes", "PUT", "/api/v1/jobs/a", `{"cron":"* * * * *","command":"true","nodes":"role in (db"}`, nil, 422, "nodes", "col 12: value list not closed"},
 		{"both schedules", "PUT", "/api/v1/jobs/a", `{"cron":"* * * * *","at":"2030-01-01T00:00:00Z","command":"true"}`, nil, 422, "cron", "not both"},
 		{"no command", "PUT", "/api/v1/jobs/a", `{"cron":"* * * * *"}`, nil, 422, "command", "needs a command"},
 		{"empty argv0", "PUT", "/api/v1/jobs/a", `{"cron":"* * * * *","command":[""]}`, nil, 422, "command[0]", "empty"},

@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -25,6 +26,8 @@ type Node struct {
 	Instance string
 	Host     string
 	PID      int
+	// Labels are the node's --node-label pairs (nil when none).
+	Labels map[string]string
 }
 
 // ErrNodeInUse: the node's row is held by another live instance.
@@ -62,11 +65,15 @@ func (s *Store) NodeRegister(ctx context.Context, n Node, ttl time.Duration, dea
 	if started.IsZero() {
 		started = now
 	}
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	labels, err := encodeLabels(n.Labels)
+	if err != nil {
+		return fmt.Errorf("pgstore: register node %q: %w", n.ID, err)
+	}
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `
-			INSERT INTO nodes (id, address, version, started_at, heartbeat_at, instance, host, pid)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
-			n.ID, n.Address, n.Version, started.UTC().Truncate(time.Microsecond), now, n.Instance, n.Host, n.PID)
+			INSERT INTO nodes (id, address, version, started_at, heartbeat_at, instance, host, pid, labels)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING`,
+			n.ID, n.Address, n.Version, started.UTC().Truncate(time.Microsecond), now, n.Instance, n.Host, n.PID, labels)
 		if err != nil || tag.RowsAffected() == 1 {
 			return err
 		}
@@ -81,9 +88,9 @@ func (s *Store) NodeRegister(ctx context.Context, n Node, ttl time.Duration, dea
 			return &NodeInUseError{Other: other, Age: max(age, 0)}
 		}
 		_, err = tx.Exec(ctx, `
-			UPDATE nodes SET address = $2, version = $3, started_at = $4, heartbeat_at = $5, instance = $6, host = $7, pid = $8
+			UPDATE nodes SET address = $2, version = $3, started_at = $4, heartbeat_at = $5, instance = $6, host = $7, pid = $8, labels = $9
 			 WHERE id = $1`,
-			n.ID, n.Address, n.Version, started.UTC().Truncate(time.Microsecond), now, n.Instance, n.Host, n.PID)
+			n.ID, n.Address, n.Version, started.UTC().Truncate(time.Microsecond), now, n.Instance, n.Host, n.PID, labels)
 		return err
 	})
 	var inUse *NodeInUseError
@@ -127,13 +134,17 @@ func (s *Store) NodeHeartbeat(ctx context.Context, n Node) error {
 	if started.IsZero() {
 		started = hb
 	}
+	labels, err := encodeLabels(n.Labels)
+	if err != nil {
+		return fmt.Errorf("pgstore: node heartbeat: %w", err)
+	}
 	tag, err := s.pool.Exec(ctx, `
-		INSERT INTO nodes (id, address, version, started_at, heartbeat_at, instance, host, pid) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+		INSERT INTO nodes (id, address, version, started_at, heartbeat_at, instance, host, pid, labels) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 		ON CONFLICT (id) DO UPDATE SET address = EXCLUDED.address, version = EXCLUDED.version,
 		       started_at = EXCLUDED.started_at, heartbeat_at = EXCLUDED.heartbeat_at,
-		       instance = EXCLUDED.instance, host = EXCLUDED.host, pid = EXCLUDED.pid
+		       instance = EXCLUDED.instance, host = EXCLUDED.host, pid = EXCLUDED.pid, labels = EXCLUDED.labels
 		 WHERE nodes.instance = EXCLUDED.instance OR nodes.instance = ''`,
-		n.ID, n.Address, n.Version, started.UTC().Truncate(time.Microsecond), hb, n.Instance, n.Host, n.PID)
+		n.ID, n.Address, n.Version, started.UTC().Truncate(time.Microsecond), hb, n.Instance, n.Host, n.PID, labels)
 	if err != nil {
 		return fmt.Errorf("pgstore: node heartbeat: %w", err)
 	}
@@ -172,16 +183,19 @@ func (s *Store) Cluster(ctx context.Context) (Cluster, error) {
 			return err
 		}
 		c.Now = fromTS(now)
-		rows, err := tx.Query(ctx, `SELECT id, address, version, started_at, heartbeat_at, host, pid FROM nodes ORDER BY id`)
+		rows, err := tx.Query(ctx, `SELECT id, address, version, started_at, heartbeat_at, host, pid, labels FROM nodes ORDER BY id`)
 		if err != nil {
 			return err
 		}
 		c.Nodes, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Node, error) {
 			var n Node
 			var started, hb pgtype.Timestamptz
-			err := r.Scan(&n.ID, &n.Address, &n.Version, &started, &hb, &n.Host, &n.PID)
+			var labels string
+			if err := r.Scan(&n.ID, &n.Address, &n.Version, &started, &hb, &n.Host, &n.PID, &labels); err != nil {
+				return n, err
+			}
 			n.StartedAt, n.HeartbeatAt = fromTS(started), fromTS(hb)
-			return n, err
+			return n, decodeLabels(labels, &n.Labels)
 		})
 		if err != nil {
 			return err
@@ -200,4 +214,28 @@ func (s *Store) Cluster(ctx context.Context) (Cluster, error) {
 		return Cluster{}, fmt.Errorf("pgstore: cluster: %w", err)
 	}
 	return c, nil
+}
+
+// encodeLabels renders a node's labels for the labels column.
+func encodeLabels(l map[string]string) (string, error) {
+	if len(l) == 0 {
+		return "{}", nil
+	}
+	b, err := json.Marshal(l)
+	if err != nil {
+		return "", fmt.Errorf("labels: %w", err)
+	}
+	return string(b), nil
+}
+
+// decodeLabels reads the labels column into dst (nil when empty).
+func decodeLabels(s string, dst *map[string]string) error {
+	var l map[string]string
+	if err := json.Unmarshal([]byte(s), &l); err != nil {
+		return fmt.Errorf("labels column %q: %w", s, err)
+	}
+	if len(l) > 0 {
+		*dst = l
+	}
+	return nil
 }
