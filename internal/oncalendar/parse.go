@@ -258,6 +258,20 @@ func wordAt(s string) string {
 	return s
 }
 
+// dateSep reads the separator before a date's next part: - or ~ (the
+// day counts from the end of the month, reported as eom).
+func (p *parser) dateSep() (eom bool, err error) {
+	switch p.s[0] {
+	case '~':
+		eom = true
+	case '-':
+	default:
+		return false, p.errf(p.pos(), "unexpected %q in the date (want - or ~)", p.s[0])
+	}
+	p.s = p.s[1:]
+	return eom, nil
+}
+
 // date reads an optional date: [year-]month-day, or ~ for days counted
 // from the end of the month, or @SECONDS. done reports that the event is
 // complete (the @ form has no time).
@@ -277,15 +291,10 @@ func (p *parser) date() (done bool, err error) {
 		p.s = save // it was a time
 		return false, nil
 	}
-	eom := false
-	switch p.s[0] {
-	case '~':
-		eom = true
-	case '-':
-	default:
-		return false, p.errf(p.pos(), "unexpected %q in the date (want - or ~)", p.s[0])
+	eom, err := p.dateSep()
+	if err != nil {
+		return false, err
 	}
-	p.s = p.s[1:]
 	second, err := p.chain(fDay, false)
 	if err != nil {
 		return false, err
@@ -298,14 +307,9 @@ func (p *parser) date() (done bool, err error) {
 	if eom {
 		return false, p.errf(p.pos(), "~ must separate month and day, the last part of the date")
 	}
-	switch p.s[0] {
-	case '~':
-		eom = true
-	case '-':
-	default:
-		return false, p.errf(p.pos(), "unexpected %q in the date (want - or ~)", p.s[0])
+	if eom, err = p.dateSep(); err != nil {
+		return false, err
 	}
-	p.s = p.s[1:]
 	third, err := p.chain(fDay, false)
 	if err != nil {
 		return false, err

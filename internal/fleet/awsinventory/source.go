@@ -156,36 +156,39 @@ func ValidRegion(r string) bool {
 
 // ec2Client returns the EC2 client of a region.
 func (s *Source) ec2Client(region string) *ec2.Client {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, ok := s.ec2c[region]
-	if !ok {
-		c = ec2.NewFromConfig(s.aws, func(o *ec2.Options) {
-			o.Region = region
-			o.Retryer = newRetryer(s.cfg.Backoff)
-			if s.cfg.Endpoint != "" {
-				o.BaseEndpoint = aws.String(s.cfg.Endpoint)
-			}
+	return regional(&s.mu, s.ec2c, region, func() *ec2.Client {
+		return ec2.NewFromConfig(s.aws, func(o *ec2.Options) {
+			o.Region, o.Retryer, o.BaseEndpoint = region, newRetryer(s.cfg.Backoff), s.endpoint()
 		})
-		s.ec2c[region] = c
-	}
-	return c
+	})
 }
 
 // rdsClient returns the RDS client of a region.
 func (s *Source) rdsClient(region string) *rds.Client {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, ok := s.rdsc[region]
-	if !ok {
-		c = rds.NewFromConfig(s.aws, func(o *rds.Options) {
-			o.Region = region
-			o.Retryer = newRetryer(s.cfg.Backoff)
-			if s.cfg.Endpoint != "" {
-				o.BaseEndpoint = aws.String(s.cfg.Endpoint)
-			}
+	return regional(&s.mu, s.rdsc, region, func() *rds.Client {
+		return rds.NewFromConfig(s.aws, func(o *rds.Options) {
+			o.Region, o.Retryer, o.BaseEndpoint = region, newRetryer(s.cfg.Backoff), s.endpoint()
 		})
-		s.rdsc[region] = c
+	})
+}
+
+// endpoint is the configured endpoint override, nil for AWS's own.
+func (s *Source) endpoint() *string {
+	if s.cfg.Endpoint == "" {
+		return nil
+	}
+	return aws.String(s.cfg.Endpoint)
+}
+
+// regional returns the client of region from cache, building it on first
+// use; mu guards cache.
+func regional[C any](mu *sync.Mutex, cache map[string]C, region string, build func() C) C {
+	mu.Lock()
+	defer mu.Unlock()
+	c, ok := cache[region]
+	if !ok {
+		c = build()
+		cache[region] = c
 	}
 	return c
 }
