@@ -20,7 +20,12 @@ import (
 	"github.com/almanac-sh/almanac/internal/servetest"
 )
 
-func TestMain(m *testing.M) { os.Exit(servetest.Main(m)) }
+func TestMain(m *testing.M) {
+	if os.Getenv(peakRSSHelperEnv) != "" {
+		os.Exit(peakRSSHelper(os.Args[len(os.Args)-1]))
+	}
+	os.Exit(servetest.Main(m))
+}
 
 // The end-to-end tests build the real binary and drive real daemon
 // processes through the CLI and the API client. They never sleep for a

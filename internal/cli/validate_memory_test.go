@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"errors"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,7 +10,6 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/almanac-sh/almanac/internal/testenv"
 )
 
 // writeBigManifest writes a realistic manifest of about size bytes: chains
@@ -39,19 +38,69 @@ func TestValidateMemoryBound(t *testing.T) {
 	bin := almanacBinary(t)
 	const size = 10 << 20
 	p := writeBigManifest(t, size)
-	cmd := exec.Command(bin, "validate", p)
-	cmd.Env = append(os.Environ(), "GOMEMLIMIT=", "GOGC=")
-	out, err := cmd.CombinedOutput()
+	out, peak, err := peakRSS(bin, "validate", p)
 	if err != nil {
 		t.Fatalf("validate: %v\n%s", err, out)
 	}
-	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if !ok {
-		testenv.Need(t, "getrusage", "run on Linux", errors.New("no rusage on this system"))
-	}
-	peak := ru.Maxrss * 1024 // kilobytes on Linux
 	t.Logf("validate of %d MB: %s peak RSS %d MB (%.1f× the input)", size>>20, strings.TrimSpace(string(out)), peak>>20, float64(peak)/size)
 	if peak > 20*size {
 		t.Errorf("peak RSS %d MB is more than 20 times the %d MB input", peak>>20, size>>20)
 	}
+}
+
+// peakRSSHelperEnv makes the test binary run peakRSSHelper instead of the
+// tests (see TestMain).
+const peakRSSHelperEnv = "ALMANAC_TEST_PEAK_RSS_ARGS"
+
+// peakRSS runs bin with args and returns its output and its peak resident
+// memory in bytes. The kernel's ru_maxrss of a child includes the memory
+// of the process it was started from (the parent's address space until
+// exec), so a large test process would be measured instead of bin: bin is
+// started from a fresh, small copy of the test binary, which reports the
+// figure on its last line of output.
+func peakRSS(bin string, args ...string) (out []byte, peak int64, err error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, 0, err
+	}
+	enc, err := json.Marshal(append([]string{bin}, args...))
+	if err != nil {
+		return nil, 0, err
+	}
+	cmd := exec.Command(self, "-test.run=^$", string(enc))
+	cmd.Env = append(os.Environ(), "GOMEMLIMIT=", "GOGC=", peakRSSHelperEnv+"=1")
+	out, err = cmd.CombinedOutput()
+	if err != nil {
+		return out, 0, err
+	}
+	text := strings.TrimRight(string(out), "\n")
+	i := strings.LastIndexByte(text, '\n')
+	if _, err := fmt.Sscanf(text[i+1:], "peak-rss %d", &peak); err != nil {
+		return out, 0, fmt.Errorf("no peak-rss line in %q: %w", text, err)
+	}
+	return []byte(text[:i+1]), peak, nil
+}
+
+// peakRSSHelper runs the command encoded in argsJSON, copies its output,
+// and prints its peak resident memory as "peak-rss BYTES"; it returns the
+// exit code.
+func peakRSSHelper(argsJSON string) int {
+	var argv []string
+	if err := json.Unmarshal([]byte(argsJSON), &argv); err != nil || len(argv) == 0 {
+		fmt.Println("peak-rss helper: bad arguments:", argsJSON)
+		return 2
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Println("peak-rss helper:", err)
+		return 1
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		fmt.Println("peak-rss helper: no rusage on this system")
+		return 1
+	}
+	fmt.Printf("peak-rss %d\n", ru.Maxrss*1024) // kilobytes on Linux
+	return 0
 }
