@@ -9,7 +9,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-
 )
 
 // writeBigManifest writes a realistic manifest of about size bytes: chains
