@@ -161,19 +161,7 @@ func writeReservation(b *strings.Builder, in *Instance) {
 	el(b, "virtualizationType", "hvm")
 	el(b, "hypervisor", "xen")
 	if len(in.Tags) > 0 {
-		keys := make([]string, 0, len(in.Tags))
-		for k := range in.Tags {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		b.WriteString("<tagSet>")
-		for _, k := range keys {
-			b.WriteString("<item>")
-			el(b, "key", k)
-			el(b, "value", in.Tags[k])
-			b.WriteString("</item>")
-		}
-		b.WriteString("</tagSet>")
+		writeTags(b, in.Tags, "tagSet", "item", "key", "value")
 	}
 	fmt.Fprintf(b, "<hibernationOptions><configured>%t</configured></hibernationOptions>", in.Hibernation)
 	b.WriteString("</item></instancesSet></item>")

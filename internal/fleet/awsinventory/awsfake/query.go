@@ -3,7 +3,9 @@ package awsfake
 import (
 	"encoding/xml"
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -99,4 +101,18 @@ func el(b *strings.Builder, name, text string) {
 // requestID is a request id in the shape AWS uses.
 func requestID(n int) string {
 	return fmt.Sprintf("%08x-4d2a-4c1f-9a5e-%012x", n, n*7919)
+}
+
+// writeTags writes tags sorted by key as a list element named list, one
+// item element a tag with its key and value elements: EC2 and RDS spell the
+// same list differently (tagSet/item/key/value, TagList/Tag/Key/Value).
+func writeTags(b *strings.Builder, tags map[string]string, list, item, key, value string) {
+	b.WriteString("<" + list + ">")
+	for _, k := range slices.Sorted(maps.Keys(tags)) {
+		b.WriteString("<" + item + ">")
+		el(b, key, k)
+		el(b, value, tags[k])
+		b.WriteString("</" + item + ">")
+	}
+	b.WriteString("</" + list + ">")
 }

@@ -113,19 +113,8 @@ func writeDB(b *strings.Builder, d *DB) {
 		}
 		el(b, "DBInstanceArn", d.ARN())
 	}
-	keys := make([]string, 0, len(d.Tags))
-	for k := range d.Tags {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	b.WriteString("<TagList>")
-	for _, k := range keys {
-		b.WriteString("<Tag>")
-		el(b, "Key", k)
-		el(b, "Value", d.Tags[k])
-		b.WriteString("</Tag>")
-	}
-	b.WriteString("</TagList></" + n.item + ">")
+	writeTags(b, d.Tags, "TagList", "Tag", "Key", "Value")
+	b.WriteString("</" + n.item + ">")
 }
 
 // changeDB is StartDBInstance, StopDBInstance, StartDBCluster and
