@@ -145,6 +145,25 @@ type JobSpec struct {
 	// package nodeselect: "" or "any" (one run on any node), "all", a node
 	// name or a label selector such as "role=db,zone!=eu".
 	Nodes string `json:"nodes,omitempty"`
+	// Window maps label selectors (package nodeselect) to the name of the
+	// window (a schedule gate) a targeted run must wait for on a node that
+	// matches; the key "default" applies to nodes no selector matches and
+	// without a window of their own (serve --node-window). Only meaningful
+	// with Nodes other than any (docs/fleet-jobs.md).
+	Window map[string]string `json:"window,omitempty"`
+	// MaxParallel limits how many of an instant's targeted runs are active
+	// at once: a count ("2") or a percentage of the targeted nodes
+	// ("25%"); empty = no limit (every node at once).
+	MaxParallel string `json:"max_parallel,omitempty"`
+	// MaxFailures stops a rolling wave once that many nodes have failed
+	// (after their retries); 0 = never stop.
+	MaxFailures int `json:"max_failures,omitempty"`
+	// WaveOrder orders a wave's nodes: "" or "name" (by node name) or
+	// "random" (shuffled, seeded by the job and the instant).
+	WaveOrder string `json:"wave_order,omitempty"`
+	// WavePaused holds back the job's waiting targeted runs (an operator's
+	// `almanac wave pause`); runs already started continue.
+	WavePaused bool `json:"wave_paused,omitempty"`
 }
 
 // JobStatus is what the store remembers about a job's runs beyond the runs
@@ -215,6 +234,10 @@ type Run struct {
 	State   RunState
 	// Node is the node that claimed the run; empty while pending.
 	Node string
+	// Target is the node a fanned-out run is for (a job whose nodes
+	// selector is not any): only that node may claim it. Empty = any
+	// node. Set at insert, never changed.
+	Target string
 	// ReadyAt: a pending run may be claimed once ReadyAt has passed; zero
 	// while the controller holds it.
 	ReadyAt    time.Time
@@ -513,6 +536,9 @@ type RunListParams struct {
 	States []RunState
 	// ScheduledTime, if non-zero, restricts to runs of that instant.
 	ScheduledTime time.Time
+	// Node, if set, restricts to runs targeted at that node or claimed by
+	// it.
+	Node string
 	// WithOutput includes Run.Output.
 	WithOutput bool
 	Page

@@ -95,6 +95,18 @@ type JobSpec struct {
 	// all, a node name or a label selector like "role=db,zone!=eu"
 	// (docs/fleet-jobs.md).
 	Nodes string `json:"nodes,omitempty"`
+	// Window maps label selectors, or "default", to the window a node's
+	// run waits for (docs/fleet-jobs.md).
+	Window map[string]string `json:"window,omitempty"`
+	// MaxParallel limits how many nodes run an instant at once: a count
+	// or a percentage of the targeted nodes ("25%").
+	MaxParallel string `json:"max_parallel,omitempty"`
+	// MaxFailures stops a rolling wave after that many failed nodes.
+	MaxFailures int `json:"max_failures,omitempty"`
+	// WaveOrder is "name" (the default) or "random".
+	WaveOrder string `json:"wave_order,omitempty"`
+	// WavePaused holds back the waiting runs of the job's waves.
+	WavePaused bool `json:"wave_paused,omitempty"`
 }
 
 // JobStatus is what the controller has observed about a job.

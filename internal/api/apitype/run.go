@@ -35,7 +35,10 @@ type Run struct {
 	// Attempt is 1 for the first attempt, 2 for the first retry, and so on.
 	Attempt int `json:"attempt"`
 	// Node is the daemon that executes the run; empty while pending.
-	Node       string     `json:"node,omitempty"`
+	Node string `json:"node,omitempty"`
+	// Target is the node a fanned-out run is for (a job whose nodes
+	// selector is not any); only that node may start it.
+	Target     string     `json:"target,omitempty"`
 	CreatedAt  time.Time  `json:"created_at"`
 	StartedAt  *time.Time `json:"started_at,omitempty"`
 	FinishedAt *time.Time `json:"finished_at,omitempty"`

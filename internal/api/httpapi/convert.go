@@ -49,6 +49,11 @@ func specToStore(name string, in apitype.JobSpec) (store.JobSpec, error) {
 		NotifyOn:                   in.NotifyOn,
 		RunAs:                      in.RunAs,
 		Nodes:                      strings.TrimSpace(in.Nodes),
+		Window:                     in.Window,
+		MaxParallel:                strings.TrimSpace(in.MaxParallel),
+		MaxFailures:                in.MaxFailures,
+		WaveOrder:                  strings.TrimSpace(in.WaveOrder),
+		WavePaused:                 in.WavePaused,
 	}
 	var err error
 	if out.AlertAfterSeconds, err = wholeSeconds("alert_after", time.Duration(in.AlertAfter)); err != nil {
@@ -154,6 +159,11 @@ func specFromStore(in store.JobSpec) apitype.JobSpec {
 		AlertAfter:                 apitype.Duration(time.Duration(in.AlertAfterSeconds) * time.Second),
 		RunAs:                      in.RunAs,
 		Nodes:                      in.Nodes,
+		Window:                     in.Window,
+		MaxParallel:                in.MaxParallel,
+		MaxFailures:                in.MaxFailures,
+		WaveOrder:                  in.WaveOrder,
+		WavePaused:                 in.WavePaused,
 	}
 	if in.Shell != "" {
 		out.Command = apitype.Command{Shell: in.Shell}
@@ -198,6 +208,7 @@ func runFromStore(r store.Run) apitype.Run {
 		State:         string(r.State),
 		Attempt:       r.Attempt,
 		Node:          r.Node,
+		Target:        r.Target,
 		CreatedAt:     r.CreatedAt,
 		StartedAt:     timePtr(r.StartedAt),
 		FinishedAt:    timePtr(r.FinishedAt),
