@@ -311,6 +311,12 @@ const (
 	// EventNodeLabels: a node started with other labels than it last
 	// had (Resource is "node/NAME"; Data holds "labels" and "previous").
 	EventNodeLabels EventKind = "node.labels"
+	// EventWavePaused and EventWaveResumed: an operator paused or resumed
+	// a job's rolling waves; EventWaveStopped: a wave reached its
+	// max_failures and its waiting nodes were skipped.
+	EventWavePaused  EventKind = "wave.paused"
+	EventWaveResumed EventKind = "wave.resumed"
+	EventWaveStopped EventKind = "wave.stopped"
 )
 
 // Event is one entry of the append-only log.
