@@ -27,6 +27,10 @@ type Config struct {
 	// Node names this process in runs it claims (default "local"). A
 	// restarted node finds the runs its previous life left running by it.
 	Node string
+	// Nodes lists the cluster's nodes for jobs whose nodes selector is
+	// not any (fanout.go); nil means this node alone, live, without
+	// labels.
+	Nodes NodeLister
 	// Term returns the current leadership term for fenced writes; nil = 0.
 	Term func() int64
 	// Logger receives operational logs; nil discards them.
