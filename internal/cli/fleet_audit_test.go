@@ -1,0 +1,515 @@
+package cli
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/almanac-sh/almanac/internal/zincati"
+)
+
+// This file holds TestFleetJobs's evidence and checks: every version of
+// every run row (a trigger copies each insert and update into run_log, so
+// pruning and later updates lose nothing), the run.missed events, and the
+// log the jobs' commands append to.
+
+// installRunLog makes PostgreSQL copy every inserted or updated run row,
+// without its output, into run_log with the writing node's
+// application_name and the database clock.
+func installRunLog(t *testing.T, pool *pgxpool.Pool) {
+	t.Helper()
+	if _, err := pool.Exec(context.Background(), `
+		CREATE TABLE run_log (seq bigint GENERATED ALWAYS AS IDENTITY, id bigint, op text, app text, at timestamptz, r jsonb);
+		CREATE FUNCTION run_log() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+		    INSERT INTO run_log (id, op, app, at, r)
+		    VALUES (NEW.id, TG_OP, current_setting('application_name'), clock_timestamp(), to_jsonb(NEW) - 'output');
+		    RETURN NULL;
+		END $$;
+		CREATE TRIGGER run_log AFTER INSERT OR UPDATE ON runs FOR EACH ROW EXECUTE FUNCTION run_log();`); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fleetRun is a run's latest version in run_log.
+type fleetRun struct {
+	ID                         int64
+	Job, Target, Node, State   string
+	Instant                    time.Time
+	Attempt                    int
+	Ready, Started, Finished   time.Time // zero: not (yet)
+	InsertedBy, Err, LastWrite string
+}
+
+// execLine is one line of the commands' log: a start or an end.
+type execLine struct {
+	end                bool
+	node, job, instant string
+	attempt            int
+	runID              int64
+	at                 time.Time
+}
+
+// missedRange is the instants a run.missed event gave up.
+type missedRange struct {
+	job         string
+	first, last time.Time
+	count       int64
+	at          time.Time
+}
+
+// fleetAudit is what the checks look at.
+type fleetAudit struct {
+	f         *fleetRig
+	takeovers []takeover
+	runs      []fleetRun
+	exec      []execLine
+	missed    []missedRange
+	errs      map[string]int // failures per kind, to report only the first few
+}
+
+// maxErrs is how many failures of one kind are reported one by one.
+const maxErrs = 10
+
+// errorf reports a failure of a kind; past maxErrs of a kind it only
+// counts them, for flush.
+func (a *fleetAudit) errorf(t *testing.T, kind, format string, args ...any) {
+	t.Helper()
+	if a.errs == nil {
+		a.errs = map[string]int{}
+	}
+	if a.errs[kind]++; a.errs[kind] <= maxErrs {
+		t.Errorf(format, args...)
+	}
+}
+
+// flush reports how many failures of each kind were not shown.
+func (a *fleetAudit) flush(t *testing.T) {
+	t.Helper()
+	for kind, n := range a.errs {
+		if n > maxErrs {
+			t.Errorf("... and %d more: %s", n-maxErrs, kind)
+		}
+	}
+}
+
+// loadFleetAudit reads run_log, the run.missed events and the command log.
+func loadFleetAudit(t *testing.T, pool *pgxpool.Pool, logPath string) *fleetAudit {
+	t.Helper()
+	ctx := context.Background()
+	a := &fleetAudit{}
+	rows, err := pool.Query(ctx, `
+		SELECT DISTINCT ON (l.id) l.id, l.r->>'job', (l.r->>'scheduled_time')::timestamptz, (l.r->>'attempt')::int,
+		       coalesce(l.r->>'target', ''), coalesce(l.r->>'node', ''), l.r->>'state',
+		       (l.r->>'ready_at')::timestamptz, (l.r->>'started_at')::timestamptz, (l.r->>'finished_at')::timestamptz,
+		       coalesce(l.r->>'error', ''), l.app,
+		       (SELECT i.app FROM run_log i WHERE i.id = l.id AND i.op = 'INSERT' ORDER BY i.seq LIMIT 1)
+		  FROM run_log l ORDER BY l.id, l.seq DESC`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var r fleetRun
+		var ready, started, finished *time.Time
+		var ins *string
+		if err := rows.Scan(&r.ID, &r.Job, &r.Instant, &r.Attempt, &r.Target, &r.Node, &r.State,
+			&ready, &started, &finished, &r.Err, &r.LastWrite, &ins); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []struct {
+			dst *time.Time
+			src *time.Time
+		}{{&r.Ready, ready}, {&r.Started, started}, {&r.Finished, finished}} {
+			if p.src != nil {
+				*p.dst = *p.src
+			}
+		}
+		if ins != nil {
+			r.InsertedBy = *ins
+		}
+		a.runs = append(a.runs, r)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+
+	rows, err = pool.Query(ctx, `SELECT job, time, data::text FROM events WHERE kind = 'run.missed' ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var m missedRange
+		var data *string
+		if err := rows.Scan(&m.job, &m.at, &data); err != nil {
+			t.Fatal(err)
+		}
+		var d struct {
+			Count       int64
+			First, Last time.Time
+		}
+		if data == nil || json.Unmarshal([]byte(*data), &d) != nil || d.First.IsZero() {
+			t.Errorf("run.missed event of %s at %s without a readable range: %v", m.job, m.at, data)
+			continue
+		}
+		m.first, m.last, m.count = d.First, d.Last, d.Count
+		a.missed = append(a.missed, m)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+
+	file, err := os.Open(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	sc := bufio.NewScanner(file)
+	for n := 1; sc.Scan(); n++ {
+		e, err := parseExecLine(sc.Text())
+		if err != nil {
+			t.Errorf("%s:%d: %v", logPath, n, err)
+			continue
+		}
+		a.exec = append(a.exec, e)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// parseExecLine reads "start|end NODE JOB INSTANT ATTEMPT RUN_ID EPOCH [term]".
+func parseExecLine(s string) (execLine, error) {
+	f := strings.Fields(s)
+	if len(f) < 7 || len(f) > 8 || (f[0] != "start" && f[0] != "end") {
+		return execLine{}, fmt.Errorf("malformed line %q", s)
+	}
+	e := execLine{end: f[0] == "end", node: f[1], job: f[2], instant: f[3]}
+	var err1, err2, err3 error
+	e.attempt, err1 = strconv.Atoi(f[4])
+	e.runID, err2 = strconv.ParseInt(f[5], 10, 64)
+	sec, err3 := strconv.ParseFloat(f[6], 64)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return execLine{}, fmt.Errorf("malformed line %q", s)
+	}
+	e.at = time.Unix(0, int64(sec*1e9))
+	return e, nil
+}
+
+func (e execLine) String() string {
+	what := "start"
+	if e.end {
+		what = "end"
+	}
+	return fmt.Sprintf("%s of run %d (%s @%s attempt %d) on %s at %s", what, e.runID, e.job, e.instant, e.attempt, e.node, ts(e.at))
+}
+
+// ts formats t for messages.
+func ts(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format("15:04:05.000")
+}
+
+func (r fleetRun) String() string {
+	return fmt.Sprintf("run %d (%s @%s attempt %d target %q node %q, %s, inserted by %s, ready %s started %s finished %s, error %q)",
+		r.ID, r.Job, r.Instant.UTC().Format(time.TimeOnly), r.Attempt, r.Target, r.Node, r.State, r.InsertedBy,
+		ts(r.Ready), ts(r.Started), ts(r.Finished), r.Err)
+}
+
+// checkAtMostOnce checks that no (job, instant, target) has two first
+// attempts, and none two started first attempts; that every run of the
+// fleet jobs names its target and ran there only; and, from the commands'
+// log, that no (job, instant, node, attempt) was executed twice and that
+// every succeeded run was executed once, by its target.
+func (a *fleetAudit) checkAtMostOnce(t *testing.T) {
+	t.Helper()
+	type key struct {
+		job, instant, target string
+		attempt              int
+	}
+	first := map[key][]fleetRun{}
+	for _, r := range a.runs {
+		if r.Target == "" {
+			a.errorf(t, "untargeted runs", "untargeted run of a fleet job: %v", r)
+			continue
+		}
+		if r.Node != "" && r.Node != r.Target {
+			a.errorf(t, "runs claimed by another node", "run claimed by %s, not its target: %v", r.Node, r)
+		}
+		k := key{r.Job, r.Instant.UTC().Format(time.RFC3339), r.Target, r.Attempt}
+		first[k] = append(first[k], r)
+	}
+	for k, rs := range first {
+		started := 0
+		for _, r := range rs {
+			if !r.Started.IsZero() {
+				started++
+			}
+		}
+		if len(rs) > 1 {
+			a.errorf(t, "duplicate runs", "%s at %s on %s: %d runs of attempt %d (%d started): %v", k.job, k.instant, k.target, len(rs), k.attempt, started, rs)
+		}
+	}
+	starts := map[key][]execLine{}
+	byRun := map[int64][]execLine{}
+	for _, e := range a.exec {
+		if e.end {
+			continue
+		}
+		k := key{e.job, e.instant, e.node, e.attempt}
+		starts[k] = append(starts[k], e)
+		byRun[e.runID] = append(byRun[e.runID], e)
+	}
+	for k, es := range starts {
+		if len(es) > 1 {
+			a.errorf(t, "duplicate executions", "%s at %s on %s attempt %d executed %d times: %v", k.job, k.instant, k.target, k.attempt, len(es), es)
+		}
+	}
+	for _, r := range a.runs {
+		if r.State != "succeeded" {
+			continue
+		}
+		es := byRun[r.ID]
+		if len(es) != 1 || es[0].node != r.Target {
+			a.errorf(t, "succeeded runs not executed once by their target", "%v: executed %d times (want once, on its target): %v", r, len(es), es)
+		}
+	}
+}
+
+// checkNoneLost checks that for every instant of job from first to last
+// (period apart) every node that lived throughout [instant, instant +
+// deadline] has a started run. An instant a leader's takeover left
+// without a run (a run.missed event covers it, and it lies between the
+// leader's death and a few seconds after the election) is excused, as a
+// controller catches up only the latest instant it missed; it returns
+// how many instants that excused.
+func (a *fleetAudit) checkNoneLost(t *testing.T, job string, first, last time.Time, period, deadline time.Duration) int {
+	t.Helper()
+	started := map[string]fleetRun{}
+	for _, r := range a.runs {
+		if r.Job == job && !r.Started.IsZero() {
+			started[r.Instant.UTC().Format(time.RFC3339)+" "+r.Target] = r
+		}
+	}
+	excused, checked, lost := 0, 0, 0
+	for at := first; !at.After(last); at = at.Add(period) {
+		if a.excused(job, at) {
+			excused++
+			continue
+		}
+		for _, n := range fleetNodes {
+			if !a.f.aliveThroughout(n.name, at, at.Add(deadline)) {
+				continue
+			}
+			checked++
+			if _, ok := started[at.UTC().Format(time.RFC3339)+" "+n.name]; !ok {
+				lost++
+				a.errorf(t, job+" lost runs", "%s at %s on %s: no started run, though %s lived until the deadline; its runs: %v",
+					job, at.UTC().Format("15:04:05"), n.name, n.name, a.runsOf(job, at, n.name))
+			}
+		}
+	}
+	if lost > 0 || checked == 0 {
+		t.Errorf("%s: %d of %d (instant, live node) pairs from %s to %s without a started run", job, lost, checked, ts(first), ts(last))
+	}
+	for _, m := range a.missed {
+		if m.job == job && !a.inTakeover(m.first) {
+			a.errorf(t, job+" missed events", "%s: %d instants %s..%s recorded missed (at %s) outside any leader takeover", job, m.count, ts(m.first), ts(m.last), ts(m.at))
+		}
+	}
+	t.Logf("%s: %d (instant, live node) pairs checked, %d instants missed during takeovers", job, checked, excused)
+	return excused
+}
+
+func (a *fleetAudit) excused(job string, at time.Time) bool {
+	for _, m := range a.missed {
+		if m.job == job && !at.Before(m.first) && !at.After(m.last) {
+			return a.inTakeover(at)
+		}
+	}
+	return false
+}
+
+// inTakeover reports whether at lies between a leader's death (less the
+// second its last step may not have reached) and a few seconds after the
+// next leader held the lease (its first step's reading of the jobs).
+func (a *fleetAudit) inTakeover(at time.Time) bool {
+	for _, k := range a.takeovers {
+		if !at.Before(k.killed.Add(-time.Second)) && !at.After(k.elected.Add(5*time.Second)) {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *fleetAudit) runsOf(job string, at time.Time, target string) []fleetRun {
+	var out []fleetRun
+	for _, r := range a.runs {
+		if r.Job == job && r.Instant.Equal(at) && r.Target == target {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// interval is one node's stretch inside the rolling job.
+type interval struct {
+	node     string
+	from, to time.Time
+}
+
+// maxOverlap returns the largest number of intervals open at one moment
+// and one such moment; an interval ending when another starts does not
+// overlap it.
+func maxOverlap(iv []interval) (int, time.Time) {
+	type edge struct {
+		at    time.Time
+		delta int
+	}
+	var edges []edge
+	for _, i := range iv {
+		edges = append(edges, edge{i.from, 1}, edge{i.to, -1})
+	}
+	slices.SortFunc(edges, func(x, y edge) int {
+		if c := x.at.Compare(y.at); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.delta, y.delta)
+	})
+	n, best, when := 0, 0, time.Time{}
+	for _, e := range edges {
+		if n += e.delta; n > best {
+			best, when = n, e.at
+		}
+	}
+	return best, when
+}
+
+// checkRolling checks the rolling job: never more than two nodes inside it
+// at once, measured from the commands' log (a start without an end lasts
+// until its run's recorded end) and from the runs' started and finished
+// times (an unfinished run lasts until end), and no run started, by
+// either measure, outside its node's window. It returns the two largest
+// overlaps.
+func (a *fleetAudit) checkRolling(t *testing.T, end time.Time) (fromLog, fromRuns int) {
+	t.Helper()
+	runByID := map[int64]fleetRun{}
+	var dbIv []interval
+	for _, r := range a.runs {
+		if r.Job != fleetRolling || r.Started.IsZero() {
+			continue
+		}
+		runByID[r.ID] = r
+		to := r.Finished
+		if to.IsZero() {
+			to = end
+		}
+		dbIv = append(dbIv, interval{r.Target, r.Started, to})
+	}
+	ends := map[int64]time.Time{}
+	for _, e := range a.exec {
+		if e.job == fleetRolling && e.end {
+			ends[e.runID] = e.at
+		}
+	}
+	var logIv []interval
+	var logStarts []execLine
+	for _, e := range a.exec {
+		if e.job != fleetRolling || e.end {
+			continue
+		}
+		logStarts = append(logStarts, e)
+		to, ok := ends[e.runID]
+		if !ok {
+			to = runByID[e.runID].Finished
+		}
+		if to.IsZero() {
+			to = end
+		}
+		logIv = append(logIv, interval{e.node, e.at, to})
+	}
+	fromLog, atLog := maxOverlap(logIv)
+	fromRuns, atRuns := maxOverlap(dbIv)
+	if fromLog > 2 || fromRuns > 2 {
+		t.Errorf("%s: up to %d nodes inside at once by the commands' log (at %s), %d by the runs (at %s); max_parallel is 2",
+			fleetRolling, fromLog, ts(atLog), fromRuns, ts(atRuns))
+		for _, i := range dbIv {
+			t.Logf("run on %s: %s..%s", i.node, ts(i.from), ts(i.to))
+		}
+	}
+	if len(logIv) == 0 {
+		t.Errorf("%s: no node ran it", fleetRolling)
+	}
+
+	cals := map[string]*zincati.Config{}
+	for _, item := range strings.Split(a.f.windows, ",") {
+		name, path, _ := strings.Cut(item, "=")
+		cfg, err := zincati.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cals[name] = cfg
+	}
+	inside := func(node string, at time.Time) (string, bool) {
+		w := fleetWindowOf(a.f.node(node))
+		return w, cals[w].Calendar.Contains(at)
+	}
+	for _, r := range runByID {
+		if w, ok := inside(r.Target, r.Started); !ok {
+			a.errorf(t, "runs started outside their window", "%s started outside its window %s: %v", r.Target, w, r)
+		}
+	}
+	for _, e := range logStarts {
+		if w, ok := inside(e.node, e.at); !ok {
+			a.errorf(t, "commands started outside their window", "%s's command for %s started at %s, outside its window %s", e.node, e.instant, ts(e.at), w)
+		}
+	}
+	return fromLog, fromRuns
+}
+
+// report logs the figures scripts/fleet-demo prints: runs, kills, the
+// largest concurrency seen and, per node, the time from an instant of
+// fleet-all to its run's start.
+func (a *fleetAudit) report(t *testing.T, kills string, missed, overlapLog, overlapRuns int) {
+	t.Helper()
+	count := map[string]int{}
+	delays := map[string][]time.Duration{}
+	var all []time.Duration
+	for _, r := range a.runs {
+		count[r.Job]++
+		if r.Job == fleetAll && r.Attempt == 1 && !r.Started.IsZero() {
+			d := r.Started.Sub(r.Instant)
+			delays[r.Target] = append(delays[r.Target], d)
+			all = append(all, d)
+		}
+	}
+	pct := func(ds []time.Duration, p float64) time.Duration {
+		if len(ds) == 0 {
+			return 0
+		}
+		slices.Sort(ds)
+		return ds[int(p*float64(len(ds)-1))].Round(time.Millisecond)
+	}
+	var per []string
+	for _, n := range fleetNodes {
+		ds := delays[n.name]
+		per = append(per, fmt.Sprintf("%s %v/%v", n.name, pct(ds, 0.5), pct(ds, 0.99)))
+	}
+	t.Logf("fleet figures: %d runs (%s %d, %s %d), %s, %d instants missed during takeovers; "+
+		"largest rolling concurrency %d by the commands' log, %d by the runs (max_parallel 2); "+
+		"instant to start p50/p99: all %v/%v, %s",
+		len(a.runs), fleetAll, count[fleetAll], fleetRolling, count[fleetRolling], kills, missed,
+		overlapLog, overlapRuns, pct(all, 0.5), pct(all, 0.99), strings.Join(per, ", "))
+}
