@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -34,7 +35,8 @@ type fleetNode struct {
 
 // The fleet: two database nodes, three others, one of which has a window
 // of its own. The rolling job maps role=db to db-window and everything
-// else to other, so n5's own window decides for it.
+// else to other, so n5's own window decides for it; fleet-all names no
+// window, so n5 runs it only inside its own.
 var fleetNodes = []fleetNode{
 	{name: "n1", labels: []string{"role=db", "zone=a"}},
 	{name: "n2", labels: []string{"role=db", "zone=b"}},
@@ -48,15 +50,15 @@ var fleetNodes = []fleetNode{
 // a rolling wave always has nodes that must wait for the next minute.
 var fleetWindowParity = map[string]int{"db-window": 0, "solo": 0, "other": 1}
 
-// fleetWindowOf is the window the rolling job's spec gives node: a
-// matching selector first, then the node's own window, then the default.
-func fleetWindowOf(n fleetNode) string {
-	for _, l := range n.labels {
-		if l == "role=db" {
-			return "db-window"
-		}
+// fleetWindowOf is the window node's runs of job wait for ("" for none):
+// for the rolling job a matching selector of its spec first, then the
+// node's own window, then the spec's default; for fleet-all, whose spec
+// names none, the node's own window.
+func fleetWindowOf(job string, n fleetNode) string {
+	if job == fleetRolling && slices.Contains(n.labels, "role=db") {
+		return "db-window"
 	}
-	if n.window != "" {
+	if n.window != "" || job != fleetRolling {
 		return n.window
 	}
 	return "other"
@@ -341,12 +343,12 @@ func TestFleetJobs(t *testing.T) {
 		return n == 0, err
 	})
 
-	a := loadFleetAudit(t, pool, f.log)
-	a.f, a.takeovers = f, takeovers
+	a := loadFleetAudit(t, pool, f, takeovers)
 	a.checkAtMostOnce(t)
 	lostAll := a.checkNoneLost(t, fleetAll, firstAll, stopped.Add(-fleetAllDeadline-2*time.Second), time.Second, fleetAllDeadline)
 	lostRolling := a.checkNoneLost(t, fleetRolling, first, lastWave, time.Minute, rollingDeadline)
 	overlapLog, overlapRuns := a.checkRolling(t, stopped)
+	a.checkWindows(t)
 	a.flush(t)
 	a.report(t, fmt.Sprintf("%d kills (%d of the leader)", kills, len(takeovers)), lostAll+lostRolling, overlapLog, overlapRuns)
 }
