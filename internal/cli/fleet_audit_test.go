@@ -16,7 +16,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/almanac-sh/almanac/internal/weekly"
-	"github.com/almanac-sh/almanac/internal/zincati"
 )
 
 // This file holds TestFleetJobs's evidence and checks: every version of
@@ -77,27 +76,14 @@ type fleetAudit struct {
 	exec      []execLine
 	missed    []missedRange
 	errs      map[string]int // failures per kind, to report only the first few
-	cals      map[string]*weekly.Calendar
 }
 
-// window returns the window node's runs of job wait for, and its
-// calendar (nil for none).
 func (a *fleetAudit) window(job, node string) (string, *weekly.Calendar) {
-	w := fleetWindowOf(job, a.f.node(node))
-	if w == "" {
-		return "", nil
-	}
-	return w, a.cals[w]
+	return a.f.window(job, node)
 }
 
-// opens returns when node's window for job is first open at or after at
-// (at itself without a window); ok is false if it never opens.
 func (a *fleetAudit) opens(job, node string, at time.Time) (time.Time, bool) {
-	_, cal := a.window(job, node)
-	if cal == nil || cal.Contains(at) {
-		return at, true
-	}
-	return cal.NextOpen(at)
+	return a.f.opens(job, node, at)
 }
 
 // maxErrs is how many failures of one kind are reported one by one.
@@ -129,15 +115,7 @@ func (a *fleetAudit) flush(t *testing.T) {
 func loadFleetAudit(t *testing.T, pool *pgxpool.Pool, f *fleetRig, takeovers []takeover) *fleetAudit {
 	t.Helper()
 	ctx := context.Background()
-	a := &fleetAudit{f: f, takeovers: takeovers, cals: map[string]*weekly.Calendar{}}
-	for _, item := range strings.Split(f.windows, ",") {
-		name, path, _ := strings.Cut(item, "=")
-		cfg, err := zincati.Load(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a.cals[name] = cfg.Calendar
-	}
+	a := &fleetAudit{f: f, takeovers: takeovers}
 	rows, err := pool.Query(ctx, `
 		SELECT DISTINCT ON (l.id) l.id, l.r->>'job', (l.r->>'scheduled_time')::timestamptz, (l.r->>'attempt')::int,
 		       coalesce(l.r->>'target', ''), coalesce(l.r->>'node', ''), l.r->>'state',

@@ -18,6 +18,8 @@ import (
 	"github.com/almanac-sh/almanac/internal/api/apiclient"
 	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/pgtest"
+	"github.com/almanac-sh/almanac/internal/weekly"
+	"github.com/almanac-sh/almanac/internal/zincati"
 )
 
 // The fleet test (TestFleetJobs) runs five `serve` processes with labels on
@@ -101,6 +103,7 @@ type fleetRig struct {
 	bin     string
 	store   string
 	windows string // the --windows value
+	cals    map[string]*weekly.Calendar
 	log     string // FLEET_LOG
 	data    map[string]string
 	procs   map[string]*daemonProc
@@ -148,6 +151,26 @@ func (f *fleetRig) kill(name string) time.Time {
 	return at
 }
 
+// window returns the window node's runs of job wait for, and its
+// calendar, as almanac reads the file (nil for none).
+func (f *fleetRig) window(job, node string) (string, *weekly.Calendar) {
+	w := fleetWindowOf(job, f.node(node))
+	if w == "" {
+		return "", nil
+	}
+	return w, f.cals[w]
+}
+
+// opens returns when node's window for job is first open at or after at
+// (at itself without a window); ok is false if it never opens.
+func (f *fleetRig) opens(job, node string, at time.Time) (time.Time, bool) {
+	_, cal := f.window(job, node)
+	if cal == nil || cal.Contains(at) {
+		return at, true
+	}
+	return cal.NextOpen(at)
+}
+
 // aliveThroughout reports whether node name served during all of [from, to].
 func (f *fleetRig) aliveThroughout(name string, from, to time.Time) bool {
 	for _, l := range f.lives[name] {
@@ -175,10 +198,12 @@ func (f *fleetRig) client() *apiclient.Client {
 
 // writeFleetWindows writes one Zincati fragment per window of
 // fleetWindowParity into dir, with a one-minute window in each UTC minute
-// of its parity from from for minutes, and returns the --windows value.
-func writeFleetWindows(t *testing.T, dir string, from time.Time, minutes int) string {
+// of its parity from from for minutes; it returns the --windows value and
+// the calendars read back from the files.
+func writeFleetWindows(t *testing.T, dir string, from time.Time, minutes int) (string, map[string]*weekly.Calendar) {
 	t.Helper()
 	var items []string
+	cals := map[string]*weekly.Calendar{}
 	for name, parity := range fleetWindowParity {
 		var b strings.Builder
 		b.WriteString("[updates]\nstrategy = \"periodic\"\n")
@@ -195,9 +220,14 @@ func writeFleetWindows(t *testing.T, dir string, from time.Time, minutes int) st
 		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		cfg, err := zincati.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
 		items = append(items, name+"="+path)
+		cals[name] = cfg.Calendar
 	}
-	return strings.Join(items, ",")
+	return strings.Join(items, ","), cals
 }
 
 // envInt reads a positive integer from the environment variable name,
@@ -255,8 +285,8 @@ func TestFleetJobs(t *testing.T) {
 	dir := t.TempDir()
 	began := time.Now()
 	f := &fleetRig{t: t, bin: bin, store: base, log: filepath.Join(dir, "exec.log"),
-		windows: writeFleetWindows(t, dir, began.Add(-2*time.Minute), 20+(waves+1)*2+kills),
-		data:    map[string]string{}, procs: map[string]*daemonProc{}, lives: map[string][]life{}}
+		data: map[string]string{}, procs: map[string]*daemonProc{}, lives: map[string][]life{}}
+	f.windows, f.cals = writeFleetWindows(t, dir, began.Add(-2*time.Minute), 20+(waves+1)*2+kills)
 	for _, n := range fleetNodes {
 		f.start(n.name)
 	}
@@ -293,7 +323,7 @@ func TestFleetJobs(t *testing.T) {
 	for i := 0; i < kills; i++ {
 		at := planFrom.Add(time.Duration(i+1) * planTo.Sub(planFrom) / time.Duration(kills+1))
 		at = at.Add(time.Duration(rng.Int64N(int64(4*time.Second))) - 2*time.Second)
-		waitFleetWhole(t, pool, healed, 90*time.Second)
+		f.waitWhole(pool, healed)
 		eventually(t, fmt.Sprintf("kill %d's moment %s", i+1, at.UTC().Format("15:04:05.000")), 5*time.Minute,
 			func() (bool, error) { return !time.Now().Before(at), nil })
 		l = db.leader(0, 60*time.Second)
@@ -326,7 +356,7 @@ func TestFleetJobs(t *testing.T) {
 	}
 
 	// Let the last wave run out, stop both jobs and wait for their runs.
-	waitFleetWhole(t, pool, healed, 90*time.Second)
+	f.waitWhole(pool, healed)
 	eventually(t, "the last rolling instant's deadline", 5*time.Minute, func() (bool, error) {
 		return time.Now().After(lastWave.Add(rollingDeadline + 2*time.Second)), nil
 	})
@@ -374,15 +404,37 @@ func putFleetJobs(t *testing.T, c *apiclient.Client, x int, rollingDeadline time
 	}
 }
 
-// waitFleetWhole waits until every fleet node has started its run of one
-// instant of fleet-all after since.
-func waitFleetWhole(t *testing.T, pool *pgxpool.Pool, since time.Time, within time.Duration) {
-	t.Helper()
-	eventually(t, "every node runs an instant of "+fleetAll+" after "+since.UTC().Format("15:04:05.000"), within, func() (bool, error) {
-		var whole bool
-		err := pool.QueryRow(context.Background(), `SELECT EXISTS (SELECT 1 FROM runs WHERE job = $1 AND scheduled_time > $2
-			AND started_at IS NOT NULL GROUP BY scheduled_time HAVING count(DISTINCT node) = $3)`,
-			fleetAll, since, len(fleetNodes)).Scan(&whole)
-		return whole, err
+// waitWhole waits until every node has started its run of an instant of
+// fleet-all after since, or heart-beats while its window for the job is
+// closed.
+func (f *fleetRig) waitWhole(pool *pgxpool.Pool, since time.Time) {
+	f.t.Helper()
+	ctx := context.Background()
+	eventually(f.t, "every node runs an instant of "+fleetAll+" after "+ts(since), 2*time.Minute, func() (bool, error) {
+		rows, err := pool.Query(ctx, `SELECT n.id, n.heartbeat_at > now() - interval '2 seconds',
+			EXISTS (SELECT 1 FROM runs r WHERE r.job = $1 AND r.target = n.id AND r.scheduled_time > $2 AND r.started_at IS NOT NULL)
+			FROM nodes n`, fleetAll, since)
+		if err != nil {
+			return false, err
+		}
+		whole := map[string]bool{}
+		for rows.Next() {
+			var id string
+			var beats, ran bool
+			if err := rows.Scan(&id, &beats, &ran); err != nil {
+				return false, err
+			}
+			_, cal := f.window(fleetAll, id)
+			whole[id] = ran || beats && cal != nil && !cal.Contains(time.Now())
+		}
+		if err := rows.Err(); err != nil {
+			return false, err
+		}
+		for _, n := range fleetNodes {
+			if !whole[n.name] {
+				return false, fmt.Errorf("%s has not run since", n.name)
+			}
+		}
+		return true, nil
 	})
 }
