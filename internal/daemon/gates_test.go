@@ -8,10 +8,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"slices"
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/api/apiclient"
