@@ -464,7 +464,45 @@ func (a *fleetAudit) checkRolling(t *testing.T, end time.Time) (fromLog, fromRun
 	if len(logIv) == 0 {
 		t.Errorf("%s: no node ran it", fleetRolling)
 	}
+	a.logWaves(t)
 	return fromLog, fromRuns
+}
+
+// logWaves logs each instant of the rolling job: every node's latest
+// attempt, when it started and ended (seconds after the instant) or why
+// it did not.
+func (a *fleetAudit) logWaves(t *testing.T) {
+	t.Helper()
+	byInstant := map[time.Time][]fleetRun{}
+	var instants []time.Time
+	for _, r := range a.runs {
+		if r.Job != fleetRolling {
+			continue
+		}
+		if byInstant[r.Instant] == nil {
+			instants = append(instants, r.Instant)
+		}
+		byInstant[r.Instant] = append(byInstant[r.Instant], r)
+	}
+	slices.SortFunc(instants, time.Time.Compare)
+	for _, at := range instants {
+		rs := byInstant[at]
+		slices.SortFunc(rs, func(x, y fleetRun) int { return cmp.Or(cmp.Compare(x.Target, y.Target), cmp.Compare(x.Attempt, y.Attempt)) })
+		var parts []string
+		for _, r := range rs {
+			p := fmt.Sprintf("%s#%d %s", r.Target, r.Attempt, r.State)
+			if !r.Started.IsZero() {
+				p += fmt.Sprintf(" +%.1f", r.Started.Sub(at).Seconds())
+				if !r.Finished.IsZero() {
+					p += fmt.Sprintf("..+%.1f", r.Finished.Sub(at).Seconds())
+				}
+			} else if r.Err != "" {
+				p += " (" + r.Err + ")"
+			}
+			parts = append(parts, p)
+		}
+		t.Logf("%s wave %s: %s", fleetRolling, at.UTC().Format(time.TimeOnly), strings.Join(parts, "; "))
+	}
 }
 
 // checkWindows checks that no run of either job started outside its

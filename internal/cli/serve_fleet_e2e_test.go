@@ -37,8 +37,8 @@ type fleetNode struct {
 
 // The fleet: two database nodes, three others, one of which has a window
 // of its own. The rolling job maps role=db to db-window and everything
-// else to other, so n5's own window decides for it; fleet-all names no
-// window, so n5 runs it only inside its own.
+// else to other, n5 included (a job's default comes before a node's own
+// window); fleet-all names no window, so n5 runs it only inside its own.
 var fleetNodes = []fleetNode{
 	{name: "n1", labels: []string{"role=db", "zone=a"}},
 	{name: "n2", labels: []string{"role=db", "zone=b"}},
@@ -48,22 +48,25 @@ var fleetNodes = []fleetNode{
 }
 
 // Window names and the parity of the UTC minutes each is open in: the db
-// window and n5's own window in even minutes, the default in odd ones, so
-// a rolling wave always has nodes that must wait for the next minute.
+// window and n5's own window in even minutes, the rolling job's default
+// in odd ones, so a rolling wave always has nodes that must wait for the
+// next minute, and n5 would start in the wrong minutes if its own window
+// were taken for the rolling job's default.
 var fleetWindowParity = map[string]int{"db-window": 0, "solo": 0, "other": 1}
 
-// fleetWindowOf is the window node's runs of job wait for ("" for none):
-// for the rolling job a matching selector of its spec first, then the
-// node's own window, then the spec's default; for fleet-all, whose spec
-// names none, the node's own window.
+// fleetWindowOf is the window node's runs of job wait for ("" for none),
+// as docs/fleet-jobs.md orders them: the job's entry for a selector the
+// node matches, else the job's default, else the node's own window. The
+// rolling job names a window for every node (n5's own is not used);
+// fleet-all names none, so only n5 waits, for its own.
 func fleetWindowOf(job string, n fleetNode) string {
-	if job == fleetRolling && slices.Contains(n.labels, "role=db") {
+	switch {
+	case job == fleetRolling && slices.Contains(n.labels, "role=db"):
 		return "db-window"
+	case job == fleetRolling:
+		return "other"
 	}
-	if n.window != "" || job != fleetRolling {
-		return n.window
-	}
-	return "other"
+	return n.window
 }
 
 const (
@@ -293,19 +296,20 @@ func TestFleetJobs(t *testing.T) {
 	installRunLog(t, pool)
 	l := db.leader(0, 60*time.Second)
 
-	// The rolling job fires once a minute at second x, 15..55, so that its
-	// wave ends (the nodes whose window opens next minute start at :00 and
-	// :03) before its next instant; its deadline covers the wait for the
-	// other windows and stops short of the next instant.
+	// The rolling job fires once a minute at second x, 20..55, so that its
+	// wave ends before its next instant: the nodes whose window opens the
+	// next minute start at :00, two at once, and the third once a slot is
+	// free, a few seconds later. Its deadline covers that wait and stops
+	// short of the next instant.
 	created := db.now()
 	first := created.Add(20 * time.Second).Truncate(time.Second)
-	if s := first.Second(); s < 15 {
-		first = first.Add(time.Duration(15-s) * time.Second)
+	if s := first.Second(); s < 20 {
+		first = first.Add(time.Duration(20-s) * time.Second)
 	} else if s > 55 {
-		first = first.Add(time.Duration(75-s) * time.Second)
+		first = first.Add(time.Duration(80-s) * time.Second)
 	}
 	x := first.Second()
-	rollingDeadline := time.Duration(min(75-x, 55)) * time.Second
+	rollingDeadline := time.Duration(min(80-x, 55)) * time.Second
 	lastWave := first.Add(time.Duration(waves-1) * time.Minute)
 	putFleetJobs(t, f.client(), x, rollingDeadline)
 	firstAll := created.Truncate(time.Second).Add(2 * time.Second)
