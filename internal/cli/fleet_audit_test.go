@@ -487,7 +487,9 @@ func (a *fleetAudit) logWaves(t *testing.T) {
 	slices.SortFunc(instants, time.Time.Compare)
 	for _, at := range instants {
 		rs := byInstant[at]
-		slices.SortFunc(rs, func(x, y fleetRun) int { return cmp.Or(cmp.Compare(x.Target, y.Target), cmp.Compare(x.Attempt, y.Attempt)) })
+		slices.SortFunc(rs, func(x, y fleetRun) int {
+			return cmp.Or(cmp.Compare(x.Target, y.Target), cmp.Compare(x.Attempt, y.Attempt))
+		})
 		var parts []string
 		for _, r := range rs {
 			p := fmt.Sprintf("%s#%d %s", r.Target, r.Attempt, r.State)
