@@ -537,13 +537,14 @@ func (a *fleetAudit) checkWindows(t *testing.T) {
 }
 
 // report logs the figures scripts/fleet-demo prints: runs, kills, the
-// largest concurrency seen and, per node, the time from an instant of
-// fleet-all (or its window's opening, if later) to its run's start.
+// largest concurrency seen and the time from an instant of fleet-all (or
+// its node's window's opening, if later) to its run's start, for all runs,
+// for those whose node was not killed in between, and per node.
 func (a *fleetAudit) report(t *testing.T, kills string, missed, overlapLog, overlapRuns int) {
 	t.Helper()
 	count := map[string]int{}
 	delays := map[string][]time.Duration{}
-	var all []time.Duration
+	var all, up []time.Duration
 	for _, r := range a.runs {
 		count[r.Job]++
 		if r.Job == fleetAll && r.Attempt == 1 && !r.Started.IsZero() {
@@ -551,6 +552,9 @@ func (a *fleetAudit) report(t *testing.T, kills string, missed, overlapLog, over
 			d := r.Started.Sub(due)
 			delays[r.Target] = append(delays[r.Target], d)
 			all = append(all, d)
+			if a.f.aliveThroughout(r.Target, r.Instant, r.Started) {
+				up = append(up, d)
+			}
 		}
 	}
 	pct := func(ds []time.Duration, p float64) time.Duration {
@@ -567,7 +571,8 @@ func (a *fleetAudit) report(t *testing.T, kills string, missed, overlapLog, over
 	}
 	t.Logf("fleet figures: %d runs (%s %d, %s %d), %s, %d instants missed during takeovers; "+
 		"largest rolling concurrency %d by the commands' log, %d by the runs (max_parallel 2); "+
-		"instant to start p50/p99: all %v/%v, %s",
+		"%s instant (or window opening) to start p50/p99: all %v/%v, node up throughout %v/%v (%d runs), %s",
 		len(a.runs), fleetAll, count[fleetAll], fleetRolling, count[fleetRolling], kills, missed,
-		overlapLog, overlapRuns, pct(all, 0.5), pct(all, 0.99), strings.Join(per, ", "))
+		overlapLog, overlapRuns, fleetAll, pct(all, 0.5), pct(all, 0.99), pct(up, 0.5), pct(up, 0.99), len(up),
+		strings.Join(per, ", "))
 }
