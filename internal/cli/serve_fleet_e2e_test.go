@@ -365,6 +365,7 @@ func TestFleetJobs(t *testing.T) {
 		return time.Now().After(lastWave.Add(rollingDeadline + 2*time.Second)), nil
 	})
 	c := f.client()
+	suspended := db.now()
 	for _, j := range []string{fleetAll, fleetRolling} {
 		if _, err := c.JobSuspend(ctx, j); err != nil {
 			t.Fatal(err)
@@ -383,6 +384,7 @@ func TestFleetJobs(t *testing.T) {
 	lostRolling := a.checkNoneLost(t, fleetRolling, first, lastWave, time.Minute, rollingDeadline)
 	overlapLog, overlapRuns := a.checkRolling(t, stopped)
 	a.checkWindows(t)
+	a.checkMissed(t, map[string]time.Duration{fleetAll: fleetAllDeadline, fleetRolling: rollingDeadline}, suspended)
 	a.flush(t)
 	a.report(t, fmt.Sprintf("%d kills (%d of the leader)", kills, len(takeovers)), lostAll+lostRolling, overlapLog, overlapRuns)
 }
