@@ -635,15 +635,19 @@ func (a *fleetAudit) report(t *testing.T, kills string, missed, overlapLog, over
 		slices.Sort(ds)
 		return ds[int(p*float64(len(ds)-1))].Round(time.Millisecond)
 	}
+	var took []time.Duration
+	for _, k := range a.takeovers {
+		took = append(took, k.elected.Sub(k.killed))
+	}
 	var per []string
 	for _, n := range fleetNodes {
 		ds := delays[n.name]
 		per = append(per, fmt.Sprintf("%s %v/%v", n.name, pct(ds, 0.5), pct(ds, 0.99)))
 	}
-	t.Logf("fleet figures: %d runs (%s %d, %s %d), %s, %d instants missed during takeovers; "+
+	t.Logf("fleet figures: %d runs (%s %d, %s %d), %s, a new leader after p50 %v max %v, %d instants missed during takeovers; "+
 		"largest rolling concurrency %d by the commands' log, %d by the runs (max_parallel 2); "+
 		"%s instant (or window opening) to start p50/p99: all %v/%v, node up throughout %v/%v (%d runs), %s",
-		len(a.runs), fleetAll, count[fleetAll], fleetRolling, count[fleetRolling], kills, missed,
+		len(a.runs), fleetAll, count[fleetAll], fleetRolling, count[fleetRolling], kills, pct(took, 0.5), pct(took, 1), missed,
 		overlapLog, overlapRuns, fleetAll, pct(all, 0.5), pct(all, 0.99), pct(up, 0.5), pct(up, 0.99), len(up),
 		strings.Join(per, ", "))
 }
