@@ -324,7 +324,8 @@ func (c *Controller) retry(ctx context.Context, r store.Run, spec store.JobSpec,
 		return
 	}
 	delay := c.backoff(r.Attempt)
-	next := store.Run{Job: r.Job, ScheduledTime: r.ScheduledTime, Attempt: r.Attempt + 1, Reason: store.ReasonRetry, ReadyAt: now.Add(delay)}
+	next := store.Run{Job: r.Job, ScheduledTime: r.ScheduledTime, Attempt: r.Attempt + 1, Reason: store.ReasonRetry,
+		ReadyAt: now.Add(delay), Target: r.Target}
 	_, err := c.st.RunInsert(ctx, store.RunInsertParams{Run: next, Term: c.term(), Now: now, Events: []store.Event{{
 		Kind:    store.EventRunRetry,
 		Message: fmt.Sprintf("attempt %d of %d after run %d failed; starting in %s", next.Attempt, spec.BackoffLimit+1, r.ID, delay),
@@ -396,6 +397,7 @@ func (c *Controller) heartbeat(ctx context.Context, now time.Time) {
 			}
 		}
 	}
+	c.expireUnclaimed(ctx, now)
 	stale, err := c.st.RunListStale(ctx, store.RunListStaleParams{HeartbeatBefore: now.Add(-3 * c.cfg.HeartbeatInterval), Limit: 1000})
 	if err != nil {
 		c.log.Error("find stale runs", "err", err)

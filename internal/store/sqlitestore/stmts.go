@@ -21,8 +21,8 @@ const (
 			last_successful_time = MAX(COALESCE(last_successful_time, ?1), ?1) WHERE name = ?2`
 	sqlFail      = `UPDATE jobs SET failed = failed + 1 WHERE name = ?`
 	sqlInsertRun = `INSERT INTO runs (job, scheduled_time, attempt, reason, state, node, ready_at,
-			created_at, started_at, finished_at, heartbeat_at, cancel_requested, exit_code, output, error)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			created_at, started_at, finished_at, heartbeat_at, cancel_requested, exit_code, output, error, target)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			RETURNING ` + runColumns
 )
 
