@@ -521,7 +521,8 @@ type RunFinishResult struct {
 	Err error
 }
 
-// HistoryLimits says how many finished runs of a job to keep.
+// HistoryLimits says how many finished runs of a job to keep, per target
+// node (a job that does not fan out has one target, "").
 type HistoryLimits struct {
 	KeepSucceeded int // succeeded runs
 	KeepFailed    int // failed, killed and missed runs

@@ -369,13 +369,13 @@ func (s *Store) RunPrune(ctx context.Context, p store.RunPruneParams) (int, erro
 }
 
 // prune deletes a job's finished runs beyond the limits, keeping the newest
-// by scheduled time, then ID.
+// by scheduled time, then ID; the limits count per target node.
 func prune(ctx context.Context, tx querier, job string, l store.HistoryLimits) (int, error) {
 	tag, err := tx.Exec(ctx, `
 		DELETE FROM runs WHERE id IN (
 		    SELECT id FROM (
 		        SELECT id, state, row_number() OVER (
-		                   PARTITION BY state = 'succeeded'
+		                   PARTITION BY state = 'succeeded', target
 		                   ORDER BY scheduled_time DESC, id DESC) AS rank
 		          FROM runs
 		         WHERE job = $1 AND state IN ('succeeded', 'failed', 'killed', 'missed')) ranked

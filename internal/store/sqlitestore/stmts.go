@@ -27,14 +27,18 @@ const (
 )
 
 // A job's history beyond its limits, pruned at every run's end: the
-// oldest succeeded runs past ?2, and likewise the failed ones.
+// oldest succeeded runs past ?2, and likewise the failed ones. The limits
+// count per target node, so a fanned-out job keeps as many instants of
+// each node as a plain job keeps of itself.
 const (
 	sqlPruneSucceeded = `DELETE FROM runs WHERE job = ?1 AND state = 'succeeded'
-			AND id NOT IN (SELECT id FROM runs WHERE job = ?1 AND state = 'succeeded'
-				ORDER BY scheduled_time DESC, id DESC LIMIT ?2)`
+			AND id NOT IN (SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY target
+					ORDER BY scheduled_time DESC, id DESC) AS rank
+				FROM runs WHERE job = ?1 AND state = 'succeeded') WHERE rank <= ?2)`
 	sqlPruneFailed = `DELETE FROM runs WHERE job = ?1 AND state IN ('failed', 'killed', 'missed')
-			AND id NOT IN (SELECT id FROM runs WHERE job = ?1 AND state IN ('failed', 'killed', 'missed')
-				ORDER BY scheduled_time DESC, id DESC LIMIT ?2)`
+			AND id NOT IN (SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY target
+					ORDER BY scheduled_time DESC, id DESC) AS rank
+				FROM runs WHERE job = ?1 AND state IN ('failed', 'killed', 'missed')) WHERE rank <= ?2)`
 )
 
 var hotStatements = []string{sqlAdvance, sqlEvent, sqlRunByID, sqlFinish, sqlSucceed, sqlFail, sqlInsertRun,

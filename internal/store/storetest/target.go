@@ -19,6 +19,7 @@ var targetTests = []struct {
 	{"RunTargetUnique", testRunTargetUnique},
 	{"RunTargetClaim", testRunTargetClaim},
 	{"RunListNode", testRunListNode},
+	{"RunPrunePerTarget", testRunPrunePerTarget},
 }
 
 func insertTargeted(ctx context.Context, s store.Store, job string, at time.Time, target string, attempt int, ready time.Time) (store.Run, error) {
@@ -149,5 +150,61 @@ func testRunListNode(t *testing.T, s store.Store) {
 		if got := ids(tt.node); !slices.Equal(got, tt.want) {
 			t.Errorf("RunList(node %q) = %v, want %v", tt.node, got, tt.want)
 		}
+	}
+}
+
+// testRunPrunePerTarget: history limits count per target node, so a
+// fanned-out job keeps its recent instants on every node, through
+// RunPrune and through the prune at a run's end.
+func testRunPrunePerTarget(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	createJob(t, s, "j")
+	keep := map[int64]bool{}
+	for i := range 4 {
+		at := base.Add(time.Duration(i) * time.Minute)
+		for _, n := range []string{"a", "b"} {
+			r, err := insertTargeted(ctx, s, "j", at, n, 1, time.Time{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.RunFinish(ctx, store.RunFinishParams{ID: r.ID, State: store.RunSucceeded}); err != nil {
+				t.Fatal(err)
+			}
+			if i >= 2 {
+				keep[r.ID] = true
+			}
+		}
+	}
+	if n, err := s.RunPrune(ctx, store.RunPruneParams{Job: "j", KeepSucceeded: 2, KeepFailed: 1}); err != nil || n != 4 {
+		t.Fatalf("RunPrune = %d, %v; want 4 (two instants of each node)", n, err)
+	}
+	runs, _, err := s.RunList(ctx, store.RunListParams{Job: "j"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs {
+		if !keep[r.ID] {
+			t.Errorf("run %d (%s at %s) kept; want the two newest of each node", r.ID, r.Target, r.ScheduledTime)
+		}
+	}
+	if len(runs) != len(keep) {
+		t.Errorf("%d runs kept, want %d", len(runs), len(keep))
+	}
+	// The prune at a run's end counts per node too.
+	r, err := insertTargeted(ctx, s, "j", base.Add(time.Hour), "a", 1, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.RunFinish(ctx, store.RunFinishParams{ID: r.ID, State: store.RunSucceeded,
+		Prune: &store.HistoryLimits{KeepSucceeded: 2, KeepFailed: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	byTarget := map[string]int{}
+	runs, _, _ = s.RunList(ctx, store.RunListParams{Job: "j"})
+	for _, r := range runs {
+		byTarget[r.Target]++
+	}
+	if byTarget["a"] != 2 || byTarget["b"] != 2 {
+		t.Errorf("after a run's end: runs per node = %v, want 2 each", byTarget)
 	}
 }
