@@ -28,6 +28,9 @@ func TestRulesDocumented(t *testing.T) {
 		"MaxEnv":             strconv.Itoa(MaxEnv) + " variables",
 		"MaxRefs":            strconv.Itoa(MaxRefs) + " valid job names",
 		"MaxCalendarEvents":  "at most " + strconv.Itoa(MaxCalendarEvents) + " calendar events",
+		"MaxWindowEntries":   "at most " + strconv.Itoa(MaxWindowEntries) + " entries",
+		"MaxGateNameLen":     "window name of at most " + strconv.Itoa(MaxGateNameLen) + " bytes",
+		"MaxWaveFailures":    "0 (never stop) to " + strconv.Itoa(MaxWaveFailures),
 		"MinInstant":         MinInstant.Format(time.RFC3339),
 		"MaxInstant":         MaxInstant.Format(time.RFC3339),
 	} {
