@@ -83,6 +83,7 @@ type Config struct {
 	secrets       secretFiles        // --token-file, --smtp-password-file (secrets.go)
 	gates         *gateRegistry      // every gate: named windows and schedules (gates.go)
 	nodes         job.NodeLister     // the nodes fanned-out jobs go to (nodes.go)
+	slots         job.SlotTaker      // reboot slots for jobs with a reboot_group (FleetLock)
 	// alive is called on every turn of the scheduling loop, which turns at
 	// least every aliveEvery: systemd's watchdog (systemd.go).
 	alive      func()
@@ -358,7 +359,12 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 	d.systemd = newSystemdNotify(clk, log)
 	o.alive, o.aliveEvery = d.systemd.loopHooks()
 	manifests.onGateLoss(gateLossReporter{st: st, alert: d.notifier.Alert, now: clk.Now, log: log.With("component", "gates")}.report)
-	o.nodes = nodeLister{cl}
+	locks, err := newFleetLock(*o, st, manifests, d.notifier.Alert, clk, log)
+	if err != nil {
+		return nil, err
+	}
+	d.locks = locks
+	o.nodes, o.slots = nodeLister{cl}, locks
 	if w := o.nodeWindow(); w != "" {
 		if err := o.gates.check(w); err != nil {
 			log.Warn("this node's --node-window names no window; its runs of fleet-wide jobs will wait for one", "window", w, "err", err)
@@ -377,11 +383,6 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 	if err := metrics.Prime(ctx); err != nil {
 		return nil, fmt.Errorf("read event log: %w", err)
 	}
-	locks, err := newFleetLock(*o, st, manifests, d.notifier.Alert, clk, log)
-	if err != nil {
-		return nil, err
-	}
-	d.locks = locks
 	metrics.Registry().MustRegister(locks)
 	api := httpapi.New(httpapi.Config{
 		RebootGroups: rebootGroupsAPI(locks),

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/almanac-sh/almanac/internal/catalog"
 	"github.com/almanac-sh/almanac/internal/job"
@@ -86,9 +87,23 @@ func (r *gateRegistry) Lookup(name string) (job.Gate, bool) {
 			return g, true
 		}
 	}
+	if name == anytime {
+		return alwaysOpen{}, true
+	}
 	g, _, err := manifestjob.BuiltinGate(name)
 	return g, g != nil && err == nil
 }
+
+// anytime is the built-in gate that is always open: a fleet-wide job's
+// window map gives it to nodes whose own --node-window it should ignore.
+// A named window or schedule of that name takes precedence.
+const anytime = "anytime"
+
+// alwaysOpen is the anytime gate.
+type alwaysOpen struct{}
+
+func (alwaysOpen) Contains(time.Time) bool                { return true }
+func (alwaysOpen) NextOpen(t time.Time) (time.Time, bool) { return t, true }
 
 // Names lists every gate name in force, sorted, without duplicates.
 func (r *gateRegistry) Names() []string {
@@ -101,7 +116,7 @@ func (r *gateRegistry) Names() []string {
 	if r != nil && r.manifests != nil {
 		out = append(out, r.manifests.Names()...)
 	}
-	out = append(out, "never")
+	out = append(out, "never", anytime)
 	slices.Sort(out)
 	return slices.Compact(out)
 }

@@ -31,6 +31,9 @@ type Config struct {
 	// not any (fanout.go); nil means this node alone, live, without
 	// labels.
 	Nodes NodeLister
+	// Slots hands out reboot slots to jobs with a reboot_group; nil
+	// means such runs wait (and are missed at their deadline).
+	Slots SlotTaker
 	// Term returns the current leadership term for fenced writes; nil = 0.
 	Term func() int64
 	// Logger receives operational logs; nil discards them.
@@ -234,7 +237,7 @@ func (c *Controller) start(ctx context.Context) error {
 		}
 		after = jobs[len(jobs)-1].Spec.Name
 	}
-	if err := c.loadPending(ctx); err != nil {
+	if err := c.loadPending(ctx, true); err != nil {
 		return fmt.Errorf("job controller: %w", err)
 	}
 	stale, err := c.st.RunListStale(ctx, store.RunListStaleParams{Node: c.cfg.Node})
@@ -273,6 +276,12 @@ func (c *Controller) step(ctx context.Context) {
 		c.claimable = true // a trigger, or another node's release
 		// A run may have ended on another node: waves waiting for a slot
 		// look again now rather than at their next recheck.
+		if c.fannedOut() {
+			// Retries other nodes inserted join the waves held here.
+			if err := c.loadHeld(ctx); err != nil {
+				c.log.Error("reload held runs", "err", err)
+			}
+		}
 		for _, w := range c.waiting {
 			if holdsTargeted(w) {
 				c.schedule(w, now)
@@ -504,16 +513,30 @@ func (c *Controller) reloadAll(ctx context.Context, now time.Time) {
 	}
 	// A new leader takes over the runs the previous one held; a node's own
 	// list may be stale after another node led.
-	if err := c.loadPending(ctx); err != nil {
+	if err := c.loadPending(ctx, true); err != nil {
 		c.log.Error("reload pending runs", "err", err)
 	}
 }
 
-// loadPending reads every pending run: ready ones wake the claim loop at
-// their ReadyAt, held ones replace what each job's entry holds.
-func (c *Controller) loadPending(ctx context.Context) error {
+// loadHeld replaces what each job's entry holds with the store's held runs.
+func (c *Controller) loadHeld(ctx context.Context) error { return c.loadPending(ctx, false) }
+
+// fannedOut reports whether some job fans out to nodes.
+func (c *Controller) fannedOut() bool {
+	for _, e := range c.jobs {
+		if fanned(e.c.spec) {
+			return true
+		}
+	}
+	return false
+}
+
+// loadPending reads every pending run: held ones replace what each job's
+// entry holds, and with ready, ready ones wake the claim loop at their
+// ReadyAt.
+func (c *Controller) loadPending(ctx context.Context, ready bool) error {
 	held := map[string][]store.Run{}
-	var ready []time.Time
+	var readyAt []time.Time
 	var cursor int64
 	for {
 		runs, next, err := c.st.RunList(ctx, store.RunListParams{States: []store.RunState{store.RunPending}, Page: store.Page{Cursor: cursor, Limit: 1000}})
@@ -522,7 +545,9 @@ func (c *Controller) loadPending(ctx context.Context) error {
 		}
 		for _, r := range runs {
 			if !r.ReadyAt.IsZero() {
-				ready = append(ready, r.ReadyAt)
+				if ready {
+					readyAt = append(readyAt, r.ReadyAt)
+				}
 				continue
 			}
 			held[r.Job] = append(held[r.Job], r)
@@ -532,7 +557,7 @@ func (c *Controller) loadPending(ctx context.Context) error {
 		}
 		cursor = next
 	}
-	for _, t := range ready {
+	for _, t := range readyAt {
 		heap.Push(&c.readyAt, t)
 	}
 	for name, e := range c.jobs {

@@ -73,7 +73,9 @@ func waveOrder(spec store.JobSpec, instant time.Time, names []string) []string {
 
 // nodeWindow returns the window a targeted run on node waits for: the
 // job's entry for the first (in key order) selector the node matches,
-// else the node's own window label, else the job's default; "" if none.
+// else the job's default, else the node's own window (serve
+// --node-window); "" if none. A job opts out of node windows with a
+// default of "anytime".
 func nodeWindow(spec store.JobSpec, node NodeInfo) string {
 	keys := make([]string, 0, len(spec.Window))
 	for k := range spec.Window {
@@ -88,10 +90,10 @@ func nodeWindow(spec store.JobSpec, node NodeInfo) string {
 			return spec.Window[k]
 		}
 	}
-	if w := node.Labels[WindowLabel]; w != "" {
+	if w, ok := spec.Window["default"]; ok {
 		return w
 	}
-	return spec.Window["default"]
+	return node.Labels[WindowLabel]
 }
 
 // fireNodes creates the runs of instant d.last, one per matching node, all
@@ -261,17 +263,27 @@ func (c *Controller) evaluateWave(ctx context.Context, e *entry, at time.Time, h
 		c.log.Error("look at a wave", "job", spec.Name, "instant", at, "err", err)
 		return now.Add(waveRecheck), held
 	}
+	slices.SortFunc(held, func(a, b store.Run) int { return cmp.Compare(v.order[a.Target], v.order[b.Target]) })
 	if spec.MaxFailures > 0 && v.failed >= spec.MaxFailures {
 		c.stopWave(ctx, e, at, held, v, now)
 		return time.Time{}, nil
 	}
-	slices.SortFunc(held, func(a, b store.Run) int { return cmp.Compare(v.order[a.Target], v.order[b.Target]) })
 	free := -1 // no limit
 	if n := WaveLimit(spec, v.targets); n > 0 {
 		free = max(n-v.active, 0)
 	}
 	var keep []store.Run
 	for _, r := range held {
+		// A retry is not bound by the starting deadline; it waits out its
+		// backoff, then for its turn, window and node like a first attempt.
+		expired := expired && r.Reason != store.ReasonRetry
+		if r.Reason == store.ReasonRetry {
+			if at := r.CreatedAt.Add(c.backoff(r.Attempt - 1)); at.After(now) {
+				earliest(at)
+				keep = append(keep, r)
+				continue
+			}
+		}
 		node, known := v.nodes[r.Target]
 		switch {
 		case !known || !node.Alive:
@@ -321,7 +333,20 @@ func (c *Controller) evaluateWave(ctx context.Context, e *entry, at time.Time, h
 			keep = append(keep, r)
 			continue
 		}
+		if spec.RebootGroup != "" {
+			if err := c.takeSlot(ctx, spec, r); err != nil {
+				if expired {
+					c.miss(ctx, r, now, fmt.Sprintf("no slot of reboot group %q before the starting deadline: %v", spec.RebootGroup, err))
+					continue
+				}
+				earliest(now.Add(waveRecheck))
+				untilDeadline()
+				keep = append(keep, r)
+				continue
+			}
+		}
 		if !c.nodePolicy(ctx, spec, r, now) {
+			c.releaseSlot(ctx, spec, r)
 			continue
 		}
 		c.release(ctx, r, now)
@@ -394,7 +419,7 @@ func (c *Controller) evaluateHeld(ctx context.Context, e *entry, held []store.Ru
 	var byInstant map[time.Time][]store.Run
 	var instants []time.Time
 	for _, r := range held {
-		if r.Target == "" || r.Reason == store.ReasonManual || r.Reason == store.ReasonRetry {
+		if r.Target == "" || r.Reason == store.ReasonManual {
 			if w, k := c.evaluate(ctx, e, r, now); k {
 				keep = append(keep, r)
 				earliest(w)
@@ -464,5 +489,35 @@ func (c *Controller) expireUnclaimed(ctx context.Context, now time.Time) {
 			continue // it will claim it
 		}
 		c.miss(ctx, r, now, fmt.Sprintf("node %s was down until the starting deadline", r.Target))
+	}
+}
+
+// SlotTaker hands out reboot slots of FleetLock groups: a fanned-out
+// job with a reboot_group takes its node's slot before the node's run is
+// released and gives it back when the run ends, sharing the group's slots
+// with Zincati machines.
+type SlotTaker interface {
+	// Acquire takes (or keeps) holder's slot of group; an error means not
+	// now.
+	Acquire(ctx context.Context, group, holder string) error
+	// Release gives holder's slot back; not holding one is no error.
+	Release(ctx context.Context, group, holder string) error
+}
+
+// takeSlot takes r's node's slot of spec's reboot group.
+func (c *Controller) takeSlot(ctx context.Context, spec store.JobSpec, r store.Run) error {
+	if c.cfg.Slots == nil {
+		return fmt.Errorf("reboot groups are not served here")
+	}
+	return c.cfg.Slots.Acquire(ctx, spec.RebootGroup, r.Target)
+}
+
+// releaseSlot gives r's node's slot back when r's job takes one.
+func (c *Controller) releaseSlot(ctx context.Context, spec store.JobSpec, r store.Run) {
+	if spec.RebootGroup == "" || r.Target == "" || c.cfg.Slots == nil {
+		return
+	}
+	if err := c.cfg.Slots.Release(ctx, spec.RebootGroup, r.Target); err != nil {
+		c.log.Error("release reboot slot", "job", r.Job, "run", r.ID, "group", spec.RebootGroup, "node", r.Target, "err", err)
 	}
 }

@@ -2,6 +2,7 @@ package job
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -297,11 +298,11 @@ func TestWaveNodeWindow(t *testing.T) {
 		b.gates["late"] = window{10*time.Hour + 30*time.Minute, 11 * time.Hour}
 		b.put(spec("j", "1h", func(s *store.JobSpec) {
 			s.Nodes, s.MaxParallel = "role=web", "1"
-			s.Window = map[string]string{"a": "late", "default": "early"}
+			s.Window = map[string]string{"a": "late", "role=db": "early"}
 		}))
 		b.advance(time.Hour)
-		// a waits for "late"; b (default "early") goes first; c waits for
-		// its own "late".
+		// a waits for "late"; b (no window) goes first; c waits for its
+		// own "late".
 		if got := targets(b.runs("j")); !slices.Equal(got, []string{"a:pending", "b:ready", "c:pending"}) {
 			t.Fatalf("runs = %v", got)
 		}
@@ -399,4 +400,123 @@ func TestFanOutRetryKeepsTarget(t *testing.T) {
 			t.Errorf("another node claimed the retry: %v", targets(got))
 		}
 	})
+}
+
+// fakeSlots is a reboot group of max slots.
+type fakeSlots struct {
+	mu      sync.Mutex
+	max     int
+	holders []string
+	grants  int
+}
+
+func (f *fakeSlots) Acquire(_ context.Context, group, holder string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if slices.Contains(f.holders, holder) {
+		return nil
+	}
+	if len(f.holders) >= f.max {
+		return errors.New("all slots taken")
+	}
+	f.holders = append(f.holders, holder)
+	f.grants++
+	return nil
+}
+
+func (f *fakeSlots) Release(_ context.Context, group, holder string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.holders = slices.DeleteFunc(f.holders, func(h string) bool { return h == holder })
+	return nil
+}
+
+func (f *fakeSlots) held() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.holders)
+}
+
+// TestWaveRebootGroup: a node's run starts only with a slot of the job's
+// reboot group, and gives it back when it ends.
+func TestWaveRebootGroup(t *testing.T) {
+	nodes := fleet("a")
+	nodes.nodes[0].Labels["role"] = "web" // local too
+	slots := &fakeSlots{max: 1}
+	runWith(t, func(c *Config) { c.Nodes, c.Slots = nodes, slots }, func(t *testing.T, b *bundle) {
+		b.put(spec("j", "1h", func(s *store.JobSpec) { s.Nodes, s.RebootGroup = "role=web", "db" }))
+		b.advance(time.Hour)
+		if got := targets(b.runs("j")); !slices.Equal(got, []string{"a:ready", "local:pending"}) {
+			t.Fatalf("runs = %v; want a with the one slot, local waiting", got)
+		}
+		if h := slots.held(); !slices.Equal(h, []string{"a"}) {
+			t.Fatalf("slot holders = %v", h)
+		}
+		b.finishAs(b.claimAs("a")[0], store.RunSucceeded)
+		slots.Release(b.ctx, "db", "a") // as a's own controller does when its run ends
+		b.advance(waveRecheck)
+		if got := targets(b.runs("j")); !slices.Equal(got, []string{"a:succeeded", "local:running"}) {
+			t.Fatalf("after a released its slot: runs = %v", got)
+		}
+		b.exitAll("j", 0)
+		if h := slots.held(); len(h) != 0 {
+			t.Errorf("slot holders after local's run ended = %v, want none", h)
+		}
+	})
+}
+
+// TestFanOutRetryWaitsForWindow: a node's retry waits out its backoff
+// and then for the node's window, like a first attempt.
+func TestFanOutRetryWaitsForWindow(t *testing.T) {
+	runFleet(t, fleet(), func(t *testing.T, b *bundle) {
+		// The instant is midnight; the window is open 00:00-00:05 daily.
+		b.gates["w"] = window{0, 5 * time.Minute}
+		b.put(spec("j", "24h", func(s *store.JobSpec) {
+			s.Nodes, s.BackoffLimit, s.Window = "local", 1, map[string]string{"default": "w"}
+		}))
+		b.advance(15 * time.Hour) // t0 is 09:00
+		if len(b.procs("j")) != 1 {
+			t.Fatalf("first attempt did not start: %v", states(b.runs("j")))
+		}
+		b.advance(4*time.Minute + 55*time.Second) // fail at 00:04:55
+		b.exitAll("j", 1)
+		runs := b.runs("j")
+		if len(runs) != 2 || runs[1].State != store.RunPending || !runs[1].ReadyAt.IsZero() {
+			t.Fatalf("retry = %+v; want held", runs)
+		}
+		b.advance(10 * time.Second) // backoff over, but the window closed at 00:05
+		if len(b.procs("j")) != 1 {
+			t.Fatalf("retry started outside its window")
+		}
+		b.advance(24*time.Hour - 5*time.Minute) // 00:00:05 the next day
+		if len(b.procs("j")) < 2 || b.procs("j")[1].run.Attempt != 2 {
+			t.Fatalf("retry did not start when the window opened again: %v", states(b.runs("j")))
+		}
+	})
+}
+
+func TestNodeWindow(t *testing.T) {
+	web := NodeInfo{Name: "w1", Labels: map[string]string{"role": "web", WindowLabel: "own"}}
+	bare := NodeInfo{Name: "w2", Labels: map[string]string{"role": "web"}}
+	tests := []struct {
+		name   string
+		window map[string]string
+		node   NodeInfo
+		want   string
+	}{
+		{"no job window: the node's own", nil, web, "own"},
+		{"no window at all", nil, bare, ""},
+		{"a matching selector wins", map[string]string{"role=web": "sel", "default": "def"}, web, "sel"},
+		{"the job's default before the node's own", map[string]string{"role=db": "sel", "default": "def"}, web, "def"},
+		{"by node name", map[string]string{"w1": "mine"}, web, "mine"},
+		{"first selector in key order", map[string]string{"role=web": "b", "role in (web)": "a"}, bare, "a"},
+		{"anytime opts out", map[string]string{"default": "anytime"}, web, "anytime"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := nodeWindow(store.JobSpec{Window: tt.window}, tt.node); got != tt.want {
+				t.Errorf("nodeWindow = %q, want %q", got, tt.want)
+			}
+		})
+	}
 }

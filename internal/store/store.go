@@ -161,6 +161,11 @@ type JobSpec struct {
 	// WaveOrder orders a wave's nodes: "" or "name" (by node name) or
 	// "random" (shuffled, seeded by the job and the instant).
 	WaveOrder string `json:"wave_order,omitempty"`
+	// RebootGroup names a FleetLock reboot group: each node's run takes
+	// one of the group's slots (holder: the node's name) before it starts
+	// and gives it back when it ends, so jobs that reboot their machine
+	// and Zincati share the group's limit and window. Fanned-out jobs only.
+	RebootGroup string `json:"reboot_group,omitempty"`
 	// WavePaused holds back the job's waiting targeted runs (an operator's
 	// `almanac wave pause`); runs already started continue.
 	WavePaused bool `json:"wave_paused,omitempty"`
