@@ -91,7 +91,7 @@ var builtinTypes = map[string]*typeSpec{
 		"cron_dialect": {kind: kEnum, enum: []string{"vixie", "kubernetes"}}, "on_calendar": {kind: kStrings},
 		"randomized_delay": {kind: kNumber}, "nodes": {kind: kString},
 		"window": {kind: kAny}, "max_parallel": {kind: kIntOrString}, "max_failures": {kind: kInt},
-		"wave_order": {kind: kEnum, enum: []string{"name", "random"}},
+		"wave_order": {kind: kEnum, enum: []string{"name", "random"}}, "reboot_group": {kind: kString},
 	}, check: checkJob},
 }
 

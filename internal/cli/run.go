@@ -47,6 +47,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	maxParallel := fs.String("max-parallel", "", "with --nodes: how many nodes run an instant at once, a count or a percentage like 25% (default all at once)")
 	maxFailures := fs.Int("max-failures", 0, "with --nodes: stop an instant's wave after this many failed nodes (default 0: never stop)")
 	waveOrder := fs.String("wave-order", "", "with --nodes: the order nodes take their turn: name (default) or random")
+	rebootGroup := fs.String("reboot-group", "", "with --nodes: the FleetLock reboot group whose slot each node's run takes while it runs")
 	var window stringsFlag
 	fs.Var(&window, "window", "with --nodes: SELECTOR=NAME, the window (schedule gate) the matching nodes' runs wait for; default=NAME for the other nodes (repeatable)")
 	cf := addOutputFlags(fs)
@@ -65,7 +66,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		return usagef("run: missing COMMAND after -- (usage: almanac run NAME --schedule CRON -- COMMAND...)")
 	}
 	spec := apitype.JobSpec{TimeZone: *tz, Notify: notify, AlertAfter: apitype.Duration(*alertAfter), RunAs: *runAs, Nodes: *nodes,
-		MaxParallel: *maxParallel, MaxFailures: *maxFailures, WaveOrder: *waveOrder}
+		MaxParallel: *maxParallel, MaxFailures: *maxFailures, WaveOrder: *waveOrder, RebootGroup: *rebootGroup}
 	if spec.Window, err = parseWindows(window); err != nil {
 		return err
 	}
@@ -162,6 +163,7 @@ func runInputErr(name string, in runInput, err error) error {
 		"max_failures": "--max-failures",
 		"wave_order":   "--wave-order " + strconv.Quote(in.waveOrder),
 		"window":       "--window",
+		"reboot_group": "--reboot-group",
 	}[ae.API.Field]
 	var i int
 	if _, err := fmt.Sscanf(ae.API.Field, "on_calendar[%d]", &i); err == nil && i >= 0 && i < len(in.onCalendar) {

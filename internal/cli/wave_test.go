@@ -165,18 +165,18 @@ func TestRunWaveFlags(t *testing.T) {
 	t.Parallel()
 	st, _, server := fakeDaemon(t)
 	out, errOut, code := runCLI(t, "run", "patch", "--schedule", "0 3 * * *", "--nodes", "role=db", "--max-parallel", "25%", "--max-failures", "2",
-		"--wave-order", "random", "--window", "zone in (eu,us)=db-weekend", "--window", " default = anytime", server, "--", "true")
+		"--wave-order", "random", "--window", "zone in (eu,us)=db-weekend", "--window", " default = anytime", "--reboot-group", "db", server, "--", "true")
 	if code != 0 {
 		t.Fatalf("run: %d %q %q", code, out, errOut)
 	}
 	j, _ := st.Job("patch")
 	if s := j.Spec; s.MaxParallel != "25%" || s.MaxFailures != 2 || s.WaveOrder != "random" || len(s.Window) != 2 ||
-		s.Window["zone in (eu,us)"] != "db-weekend" || s.Window["default"] != "anytime" {
+		s.Window["zone in (eu,us)"] != "db-weekend" || s.Window["default"] != "anytime" || s.RebootGroup != "db" {
 		t.Fatalf("stored spec %+v", s)
 	}
 	out, _, _ = runCLI(t, "describe", "job", "patch", server)
 	for _, re := range []string{`(?m)^Window:\s+zone in \(eu,us\): db-weekend; default: anytime$`, `(?m)^Max parallel:\s+25%$`,
-		`(?m)^Max failures:\s+2$`, `(?m)^Wave order:\s+random$`} {
+		`(?m)^Max failures:\s+2$`, `(?m)^Wave order:\s+random$`, `(?m)^Reboot group:\s+db$`} {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("describe does not match %s:\n%s", re, out)
 		}
@@ -195,6 +195,7 @@ func TestRunWaveFlags(t *testing.T) {
 		{[]string{"--nodes", "all", "--window", "all=w"}, `run bad: --window "all=w": "all" would be every node`},
 		{[]string{"--nodes", "all", "--window", "role=db zone=eu=w"}, `run bad: --window "role=db zone=eu=w": col 9: want ',' between terms`},
 		{[]string{"--max-parallel", "2"}, `run bad: --max-parallel "2": applies only to a job that fans out`},
+		{[]string{"--nodes", "all", "--reboot-group", "db/eu"}, `run bad: --reboot-group: "db/eu" is not a reboot group name`},
 		{[]string{"--nodes", "all", "--window", "default"}, `run: --window "default": want SELECTOR=NAME`},
 		{[]string{"--nodes", "all", "--window", "=w"}, `run: --window "=w": want SELECTOR=NAME`},
 		{[]string{"--nodes", "all", "--window", "role=db=a", "--window", "role=db =b"}, `run: --window "role=db =b": role=db is given a window twice`},

@@ -12,6 +12,7 @@ import (
 	"unicode"
 
 	"github.com/almanac-sh/almanac/internal/calendar"
+	"github.com/almanac-sh/almanac/internal/fleetlock"
 	"github.com/almanac-sh/almanac/internal/jobname"
 	"github.com/almanac-sh/almanac/internal/nodeselect"
 	"github.com/almanac-sh/almanac/internal/store"
@@ -194,6 +195,9 @@ func (v *validator) fleet(spec *store.JobSpec) {
 	default:
 		v.add("wave_order", "%q is not one of %s, %s", spec.WaveOrder, WaveOrderName, WaveOrderRandom)
 	}
+	if spec.RebootGroup != "" && !fleetlock.ValidGroup(spec.RebootGroup) {
+		v.add("reboot_group", "%.140q is not a reboot group name: letters, digits, '.' and '-', at most 128 characters, as FleetLock clients send it", spec.RebootGroup)
+	}
 	if err != nil || sel.Mode != nodeselect.ModeAny {
 		return
 	}
@@ -203,6 +207,7 @@ func (v *validator) fleet(spec *store.JobSpec) {
 	}{
 		{"window", len(spec.Window) > 0}, {"max_parallel", spec.MaxParallel != ""},
 		{"max_failures", spec.MaxFailures != 0}, {"wave_order", spec.WaveOrder != ""},
+		{"reboot_group", spec.RebootGroup != ""},
 	} {
 		if f.set {
 			v.add(f.name, "applies only to a job that fans out: set nodes to all, a node name or a label selector (nodes is any)")

@@ -95,6 +95,11 @@ func TestValidateWave(t *testing.T) {
 			s.MaxParallel, s.MaxFailures, s.WaveOrder = "25%", 2, "random"
 		}), ""},
 		{"count and name order", base(func(s *store.JobSpec) { s.MaxParallel, s.WaveOrder = "3", "name" }), ""},
+		{"reboot group", base(func(s *store.JobSpec) { s.RebootGroup = "db.eu-1" }), ""},
+		{"reboot group bad name", base(func(s *store.JobSpec) { s.RebootGroup = "db/eu" }),
+			`job "a": reboot_group: "db/eu" is not a reboot group name: letters, digits, '.' and '-', at most 128 characters, as FleetLock clients send it`},
+		{"reboot group without nodes", store.JobSpec{Name: "a", Cron: "1m", Shell: "x", RebootGroup: "db"},
+			`job "a": reboot_group: applies only to a job that fans out: set nodes to all, a node name or a label selector (nodes is any)`},
 		{"nodes all", base(func(s *store.JobSpec) { s.Nodes, s.MaxParallel = "all", "1" }), ""},
 		{"paused without nodes", store.JobSpec{Name: "a", Cron: "1m", Shell: "x", WavePaused: true}, ""},
 		{"window without nodes", base(func(s *store.JobSpec) { s.Nodes, s.Window = "", map[string]string{"default": "w"} }),

@@ -84,9 +84,8 @@ job { 'gated': cron => '0 2 * * *', command => 'x', schedule => 'weekend' }`,
 		{
 			name: "rolling wave: a window per selector, a count, max_failures, random order",
 			src: `schedule { 'db-weekend': weekday => ['Sat', 'Sun'] }
-schedule { 'anytime': range => '00:00 - 23:59' }
 job { 'patch': cron => '0 3 * * *', command => 'patch', nodes => 'role=db',
-  window => { 'role=db, zone=eu' => 'db-weekend', 'default' => 'anytime' },
+  window => { 'role=db, zone=eu' => 'db-weekend', default => 'anytime' },
   max_parallel => 2, max_failures => 1, wave_order => 'random' }`,
 			want: `[{"name":"patch","cron":"0 3 * * *","shell":"patch","concurrency_policy":"Allow","nodes":"role=db",` +
 				`"window":{"default":"anytime","role=db, zone=eu":"db-weekend"},"max_parallel":"2","max_failures":1,"wave_order":"random"}]`,
@@ -94,9 +93,9 @@ job { 'patch': cron => '0 3 * * *', command => 'patch', nodes => 'role=db',
 		{
 			name: "rolling wave: one window for every node, a percentage",
 			src: `schedule { 'nights': range => '01:00 - 04:00' }
-job { 'patch': cron => '0 3 * * *', command => 'patch', nodes => all, window => 'nights', max_parallel => ' 25% ' }`,
+job { 'patch': cron => '0 3 * * *', command => 'patch', nodes => all, window => 'nights', max_parallel => ' 25% ', reboot_group => 'db' }`,
 			want: `[{"name":"patch","cron":"0 3 * * *","shell":"patch","concurrency_policy":"Allow","nodes":"all",` +
-				`"window":{"default":"nights"},"max_parallel":"25%"}]`,
+				`"window":{"default":"nights"},"max_parallel":"25%","reboot_group":"db"}]`,
 		},
 	}
 	for _, tt := range tests {

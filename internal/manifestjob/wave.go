@@ -17,8 +17,9 @@ import (
 // waveParams maps a job resource's fan-out attributes onto spec: window (a
 // String, the window of every node, or a Hash of selector => window name,
 // with the key default for the other nodes), max_parallel (a count or a
-// percentage String such as '25%'), max_failures and wave_order. Their
-// values are checked by job.Validate, as for jobs from the API.
+// percentage String such as '25%'), max_failures, wave_order and
+// reboot_group. Their values are checked by job.Validate, as for jobs
+// from the API.
 func waveParams(p map[string]any, spec *store.JobSpec, fail func(attr, format string, a ...any)) {
 	switch w := p["window"].(type) {
 	case nil:
@@ -53,11 +54,14 @@ func waveParams(p map[string]any, spec *store.JobSpec, fail func(attr, format st
 	if v, ok := p["wave_order"].(string); ok {
 		spec.WaveOrder = v
 	}
+	if v, ok := p["reboot_group"].(string); ok {
+		spec.RebootGroup = v
+	}
 }
 
 // windowGates resolves the gates a job's window names, as its schedule's
-// are: a schedule of the catalog, a named window or a built-in, else an
-// error at the resource.
+// are: a schedule of the catalog, a named window, a built-in or Anytime,
+// else an error at the resource.
 func windowGates(cat *catalog.Catalog, r *catalog.Resource, spec store.JobSpec, set *Set, errs *manifest.ErrorList, windows job.GateFunc, opts []puppetsched.Option) {
 	for _, k := range slices.Sorted(maps.Keys(spec.Window)) {
 		name := strings.TrimSpace(spec.Window[k])
@@ -68,10 +72,19 @@ func windowGates(cat *catalog.Catalog, r *catalog.Resource, spec store.JobSpec, 
 			continue
 		}
 		g, err := gate(cat, name, windows, opts)
-		if err != nil {
+		switch {
+		case err != nil && name == Anytime && cat.Lookup("Schedule["+name+"]") == nil:
+			// The daemon's built-in: left to its gate registry.
+		case err != nil:
 			errs.Add(r.Pos, "%s: window[%s]: %v", r.Ref(), strings.TrimSpace(k), err)
-			continue
+		default:
+			set.Gates[name] = g
 		}
-		set.Gates[name] = g
 	}
 }
+
+// Anytime is the window that is always open, built into the daemon's gate
+// registry: a job's window map gives it to the nodes whose own window
+// (serve --node-window) it should ignore. A schedule resource or named
+// window of that name takes its place.
+const Anytime = "anytime"

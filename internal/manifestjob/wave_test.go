@@ -39,7 +39,8 @@ func TestWindowGates(t *testing.T) {
 	set, err := FromCatalog(compile(t, `schedule { 'eu-nights': range => '01:00 - 04:00' }
 schedule { 'us-nights': range => '07:00 - 10:00' }
 job { 'a': cron => '0 * * * *', command => 'x', nodes => 'role=db', window => { 'zone=eu' => 'eu-nights', 'default' => 'us-nights' } }
-job { 'b': cron => '0 * * * *', command => 'x', nodes => 'all', window => 'never' }`), parseCron)
+job { 'b': cron => '0 * * * *', command => 'x', nodes => 'all', window => 'never' }
+job { 'c': cron => '0 * * * *', command => 'x', nodes => 'all', window => { 'zone=eu' => 'eu-nights', default => 'anytime' } }`), parseCron)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,5 +51,17 @@ job { 'b': cron => '0 * * * *', command => 'x', nodes => 'all', window => 'never
 	}
 	if w := set.Jobs[1].Window; len(w) != 1 || w["default"] != "never" {
 		t.Errorf("job b's window = %q", w)
+	}
+	if w := set.Jobs[2].Window; len(w) != 2 || w["default"] != "anytime" {
+		t.Errorf("job c's window = %q", w)
+	}
+	if _, ok := set.Gates["anytime"]; ok {
+		t.Error("anytime, the daemon's built-in, is in the manifests' gates")
+	}
+	// A schedule called anytime is the manifests' own gate.
+	set, err = FromCatalog(compile(t, `schedule { 'anytime': range => '01:00 - 02:00' }
+job { 'a': cron => '0 * * * *', command => 'x', nodes => all, window => anytime }`), parseCron)
+	if err != nil || set.Gates["anytime"] == nil {
+		t.Errorf("a schedule named anytime: %v, gates %v", err, set.Gates)
 	}
 }
