@@ -65,6 +65,7 @@ func openPostgres(ctx context.Context, rawURL string, clk clock.Clock) (store.St
 	if renew >= ttl {
 		return nil, usagef("serve: --store: %s=%s must be shorter than %s=%s", paramLeaseRenew, renew, paramLeaseTTL, ttl)
 	}
+	b.ttl, b.renew = ttl, renew
 	u.RawQuery = q.Encode()
 	st, err := pgstore.Open(ctx, u.String(), pgstore.WithClock(clk))
 	if err != nil {
@@ -86,6 +87,9 @@ type clusterNode struct {
 	// version is this build's, for the single-node cluster view.
 	version string
 	clk     clock.Clock
+	// ttl is the cluster lease's: a node whose heartbeat is older is
+	// taken as down.
+	ttl time.Duration
 }
 
 // joinCluster prepares cluster membership for st and returns the store the
@@ -112,7 +116,7 @@ func joinCluster(ctx context.Context, st store.Store, o Config, clk clock.Clock,
 		}
 		return nil, nil, fmt.Errorf("serve: %w", err)
 	}
-	c.node, c.pg = n, pb.Store
+	c.node, c.pg, c.ttl = n, pb.Store, pb.ttl
 	return c, cluster.ControllerStore(st, o.node, n.Leading), nil
 }
 

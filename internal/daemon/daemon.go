@@ -82,6 +82,8 @@ type Config struct {
 	schedules     *manifestSchedules // the schedule resources of --manifests
 	secrets       secretFiles        // --token-file, --smtp-password-file (secrets.go)
 	gates         *gateRegistry      // every gate: named windows and schedules (gates.go)
+	nodes         job.NodeLister     // the nodes fanned-out jobs go to (nodes.go)
+	slots         job.SlotTaker      // reboot slots for jobs with a reboot_group (FleetLock)
 	// alive is called on every turn of the scheduling loop, which turns at
 	// least every aliveEvery: systemd's watchdog (systemd.go).
 	alive      func()
@@ -120,6 +122,7 @@ func (c *Config) AddFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.insecure, "insecure-no-auth", false, "serve without a token: any local user may then run commands as this daemon's user (loopback only)")
 	fs.StringVar(&c.node, "node", host, "this daemon's node name, recorded on the runs it executes")
 	addNodeLabelFlags(fs, &c.labels)
+	addNodeWindowFlag(fs, &c.labels)
 	fs.DurationVar(&c.grace, "grace", 30*time.Second, "at shutdown, how long active runs may finish before they are killed")
 	addFleetFlags(fs, &c.fleet)
 	addHTTPFlags(fs, &c.http)
@@ -356,6 +359,17 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 	d.systemd = newSystemdNotify(clk, log)
 	o.alive, o.aliveEvery = d.systemd.loopHooks()
 	manifests.onGateLoss(gateLossReporter{st: st, alert: d.notifier.Alert, now: clk.Now, log: log.With("component", "gates")}.report)
+	locks, err := newFleetLock(*o, st, manifests, d.notifier.Alert, clk, log)
+	if err != nil {
+		return nil, err
+	}
+	d.locks = locks
+	o.nodes, o.slots = nodeLister{cl}, locks
+	if w := o.nodeWindow(); w != "" {
+		if err := o.gates.check(w); err != nil {
+			log.Warn("this node's --node-window names no window; its runs of fleet-wide jobs will wait for one", "window", w, "err", err)
+		}
+	}
 	ctrl, err := newController(ctrlStore, *o, clk, log, o.gates, d.notifier.Report)
 	if err != nil {
 		return nil, err
@@ -369,11 +383,6 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 	if err := metrics.Prime(ctx); err != nil {
 		return nil, fmt.Errorf("read event log: %w", err)
 	}
-	locks, err := newFleetLock(*o, st, manifests, d.notifier.Alert, clk, log)
-	if err != nil {
-		return nil, err
-	}
-	d.locks = locks
 	metrics.Registry().MustRegister(locks)
 	api := httpapi.New(httpapi.Config{
 		RebootGroups: rebootGroupsAPI(locks),

@@ -228,9 +228,46 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, c *call) error {
 	}
 	ctx := r.Context()
 	if op == opSteady {
-		return s.unlock(ctx, w, g, id)
+		err = s.unlock(ctx, g, id)
+	} else {
+		err = s.lock(ctx, g, id)
 	}
-	return s.lock(ctx, w, g, id)
+	if err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+// ErrSlotRefused is wrapped by Acquire's error when the group's slots are
+// all taken or its window is closed: asking again later may succeed.
+var ErrSlotRefused = errors.New("reboot slot refused")
+
+// Acquire takes a slot of group for holder as a FleetLock pre-reboot
+// would: inside the group's window, while a slot is free; a holder asking
+// again keeps its slot. Job runs that reboot their node take their slot
+// this way (docs/fleet-jobs.md), so they and Zincati share the group.
+func (s *Server) Acquire(ctx context.Context, group, holder string) error {
+	g, ok := s.group(group)
+	if !ok {
+		return fmt.Errorf("no reboot group %q is configured", group)
+	}
+	err := s.lock(ctx, g, holder)
+	var pe *protocolError
+	if errors.As(err, &pe) && pe.status == http.StatusConflict {
+		return fmt.Errorf("%w: %s", ErrSlotRefused, pe.Value)
+	}
+	return err
+}
+
+// Release gives holder's slot of group back, as a FleetLock steady-state
+// would; releasing a slot not held is not an error.
+func (s *Server) Release(ctx context.Context, group, holder string) error {
+	g, ok := s.group(group)
+	if !ok {
+		return fmt.Errorf("no reboot group %q is configured", group)
+	}
+	return s.unlock(ctx, g, holder)
 }
 
 // The two operations.
@@ -279,7 +316,7 @@ func (s *Server) Intercept(next http.Handler) http.Handler {
 }
 
 // unlock releases id's slot; the event is written only when it held one.
-func (s *Server) unlock(ctx context.Context, w http.ResponseWriter, g Group, id string) error {
+func (s *Server) unlock(ctx context.Context, g Group, id string) error {
 	held, err := s.holds(ctx, g.Name, id)
 	if err != nil {
 		return err
@@ -291,14 +328,13 @@ func (s *Server) unlock(ctx context.Context, w http.ResponseWriter, g Group, id 
 	if held {
 		s.record(ctx, EventUnlocked, g.Name, "%s released its reboot slot in group %s", id, g.Name)
 	}
-	w.WriteHeader(http.StatusOK)
 	return nil
 }
 
 // lock grants a slot when the group's window is open and a slot is free;
 // a holder asking again keeps its slot even after the window closed. The
 // event is written only when the slot is new.
-func (s *Server) lock(ctx context.Context, w http.ResponseWriter, g Group, id string) error {
+func (s *Server) lock(ctx context.Context, g Group, id string) error {
 	now := s.cfg.Clock.Now()
 	held, err := s.holds(ctx, g.Name, id)
 	if err != nil {
@@ -329,7 +365,6 @@ func (s *Server) lock(ctx context.Context, w http.ResponseWriter, g Group, id st
 		s.metrics.grants.WithLabelValues(g.Name).Inc()
 		s.record(ctx, EventLocked, g.Name, "%s holds a reboot slot in group %s", id, g.Name)
 	}
-	w.WriteHeader(http.StatusOK)
 	return nil
 }
 

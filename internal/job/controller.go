@@ -31,6 +31,9 @@ type Config struct {
 	// not any (fanout.go); nil means this node alone, live, without
 	// labels.
 	Nodes NodeLister
+	// Slots hands out reboot slots to jobs with a reboot_group; nil
+	// means such runs wait (and are missed at their deadline).
+	Slots SlotTaker
 	// Term returns the current leadership term for fenced writes; nil = 0.
 	Term func() int64
 	// Logger receives operational logs; nil discards them.
@@ -79,6 +82,7 @@ type Controller struct {
 	jobs      map[string]*entry
 	wakes     wakeHeap
 	readyAt   timeHeap // future ReadyAt of released runs
+	expireAt  timeHeap // starting deadlines of released targeted runs (fanout.go)
 	active    map[int64]*execution
 	waiting   map[string]*entry // entries holding pending runs
 	fires     []pendingFire     // ready runs to insert at the end of the step
@@ -233,26 +237,8 @@ func (c *Controller) start(ctx context.Context) error {
 		}
 		after = jobs[len(jobs)-1].Spec.Name
 	}
-	var cursor int64
-	for {
-		runs, next, err := c.st.RunList(ctx, store.RunListParams{States: []store.RunState{store.RunPending}, Page: store.Page{Cursor: cursor, Limit: 1000}})
-		if err != nil {
-			return fmt.Errorf("job controller: load pending runs: %w", err)
-		}
-		for _, r := range runs {
-			if !r.ReadyAt.IsZero() {
-				heap.Push(&c.readyAt, r.ReadyAt)
-				continue
-			}
-			if e := c.jobs[r.Job]; e != nil {
-				e.held = append(e.held, r)
-				c.waiting[r.Job] = e
-			}
-		}
-		if next == 0 {
-			break
-		}
-		cursor = next
+	if err := c.loadPending(ctx, true); err != nil {
+		return fmt.Errorf("job controller: %w", err)
 	}
 	stale, err := c.st.RunListStale(ctx, store.RunListStaleParams{Node: c.cfg.Node})
 	if err != nil {
@@ -288,6 +274,19 @@ func (c *Controller) step(ctx context.Context) {
 	}
 	if len(dirty) > 0 {
 		c.claimable = true // a trigger, or another node's release
+		// A run may have ended on another node: waves waiting for a slot
+		// look again now rather than at their next recheck.
+		if c.fannedOut() {
+			// Retries other nodes inserted join the waves held here.
+			if err := c.loadHeld(ctx); err != nil {
+				c.log.Error("reload held runs", "err", err)
+			}
+		}
+		for _, w := range c.waiting {
+			if holdsTargeted(w) {
+				c.schedule(w, now)
+			}
+		}
 	}
 	if dirty[""] {
 		c.reloadAll(ctx, now)
@@ -314,6 +313,14 @@ func (c *Controller) step(ctx context.Context) {
 		c.heartbeat(ctx, now)
 		c.nextBeat = now.Add(c.cfg.HeartbeatInterval)
 	}
+	expire := false
+	for len(c.expireAt) > 0 && !c.expireAt[0].After(now) {
+		heap.Pop(&c.expireAt)
+		expire = true
+	}
+	if expire {
+		c.expireUnclaimed(ctx, now)
+	}
 	for len(c.readyAt) > 0 && !c.readyAt[0].After(now) {
 		heap.Pop(&c.readyAt)
 		c.claimable = true
@@ -337,6 +344,9 @@ func (c *Controller) nextWake() time.Time {
 	}
 	if len(c.readyAt) > 0 {
 		min(c.readyAt[0])
+	}
+	if len(c.expireAt) > 0 {
+		min(c.expireAt[0])
 	}
 	if len(c.active) > 0 || len(c.unrecorded) > 0 {
 		min(c.nextBeat) // unrecorded run ends are retried at heartbeats
@@ -501,6 +511,64 @@ func (c *Controller) reloadAll(ctx context.Context, now time.Time) {
 			c.removeJob(name)
 		}
 	}
+	// A new leader takes over the runs the previous one held; a node's own
+	// list may be stale after another node led.
+	if err := c.loadPending(ctx, true); err != nil {
+		c.log.Error("reload pending runs", "err", err)
+	}
+}
+
+// loadHeld replaces what each job's entry holds with the store's held runs.
+func (c *Controller) loadHeld(ctx context.Context) error { return c.loadPending(ctx, false) }
+
+// fannedOut reports whether some job fans out to nodes.
+func (c *Controller) fannedOut() bool {
+	for _, e := range c.jobs {
+		if fanned(e.c.spec) {
+			return true
+		}
+	}
+	return false
+}
+
+// loadPending reads every pending run: held ones replace what each job's
+// entry holds, and with ready, ready ones wake the claim loop at their
+// ReadyAt.
+func (c *Controller) loadPending(ctx context.Context, ready bool) error {
+	held := map[string][]store.Run{}
+	var readyAt []time.Time
+	var cursor int64
+	for {
+		runs, next, err := c.st.RunList(ctx, store.RunListParams{States: []store.RunState{store.RunPending}, Page: store.Page{Cursor: cursor, Limit: 1000}})
+		if err != nil {
+			return fmt.Errorf("load pending runs: %w", err)
+		}
+		for _, r := range runs {
+			if !r.ReadyAt.IsZero() {
+				if ready {
+					readyAt = append(readyAt, r.ReadyAt)
+				}
+				continue
+			}
+			held[r.Job] = append(held[r.Job], r)
+		}
+		if next == 0 {
+			break
+		}
+		cursor = next
+	}
+	for _, t := range readyAt {
+		heap.Push(&c.readyAt, t)
+	}
+	for name, e := range c.jobs {
+		e.held = held[name]
+		if len(e.held) > 0 {
+			c.waiting[name] = e
+		} else {
+			delete(c.waiting, name)
+		}
+	}
+	return nil
 }
 
 // term is the leadership term for fenced writes.

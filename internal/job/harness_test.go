@@ -150,6 +150,12 @@ type bundle struct {
 // run runs fn in a synctest bubble with a started bundle.
 func run(t *testing.T, fn func(t *testing.T, b *bundle)) {
 	t.Helper()
+	runWith(t, nil, fn)
+}
+
+// runWith is run with the controller's configuration changed by mod.
+func runWith(t *testing.T, mod func(*Config), fn func(t *testing.T, b *bundle)) {
+	t.Helper()
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
 		clk := clock.NewFake(t0)
@@ -161,6 +167,9 @@ func run(t *testing.T, fn func(t *testing.T, b *bundle)) {
 		b := &bundle{t: t, ctx: ctx, clk: clk, dir: dir, st: st, ex: &fakeExec{}, gates: map[string]Gate{}}
 		b.cfg = Config{Clock: clk, Parse: parseEvery, Executor: b.ex,
 			Gates: func(name string) (Gate, bool) { g, ok := b.gates[name]; return g, ok }}
+		if mod != nil {
+			mod(&b.cfg)
+		}
 		b.start()
 		defer func() {
 			b.stop()

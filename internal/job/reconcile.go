@@ -52,12 +52,9 @@ func (c *Controller) reconcile(ctx context.Context, e *entry, now time.Time) {
 	e.retry = time.Time{}
 	held := e.held
 	e.held = nil
-	for _, r := range held {
-		if w, keep := c.evaluate(ctx, e, r, now); keep {
-			e.held = append(e.held, r)
-			earliest(w)
-		}
-	}
+	w, keep := c.evaluateHeld(ctx, e, held, now)
+	e.held = append(e.held, keep...)
+	earliest(w)
 	if len(e.held) > 0 {
 		c.waiting[spec.Name] = e
 	} else {
@@ -104,6 +101,14 @@ func (c *Controller) fire(ctx context.Context, e *entry, d due, now time.Time, f
 		c.advanceJob(ctx, e, d.last, events)
 		return
 	}
+	reason := store.ReasonSchedule
+	if d.n > 1 || fresh {
+		reason = store.ReasonCatchUp
+	}
+	if fanned(spec) {
+		c.fireNodes(ctx, e, d.last, reason, now, events)
+		return
+	}
 	if spec.ConcurrencyPolicy == store.Forbid {
 		if active := c.activeRuns(ctx, spec.Name, 0); len(active) > 0 {
 			events = append(events, store.Event{Time: now, Kind: store.EventRunSkipped, Job: spec.Name,
@@ -112,10 +117,6 @@ func (c *Controller) fire(ctx context.Context, e *entry, d due, now time.Time, f
 			c.advanceJob(ctx, e, d.last, events)
 			return
 		}
-	}
-	reason := store.ReasonSchedule
-	if d.n > 1 || fresh {
-		reason = store.ReasonCatchUp
 	}
 	at := d.last.In(e.c.loc).Format(time.RFC3339)
 	// A run with nothing to wait for is inserted ready to start, saving a

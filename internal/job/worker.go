@@ -309,6 +309,9 @@ func (c *Controller) recordEnds(ctx context.Context, ends []ending, now time.Tim
 		recorded[i] = true
 		c.logEnd(r.Run, items[i])
 		c.reportEnd(ctx, r.Run, items[i].Output, now)
+		if e := c.jobs[r.Run.Job]; e != nil {
+			c.releaseSlot(ctx, e.c.spec, r.Run)
+		}
 		if job := ends[i].run.Job; !woken[job] {
 			woken[job] = true
 			c.afterFinish(ctx, job, now)
@@ -324,8 +327,14 @@ func (c *Controller) retry(ctx context.Context, r store.Run, spec store.JobSpec,
 		return
 	}
 	delay := c.backoff(r.Attempt)
-	next := store.Run{Job: r.Job, ScheduledTime: r.ScheduledTime, Attempt: r.Attempt + 1, Reason: store.ReasonRetry, ReadyAt: now.Add(delay)}
-	_, err := c.st.RunInsert(ctx, store.RunInsertParams{Run: next, Term: c.term(), Now: now, Events: []store.Event{{
+	next := store.Run{Job: r.Job, ScheduledTime: r.ScheduledTime, Attempt: r.Attempt + 1, Reason: store.ReasonRetry,
+		ReadyAt: now.Add(delay), Target: r.Target}
+	if r.Target != "" {
+		// A node's retry rejoins the wave: it waits for its turn, its
+		// window and its reboot slot after the backoff (fanout.go).
+		next.ReadyAt = time.Time{}
+	}
+	inserted, err := c.st.RunInsert(ctx, store.RunInsertParams{Run: next, Term: c.term(), Now: now, Events: []store.Event{{
 		Kind:    store.EventRunRetry,
 		Message: fmt.Sprintf("attempt %d of %d after run %d failed; starting in %s", next.Attempt, spec.BackoffLimit+1, r.ID, delay),
 	}}})
@@ -333,8 +342,16 @@ func (c *Controller) retry(ctx context.Context, r store.Run, spec store.JobSpec,
 		c.log.Error("schedule retry", "run", r.ID, "err", err)
 		return
 	}
-	heap.Push(&c.readyAt, next.ReadyAt)
 	c.log.Info("run retry scheduled", "job", r.Job, "run", r.ID, "instant", r.ScheduledTime, "attempt", next.Attempt, "in", delay)
+	if next.ReadyAt.IsZero() {
+		if e := c.jobs[r.Job]; e != nil && err == nil {
+			e.held = append(e.held, inserted)
+			c.waiting[r.Job] = e
+			c.schedule(e, now)
+		}
+		return
+	}
+	heap.Push(&c.readyAt, next.ReadyAt)
 }
 
 // logEnd logs a recorded run end, one line.
@@ -396,6 +413,7 @@ func (c *Controller) heartbeat(ctx context.Context, now time.Time) {
 			}
 		}
 	}
+	c.expireUnclaimed(ctx, now)
 	stale, err := c.st.RunListStale(ctx, store.RunListStaleParams{HeartbeatBefore: now.Add(-3 * c.cfg.HeartbeatInterval), Limit: 1000})
 	if err != nil {
 		c.log.Error("find stale runs", "err", err)

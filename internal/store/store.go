@@ -161,6 +161,11 @@ type JobSpec struct {
 	// WaveOrder orders a wave's nodes: "" or "name" (by node name) or
 	// "random" (shuffled, seeded by the job and the instant).
 	WaveOrder string `json:"wave_order,omitempty"`
+	// RebootGroup names a FleetLock reboot group: each node's run takes
+	// one of the group's slots (holder: the node's name) before it starts
+	// and gives it back when it ends, so jobs that reboot their machine
+	// and Zincati share the group's limit and window. Fanned-out jobs only.
+	RebootGroup string `json:"reboot_group,omitempty"`
 	// WavePaused holds back the job's waiting targeted runs (an operator's
 	// `almanac wave pause`); runs already started continue.
 	WavePaused bool `json:"wave_paused,omitempty"`
@@ -521,7 +526,8 @@ type RunFinishResult struct {
 	Err error
 }
 
-// HistoryLimits says how many finished runs of a job to keep.
+// HistoryLimits says how many finished runs of a job to keep, per target
+// node (a job that does not fan out has one target, "").
 type HistoryLimits struct {
 	KeepSucceeded int // succeeded runs
 	KeepFailed    int // failed, killed and missed runs
@@ -626,7 +632,8 @@ type Store interface {
 	RunList(ctx context.Context, p RunListParams) (runs []Run, next int64, err error)
 	// RunRelease makes a held pending run claimable; ErrConflict if not pending.
 	RunRelease(ctx context.Context, p RunReleaseParams) (Run, error)
-	// RunClaim claims ready pending runs for a node.
+	// RunClaim claims ready pending runs for a node: those meant for any
+	// node (Target empty) or for that node.
 	RunClaim(ctx context.Context, p RunClaimParams) ([]Run, error)
 	// RunHeartbeat refreshes running runs and returns the IDs among them
 	// whose cancellation was requested.
@@ -680,7 +687,9 @@ const (
 )
 
 // BatchOrder returns the indexes of items in the order RunInsertBatch
-// writes them: by job, scheduled time, then attempt (0 counting as 1).
+// writes them: by job, scheduled time, target, then attempt (0 counting as
+// 1), the order of the unique key, so concurrent batches lock rows in one
+// order.
 func BatchOrder(items []RunInsertParams) []int {
 	idx := make([]int, len(items))
 	for i := range idx {
@@ -688,7 +697,8 @@ func BatchOrder(items []RunInsertParams) []int {
 	}
 	slices.SortStableFunc(idx, func(x, y int) int {
 		a, b := items[x].Run, items[y].Run
-		return cmp.Or(cmp.Compare(a.Job, b.Job), a.ScheduledTime.Compare(b.ScheduledTime), cmp.Compare(max(a.Attempt, 1), max(b.Attempt, 1)))
+		return cmp.Or(cmp.Compare(a.Job, b.Job), a.ScheduledTime.Compare(b.ScheduledTime),
+			cmp.Compare(a.Target, b.Target), cmp.Compare(max(a.Attempt, 1), max(b.Attempt, 1)))
 	})
 	return idx
 }

@@ -178,7 +178,8 @@ func (m *MemStore) RunList(_ context.Context, p store.RunListParams) ([]store.Ru
 		r := m.runs[i]
 		if (p.Cursor != 0 && r.ID >= p.Cursor) || (p.Job != "" && r.Job != p.Job) ||
 			(!p.ScheduledTime.IsZero() && !r.ScheduledTime.Equal(p.ScheduledTime)) ||
-			(len(p.States) > 0 && !slices.Contains(p.States, r.State)) {
+			(len(p.States) > 0 && !slices.Contains(p.States, r.State)) ||
+			(p.Node != "" && r.Target != p.Node && r.Node != p.Node) {
 			continue
 		}
 		if !p.WithOutput {

@@ -105,6 +105,9 @@ type JobSpec struct {
 	MaxFailures int `json:"max_failures,omitempty"`
 	// WaveOrder is "name" (the default) or "random".
 	WaveOrder string `json:"wave_order,omitempty"`
+	// RebootGroup names a FleetLock reboot group whose slot each node's
+	// run takes before it starts and gives back when it ends.
+	RebootGroup string `json:"reboot_group,omitempty"`
 	// WavePaused holds back the waiting runs of the job's waves.
 	WavePaused bool `json:"wave_paused,omitempty"`
 }

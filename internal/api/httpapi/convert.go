@@ -54,6 +54,7 @@ func specToStore(name string, in apitype.JobSpec) (store.JobSpec, error) {
 		MaxFailures:                in.MaxFailures,
 		WaveOrder:                  strings.TrimSpace(in.WaveOrder),
 		WavePaused:                 in.WavePaused,
+		RebootGroup:                strings.TrimSpace(in.RebootGroup),
 	}
 	var err error
 	if out.AlertAfterSeconds, err = wholeSeconds("alert_after", time.Duration(in.AlertAfter)); err != nil {
@@ -164,6 +165,7 @@ func specFromStore(in store.JobSpec) apitype.JobSpec {
 		MaxFailures:                in.MaxFailures,
 		WaveOrder:                  in.WaveOrder,
 		WavePaused:                 in.WavePaused,
+		RebootGroup:                in.RebootGroup,
 	}
 	if in.Shell != "" {
 		out.Command = apitype.Command{Shell: in.Shell}

@@ -34,6 +34,11 @@ type Metrics struct {
 	lag      prometheus.Histogram
 	active   prometheus.Gauge
 	jobs     *prometheus.GaugeVec
+	// Per node: runs started, running now, and fanned-out runs waiting
+	// for their turn, window or node.
+	nodeStarted *prometheus.CounterVec
+	nodeActive  *prometheus.GaugeVec
+	nodeWaiting *prometheus.GaugeVec
 
 	mu     sync.Mutex // serializes refresh
 	lastID int64      // newest event already counted
@@ -79,7 +84,17 @@ func NewMetrics(st Store) *Metrics {
 	m.jobs = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "almanac_jobs", Help: "Jobs by state (scheduled, suspended).",
 	}, []string{"state"})
+	m.nodeStarted = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "almanac_node_runs_started_total", Help: "Runs started, by the node that started them.",
+	}, []string{"node"})
+	m.nodeActive = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "almanac_node_runs_active", Help: "Runs executing now, by node.",
+	}, []string{"node"})
+	m.nodeWaiting = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "almanac_node_runs_waiting", Help: "Runs of fleet-wide jobs waiting for their turn, window or node, by the node they are for.",
+	}, []string{"node"})
 	m.reg.MustRegister(m.requests, m.latency, m.runs, m.missed, m.skipped, m.lag, m.active, m.jobs,
+		m.nodeStarted, m.nodeActive, m.nodeWaiting,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -170,11 +185,9 @@ pages:
 	}
 	m.lastID = newest
 
-	running, err := m.countRuns(ctx, store.RunRunning)
-	if err != nil {
+	if err := m.countActive(ctx); err != nil {
 		return err
 	}
-	m.active.Set(float64(running))
 	var scheduled, suspended int
 	after := ""
 	for {
@@ -216,6 +229,9 @@ func (m *Metrics) count(ctx context.Context, e store.Event) {
 			return
 		}
 		run, err := m.st.RunGet(ctx, e.RunID)
+		if err == nil && run.Node != "" {
+			m.nodeStarted.WithLabelValues(run.Node).Inc()
+		}
 		if err != nil || run.StartedAt.IsZero() || run.Attempt > 1 {
 			return // pruned already, or a retry whose delay is by design
 		}
@@ -235,18 +251,39 @@ func missedCount(data json.RawMessage) int64 {
 	return 1
 }
 
-func (m *Metrics) countRuns(ctx context.Context, state store.RunState) (int, error) {
-	n := 0
-	p := store.RunListParams{States: []store.RunState{state}, Page: store.Page{Limit: 1000}}
+// countActive sets the gauges of running and waiting runs, in total and
+// per node, from one listing of the non-terminal runs.
+func (m *Metrics) countActive(ctx context.Context) error {
+	running := 0
+	active, waiting := map[string]int{}, map[string]int{}
+	p := store.RunListParams{States: []store.RunState{store.RunRunning, store.RunPending}, Page: store.Page{Limit: 1000}}
 	for {
 		runs, next, err := m.st.RunList(ctx, p)
 		if err != nil {
-			return 0, err
+			return err
 		}
-		n += len(runs)
+		for _, r := range runs {
+			switch {
+			case r.State == store.RunRunning:
+				running++
+				active[r.Node]++
+			case r.Target != "" && r.ReadyAt.IsZero():
+				waiting[r.Target]++
+			}
+		}
 		if next == 0 {
-			return n, nil
+			break
 		}
 		p.Cursor = next
 	}
+	m.active.Set(float64(running))
+	m.nodeActive.Reset()
+	for n, c := range active {
+		m.nodeActive.WithLabelValues(n).Set(float64(c))
+	}
+	m.nodeWaiting.Reset()
+	for n, c := range waiting {
+		m.nodeWaiting.WithLabelValues(n).Set(float64(c))
+	}
+	return nil
 }

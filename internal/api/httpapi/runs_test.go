@@ -130,7 +130,9 @@ func TestMetrics(t *testing.T) {
 	}
 	b.st.PutJob(store.Job{Spec: store.JobSpec{Name: "a", Cron: "* * * * *", Shell: "true"}, Version: 1})
 	b.st.PutJob(store.Job{Spec: store.JobSpec{Name: "s", Cron: "* * * * *", Shell: "true", Suspend: true}, Version: 1})
-	run := b.st.AddRun(store.Run{Job: "a", ScheduledTime: t0, StartedAt: t0.Add(300 * time.Millisecond), Attempt: 1, State: store.RunRunning})
+	run := b.st.AddRun(store.Run{Job: "a", ScheduledTime: t0, StartedAt: t0.Add(300 * time.Millisecond), Attempt: 1, State: store.RunRunning, Node: "n1"})
+	b.st.AddRun(store.Run{Job: "a", ScheduledTime: t0, Attempt: 1, State: store.RunPending, Target: "n2"})
+	b.st.AddRun(store.Run{Job: "a", ScheduledTime: t0, Attempt: 1, State: store.RunPending, Target: "n3", ReadyAt: t0})
 	b.st.AddEvent(store.Event{Kind: store.EventRunStarted, Job: "a", RunID: run.ID})
 	b.st.AddEvent(store.Event{Kind: store.EventRunSucceeded, Job: "a"})
 	b.st.AddEvent(store.Event{Kind: store.EventRunSucceeded, Job: "a"})
@@ -149,6 +151,9 @@ func TestMetrics(t *testing.T) {
 		`almanac_runs_missed_total 41`,
 		`almanac_runs_skipped_total 1`,
 		`almanac_runs_active 1`,
+		`almanac_node_runs_active{node="n1"} 1`,
+		`almanac_node_runs_started_total{node="n1"} 1`,
+		`almanac_node_runs_waiting{node="n2"} 1`,
 		`almanac_jobs{state="scheduled"} 1`,
 		`almanac_jobs{state="suspended"} 1`,
 		`almanac_run_start_lag_seconds_bucket{le="0.25"} 0`,
@@ -159,6 +164,9 @@ func TestMetrics(t *testing.T) {
 		if !strings.Contains(body, want+"\n") && !strings.Contains(body, want+" ") {
 			t.Errorf("metrics lack %q", want)
 		}
+	}
+	if strings.Contains(body, `almanac_node_runs_waiting{node="n3"}`) {
+		t.Error("a released run counts as waiting")
 	}
 	// A second scrape counts only what is new.
 	b.st.AddEvent(store.Event{Kind: store.EventRunFailed, Job: "a"})

@@ -19,11 +19,11 @@ import (
 const insertOneOfBatch = `
 WITH r AS (
     INSERT INTO runs (job, scheduled_time, attempt, reason, state, node, ready_at, created_at,
-                      started_at, finished_at, heartbeat_at, cancel_requested, exit_code, output, error)
+                      started_at, finished_at, heartbeat_at, cancel_requested, exit_code, output, error, target)
     SELECT $1::text, $2::timestamptz, $3::integer, $4::text, $5::text, $6::text, $7::timestamptz, $8::timestamptz,
-           $9::timestamptz, $10::timestamptz, $11::timestamptz, $12::boolean, $13::integer, $14::bytea, $15::text
+           $9::timestamptz, $10::timestamptz, $11::timestamptz, $12::boolean, $13::integer, $14::bytea, $15::text, $24::text
      WHERE EXISTS (SELECT 1 FROM jobs WHERE name = $1::text)
-    ON CONFLICT (job, scheduled_time, attempt) DO NOTHING
+    ON CONFLICT (job, scheduled_time, target, attempt) DO NOTHING
     RETURNING ` + runColsOutput + `
 ), adv AS (
     UPDATE jobs SET last_schedule_time = GREATEST(last_schedule_time, $2::timestamptz)
@@ -82,7 +82,7 @@ func (s *Store) RunInsertBatch(ctx context.Context, p store.RunInsertBatchParams
 				r.Job, r.ScheduledTime.UTC().Truncate(time.Microsecond), r.Attempt, string(r.Reason), string(r.State), r.Node,
 				ts(r.ReadyAt), now, ts(r.StartedAt), ts(r.FinishedAt), ts(r.HeartbeatAt), r.CancelRequested,
 				exit, r.Output, r.Error, it.Advance,
-				evTime, evKind, evJob, evRes, evRun, evMsg, evData)
+				evTime, evKind, evJob, evRes, evRun, evMsg, evData, r.Target)
 		}
 		br := tx.SendBatch(ctx, b)
 		var absent []string

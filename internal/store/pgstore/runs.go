@@ -17,7 +17,7 @@ import (
 // runCols lists a run's columns without its output; runColsOutput with it.
 const (
 	runCols = `id, job, scheduled_time, attempt, reason, state, node, ready_at, created_at,
-	started_at, finished_at, heartbeat_at, cancel_requested, exit_code, error, pgid, proc_start`
+	started_at, finished_at, heartbeat_at, cancel_requested, exit_code, error, pgid, proc_start, target`
 	runColsOutput = runCols + `, output`
 )
 
@@ -28,7 +28,7 @@ func scanRun(r pgx.Row, withOutput bool) (store.Run, error) {
 	var exit *int32
 	var pgid int32
 	dest := []any{&run.ID, &run.Job, &sched, &run.Attempt, &reason, &state, &run.Node, &ready, &created,
-		&started, &finished, &hb, &run.CancelRequested, &exit, &run.Error, &pgid, &run.Process.Start}
+		&started, &finished, &hb, &run.CancelRequested, &exit, &run.Error, &pgid, &run.Process.Start, &run.Target}
 	if withOutput {
 		dest = append(dest, &run.Output)
 	}
@@ -84,16 +84,16 @@ func (s *Store) RunInsert(ctx context.Context, p store.RunInsertParams) (store.R
 		var err error
 		run, err = scanRun(tx.QueryRow(ctx, `
 			INSERT INTO runs (job, scheduled_time, attempt, reason, state, node, ready_at, created_at,
-			                  started_at, finished_at, heartbeat_at, cancel_requested, exit_code, output, error)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-			ON CONFLICT (job, scheduled_time, attempt) DO NOTHING
+			                  started_at, finished_at, heartbeat_at, cancel_requested, exit_code, output, error, target)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+			ON CONFLICT (job, scheduled_time, target, attempt) DO NOTHING
 			RETURNING `+runColsOutput,
 			r.Job, r.ScheduledTime.UTC().Truncate(time.Microsecond), r.Attempt, string(r.Reason), string(r.State), r.Node,
 			ts(r.ReadyAt), now, ts(r.StartedAt), ts(r.FinishedAt), ts(r.HeartbeatAt), r.CancelRequested,
-			exit, r.Output, r.Error), true)
+			exit, r.Output, r.Error, r.Target), true)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("pgstore: run of %q at %s attempt %d: %w",
-				r.Job, r.ScheduledTime.UTC().Format(time.RFC3339Nano), r.Attempt, store.ErrDuplicate)
+			return fmt.Errorf("pgstore: run of %q at %s for %q attempt %d: %w",
+				r.Job, r.ScheduledTime.UTC().Format(time.RFC3339Nano), r.Target, r.Attempt, store.ErrDuplicate)
 		}
 		if pgCode(err) == codeForeignKeyViolation {
 			return fmt.Errorf("pgstore: job %q: %w", r.Job, store.ErrNotFound)
@@ -142,8 +142,9 @@ func (s *Store) RunList(ctx context.Context, p store.RunListParams) ([]store.Run
 		   AND (cardinality($2::text[]) = 0 OR state = ANY($2))
 		   AND ($3 = 0 OR id < $3)
 		   AND ($5::timestamptz IS NULL OR scheduled_time = $5)
+		   AND ($6 = '' OR target = $6 OR node = $6)
 		 ORDER BY id DESC
-		 LIMIT $4`, p.Job, states, p.Cursor, limit+1, ts(p.ScheduledTime))
+		 LIMIT $4`, p.Job, states, p.Cursor, limit+1, ts(p.ScheduledTime), p.Node)
 	if err != nil {
 		return nil, 0, fmt.Errorf("pgstore: list runs: %w", err)
 	}
@@ -180,8 +181,8 @@ func (s *Store) RunRelease(ctx context.Context, p store.RunReleaseParams) (store
 	return run, err
 }
 
-// RunClaim claims up to Limit ready pending runs, oldest ReadyAt first, in
-// one statement; rows another claimer has locked are skipped, not waited for.
+// RunClaim claims up to Limit ready pending runs meant for any node or for
+// p.Node, oldest ReadyAt first, in one statement; rows another claimer has locked are skipped, not waited for.
 func (s *Store) RunClaim(ctx context.Context, p store.RunClaimParams) ([]store.Run, error) {
 	if p.Node == "" {
 		return nil, errors.New("pgstore: claim runs: empty node")
@@ -195,7 +196,7 @@ func (s *Store) RunClaim(ctx context.Context, p store.RunClaimParams) ([]store.R
 		    UPDATE runs SET state = 'running', node = $1, started_at = $2, heartbeat_at = $2
 		     WHERE id IN (
 		           SELECT id FROM runs
-		            WHERE state = 'pending' AND ready_at <= $2
+		            WHERE state = 'pending' AND ready_at <= $2 AND target IN ('', $1)
 		            ORDER BY ready_at, id
 		            LIMIT $3
 		              FOR UPDATE SKIP LOCKED)
@@ -368,13 +369,13 @@ func (s *Store) RunPrune(ctx context.Context, p store.RunPruneParams) (int, erro
 }
 
 // prune deletes a job's finished runs beyond the limits, keeping the newest
-// by scheduled time, then ID.
+// by scheduled time, then ID; the limits count per target node.
 func prune(ctx context.Context, tx querier, job string, l store.HistoryLimits) (int, error) {
 	tag, err := tx.Exec(ctx, `
 		DELETE FROM runs WHERE id IN (
 		    SELECT id FROM (
 		        SELECT id, state, row_number() OVER (
-		                   PARTITION BY state = 'succeeded'
+		                   PARTITION BY state = 'succeeded', target
 		                   ORDER BY scheduled_time DESC, id DESC) AS rank
 		          FROM runs
 		         WHERE job = $1 AND state IN ('succeeded', 'failed', 'killed', 'missed')) ranked

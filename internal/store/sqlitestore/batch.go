@@ -37,10 +37,10 @@ func (s *Store) RunInsertBatch(ctx context.Context, p store.RunInsertBatchParams
 			run, err := scanRun(ins.QueryRowContext(ctx,
 				r.Job, r.ScheduledTime.UnixMicro(), r.Attempt, string(r.Reason), string(r.State), r.Node, micro(r.ReadyAt),
 				now.UnixMicro(), micro(r.StartedAt), micro(r.FinishedAt), micro(r.HeartbeatAt), boolInt(r.CancelRequested),
-				exit, r.Output, r.Error), true)
+				exit, r.Output, r.Error, r.Target), true)
 			switch {
 			case isUnique(err):
-				out[i].Err = fmt.Errorf("insert run %s@%s#%d: %w", r.Job, r.ScheduledTime.Format(time.RFC3339), r.Attempt, store.ErrDuplicate)
+				out[i].Err = fmt.Errorf("insert run %s@%s%s#%d: %w", r.Job, r.ScheduledTime.Format(time.RFC3339), forTarget(r.Target), r.Attempt, store.ErrDuplicate)
 				continue
 			case isForeignKey(err):
 				out[i].Err = fmt.Errorf("insert run: job %q: %w", r.Job, store.ErrNotFound)

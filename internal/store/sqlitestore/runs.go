@@ -13,7 +13,7 @@ import (
 )
 
 const runColumnsNoOutput = `id, job, scheduled_time, attempt, reason, state, node, ready_at, created_at,
-	started_at, finished_at, heartbeat_at, cancel_requested, exit_code, error, pgid, proc_start`
+	started_at, finished_at, heartbeat_at, cancel_requested, exit_code, error, pgid, proc_start, target`
 
 const runColumns = runColumnsNoOutput + `, output`
 
@@ -26,7 +26,7 @@ func scanRun(r rowScanner, withOutput bool) (store.Run, error) {
 		cancel                                    int
 	)
 	dest := []any{&run.ID, &run.Job, &scheduled, &run.Attempt, &reason, &state, &run.Node, &ready, &created,
-		&started, &finished, &heartbeat, &cancel, &exit, &run.Error, &run.Process.PGID, &run.Process.Start}
+		&started, &finished, &heartbeat, &cancel, &exit, &run.Error, &run.Process.PGID, &run.Process.Start, &run.Target}
 	if withOutput {
 		dest = append(dest, &run.Output)
 	}
@@ -79,13 +79,13 @@ func (s *Store) RunInsert(ctx context.Context, p store.RunInsertParams) (store.R
 			exit = *r.ExitCode
 		}
 		res, err := tx.ExecContext(ctx, `INSERT INTO runs (job, scheduled_time, attempt, reason, state, node, ready_at,
-			created_at, started_at, finished_at, heartbeat_at, cancel_requested, exit_code, output, error)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`,
+			created_at, started_at, finished_at, heartbeat_at, cancel_requested, exit_code, output, error, target)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)`,
 			r.Job, r.ScheduledTime.UnixMicro(), r.Attempt, string(r.Reason), string(r.State), r.Node, micro(r.ReadyAt),
-			now.UnixMicro(), micro(r.StartedAt), micro(r.FinishedAt), micro(r.HeartbeatAt), exit, r.Output, r.Error)
+			now.UnixMicro(), micro(r.StartedAt), micro(r.FinishedAt), micro(r.HeartbeatAt), exit, r.Output, r.Error, r.Target)
 		switch {
 		case isUnique(err):
-			return fmt.Errorf("insert run %s@%s#%d: %w", r.Job, r.ScheduledTime.Format(time.RFC3339), r.Attempt, store.ErrDuplicate)
+			return fmt.Errorf("insert run %s@%s%s#%d: %w", r.Job, r.ScheduledTime.Format(time.RFC3339), forTarget(r.Target), r.Attempt, store.ErrDuplicate)
 		case isForeignKey(err):
 			return fmt.Errorf("insert run: job %q: %w", r.Job, store.ErrNotFound)
 		case err != nil:
@@ -135,6 +135,10 @@ func (s *Store) RunList(ctx context.Context, p store.RunListParams) ([]store.Run
 	if !p.ScheduledTime.IsZero() {
 		q += ` AND scheduled_time = ?`
 		args = append(args, p.ScheduledTime.UnixMicro())
+	}
+	if p.Node != "" {
+		q += ` AND (target = ? OR node = ?)`
+		args = append(args, p.Node, p.Node)
 	}
 	if p.Cursor > 0 {
 		q += ` AND id < ?`
@@ -200,7 +204,7 @@ func (s *Store) RunClaim(ctx context.Context, p store.RunClaimParams) ([]store.R
 	var runs []store.Run
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `UPDATE runs SET state = 'running', node = ?1, started_at = ?2, heartbeat_at = ?2
-			WHERE id IN (SELECT id FROM runs WHERE state = 'pending' AND ready_at IS NOT NULL AND ready_at <= ?2
+			WHERE id IN (SELECT id FROM runs WHERE state = 'pending' AND ready_at IS NOT NULL AND ready_at <= ?2 AND target IN ('', ?1)
 				ORDER BY ready_at, id LIMIT ?3)
 			RETURNING `+runColumnsNoOutput, p.Node, now.UnixMicro(), p.Limit)
 		if err != nil {
@@ -485,4 +489,12 @@ func (s *Store) prune(ctx context.Context, tx *sql.Tx, job string, l store.Histo
 		total += n
 	}
 	return int(total), nil
+}
+
+// forTarget names a run's target node in a message; empty for any node.
+func forTarget(target string) string {
+	if target == "" {
+		return ""
+	}
+	return " for " + target
 }

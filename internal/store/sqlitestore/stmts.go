@@ -21,20 +21,24 @@ const (
 			last_successful_time = MAX(COALESCE(last_successful_time, ?1), ?1) WHERE name = ?2`
 	sqlFail      = `UPDATE jobs SET failed = failed + 1 WHERE name = ?`
 	sqlInsertRun = `INSERT INTO runs (job, scheduled_time, attempt, reason, state, node, ready_at,
-			created_at, started_at, finished_at, heartbeat_at, cancel_requested, exit_code, output, error)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			created_at, started_at, finished_at, heartbeat_at, cancel_requested, exit_code, output, error, target)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			RETURNING ` + runColumns
 )
 
 // A job's history beyond its limits, pruned at every run's end: the
-// oldest succeeded runs past ?2, and likewise the failed ones.
+// oldest succeeded runs past ?2, and likewise the failed ones. The limits
+// count per target node, so a fanned-out job keeps as many instants of
+// each node as a plain job keeps of itself.
 const (
 	sqlPruneSucceeded = `DELETE FROM runs WHERE job = ?1 AND state = 'succeeded'
-			AND id NOT IN (SELECT id FROM runs WHERE job = ?1 AND state = 'succeeded'
-				ORDER BY scheduled_time DESC, id DESC LIMIT ?2)`
+			AND id NOT IN (SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY target
+					ORDER BY scheduled_time DESC, id DESC) AS rank
+				FROM runs WHERE job = ?1 AND state = 'succeeded') WHERE rank <= ?2)`
 	sqlPruneFailed = `DELETE FROM runs WHERE job = ?1 AND state IN ('failed', 'killed', 'missed')
-			AND id NOT IN (SELECT id FROM runs WHERE job = ?1 AND state IN ('failed', 'killed', 'missed')
-				ORDER BY scheduled_time DESC, id DESC LIMIT ?2)`
+			AND id NOT IN (SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY target
+					ORDER BY scheduled_time DESC, id DESC) AS rank
+				FROM runs WHERE job = ?1 AND state IN ('failed', 'killed', 'missed')) WHERE rank <= ?2)`
 )
 
 var hotStatements = []string{sqlAdvance, sqlEvent, sqlRunByID, sqlFinish, sqlSucceed, sqlFail, sqlInsertRun,

@@ -1,0 +1,521 @@
+package job
+
+import (
+	"cmp"
+	"container/heap"
+	"context"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/nodeselect"
+	"github.com/almanac-sh/almanac/internal/store"
+)
+
+// This file fans a job's instant out to the nodes its `nodes` selector
+// picks and lets each node's run start when its turn comes (docs/fleet-jobs.md):
+//
+//   - At the instant, one held run is inserted per matching registered
+//     node, with Target set, in one batch; the unique key (job, instant,
+//     target, attempt) makes this exactly once per node.
+//   - Each held run is released (made claimable, by its node only) when
+//     its node is alive, the job's gate and the node's window are open, the
+//     wave is not paused or stopped, fewer than max_parallel of the
+//     instant's nodes are active, and the concurrency policy allows it on
+//     that node. Runs are considered in the wave's order, so a run whose
+//     window is closed keeps its place and goes first once it opens.
+//   - A run that cannot start before its starting deadline ends missed,
+//     saying why (node down, window closed, waiting for its turn).
+//   - When max_failures nodes have failed, the waiting nodes are skipped
+//     and a wave.stopped event is recorded.
+
+// WindowLabel is the node label `serve --node-window` registers: the
+// window a node's targeted runs wait for unless the job names one for it.
+const WindowLabel = "almanac.sh/window"
+
+// waveRecheck bounds how long a waiting wave goes without a fresh look:
+// runs on other nodes end, and nodes come and go, without a local signal.
+const waveRecheck = 5 * time.Second
+
+// fanned reports whether spec's instants become one run per node.
+func fanned(spec store.JobSpec) bool {
+	return spec.Nodes != "" && spec.Nodes != "any"
+}
+
+// listNodes returns the registered nodes (Config.Nodes), or this node
+// alone.
+func (c *Controller) listNodes(ctx context.Context) ([]NodeInfo, error) {
+	if c.cfg.Nodes == nil {
+		return []NodeInfo{{Name: c.cfg.Node, Alive: true}}, nil
+	}
+	return c.cfg.Nodes.ListNodes(ctx)
+}
+
+// waveOrder sorts node names in the order spec's waves take them: by
+// name, or shuffled with a seed drawn from the job and the instant, so
+// every leader computes the same order.
+func waveOrder(spec store.JobSpec, instant time.Time, names []string) []string {
+	out := slices.Clone(names)
+	slices.Sort(out)
+	if spec.WaveOrder != "random" {
+		return out
+	}
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s\x00%d", spec.Name, instant.UnixNano())
+	seed := h.Sum64()
+	r := rand.New(rand.NewPCG(seed, seed>>1|1))
+	r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
+}
+
+// nodeWindow returns the window a targeted run on node waits for: the
+// job's entry for the first (in key order) selector the node matches,
+// else the node's own window label, else the job's default; "" if none.
+func nodeWindow(spec store.JobSpec, node NodeInfo) string {
+	keys := make([]string, 0, len(spec.Window))
+	for k := range spec.Window {
+		if k != "default" {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		sel, err := nodeselect.Parse(k)
+		if err == nil && sel.Mode == nodeselect.ModeMatch && sel.Matches(node.Name, node.Labels) {
+			return spec.Window[k]
+		}
+	}
+	if w := node.Labels[WindowLabel]; w != "" {
+		return w
+	}
+	return spec.Window["default"]
+}
+
+// fireNodes creates the runs of instant d.last, one per matching node, all
+// held; reconcile evaluates them right after. events go with the first.
+func (c *Controller) fireNodes(ctx context.Context, e *entry, at time.Time, reason store.Reason, now time.Time, events []store.Event) {
+	spec := e.c.spec
+	sel, err := nodeselect.Parse(spec.Nodes)
+	if err != nil { // validated on the way in; an old row may not be
+		c.log.Error("job has a bad nodes selector", "job", spec.Name, "err", err)
+		c.advanceJob(ctx, e, at, events)
+		return
+	}
+	nodes, err := c.listNodes(ctx)
+	if err != nil {
+		c.log.Error("list nodes", "job", spec.Name, "err", err)
+		c.retrySoon(e, now)
+		return
+	}
+	var names []string
+	for _, n := range nodes {
+		if sel.Matches(n.Name, n.Labels) {
+			names = append(names, n.Name)
+		}
+	}
+	stamp := at.In(e.c.loc).Format(time.RFC3339)
+	if len(names) == 0 {
+		events = append(events, store.Event{Time: now, Kind: store.EventRunSkipped, Job: spec.Name,
+			Message: fmt.Sprintf("skipped the run for %s: no node matches %s", stamp, sel)})
+		c.log.Info("run skipped", "job", spec.Name, "instant", at, "reason", "no node matches", "nodes", sel.String())
+		c.advanceJob(ctx, e, at, events)
+		return
+	}
+	names = waveOrder(spec, at, names)
+	items := make([]store.RunInsertParams, len(names))
+	for i, n := range names {
+		items[i] = store.RunInsertParams{
+			Run:     store.Run{Job: spec.Name, ScheduledTime: at, Attempt: 1, Reason: reason, Target: n},
+			Advance: true,
+			Events: []store.Event{{Time: now, Kind: store.EventRunScheduled, Job: spec.Name,
+				Message: fmt.Sprintf("scheduled %s run for %s on node %s", reason, stamp, n)}},
+		}
+	}
+	items[0].Events = append(events, items[0].Events...)
+	res, err := c.st.RunInsertBatch(ctx, store.RunInsertBatchParams{Items: items, Term: c.term(), Now: now})
+	c.noteWrite(err, now)
+	if err != nil {
+		c.writeFailed(now, "create runs", "runs", len(items), "err", err)
+		c.retrySoon(e, now)
+		return
+	}
+	c.log.Info("runs scheduled on nodes", "job", spec.Name, "instant", at, "nodes", len(names))
+	for i, it := range items {
+		c.fired(ctx, e, it.Run, res[i].Run, res[i].Err)
+	}
+}
+
+// waveView is what evaluating one instant's held runs needs to know.
+type waveView struct {
+	nodes   map[string]NodeInfo
+	latest  []store.Run // each target's latest attempt
+	order   map[string]int
+	active  int // targets running or released
+	failed  int
+	targets int
+}
+
+// viewWave reads an instant's runs and the nodes.
+func (c *Controller) viewWave(ctx context.Context, spec store.JobSpec, at time.Time) (waveView, error) {
+	runs, err := c.instantRuns(ctx, spec.Name, at)
+	if err != nil {
+		return waveView{}, err
+	}
+	nodes, err := c.listNodes(ctx)
+	if err != nil {
+		return waveView{}, fmt.Errorf("list nodes: %w", err)
+	}
+	v := waveView{nodes: make(map[string]NodeInfo, len(nodes)), latest: latestByTarget(runs), order: map[string]int{}}
+	for _, n := range nodes {
+		v.nodes[n.Name] = n
+	}
+	names := make([]string, len(v.latest))
+	for i, r := range v.latest {
+		names[i] = r.Target
+		switch waveNodeState(r) {
+		case WaveRunning:
+			v.active++
+		case WaveFailed:
+			v.failed++
+		}
+	}
+	for i, n := range waveOrder(spec, at, names) {
+		v.order[n] = i
+	}
+	v.targets = len(v.latest)
+	return v, nil
+}
+
+// evaluateWave decides what the held targeted runs of one instant do now
+// (all of held share job and instant). It returns when to look again
+// (zero: when something changes) and the runs still held.
+func (c *Controller) evaluateWave(ctx context.Context, e *entry, at time.Time, held []store.Run, now time.Time) (time.Time, []store.Run) {
+	spec := e.c.spec
+	limit, hasLimit := deadline(spec)
+	end := at.Add(e.c.delay).Add(limit)
+	expired := hasLimit && now.After(end)
+	var wake time.Time
+	earliest := func(t time.Time) {
+		if !t.IsZero() && (wake.IsZero() || t.Before(wake)) {
+			wake = t
+		}
+	}
+	untilDeadline := func() {
+		if hasLimit {
+			earliest(end.Add(time.Nanosecond))
+		}
+	}
+	missAll := func(why func(r store.Run) string) (time.Time, []store.Run) {
+		for _, r := range held {
+			c.miss(ctx, r, now, why(r))
+		}
+		return time.Time{}, nil
+	}
+	if spec.Suspend || c.stopping {
+		if expired {
+			return missAll(func(store.Run) string { return "the starting deadline passed while the job was suspended" })
+		}
+		untilDeadline()
+		return wake, held
+	}
+	if spec.Schedule != "" {
+		g, ok := Gate(nil), false
+		if c.cfg.Gates != nil {
+			g, ok = c.cfg.Gates(spec.Schedule)
+		}
+		switch {
+		case !ok && expired:
+			return missAll(func(store.Run) string { return fmt.Sprintf("schedule gate %q does not exist", spec.Schedule) })
+		case !ok:
+			untilDeadline()
+			return wake, held
+		case !g.Contains(now):
+			open, ok := g.NextOpen(now)
+			if !ok || hasLimit && open.After(end) {
+				return missAll(func(store.Run) string {
+					return fmt.Sprintf("schedule gate %q does not open before the starting deadline", spec.Schedule)
+				})
+			}
+			return open, held
+		}
+	}
+	for _, up := range c.upstreams(spec) {
+		ok, why := c.upstreamDone(ctx, up, at)
+		if ok {
+			continue
+		}
+		if why != "" {
+			return missAll(func(store.Run) string { return why })
+		}
+		if expired {
+			return missAll(func(store.Run) string { return "the starting deadline passed while the run waited for " + up })
+		}
+		untilDeadline()
+		return wake, held
+	}
+	v, err := c.viewWave(ctx, spec, at)
+	if err != nil {
+		c.log.Error("look at a wave", "job", spec.Name, "instant", at, "err", err)
+		return now.Add(waveRecheck), held
+	}
+	slices.SortFunc(held, func(a, b store.Run) int { return cmp.Compare(v.order[a.Target], v.order[b.Target]) })
+	if spec.MaxFailures > 0 && v.failed >= spec.MaxFailures {
+		c.stopWave(ctx, e, at, held, v, now)
+		return time.Time{}, nil
+	}
+	free := -1 // no limit
+	if n := WaveLimit(spec, v.targets); n > 0 {
+		free = max(n-v.active, 0)
+	}
+	var keep []store.Run
+	for _, r := range held {
+		// A retry is not bound by the starting deadline; it waits out its
+		// backoff, then for its turn, window and node like a first attempt.
+		expired := expired && r.Reason != store.ReasonRetry
+		if r.Reason == store.ReasonRetry {
+			if at := r.CreatedAt.Add(c.backoff(r.Attempt - 1)); at.After(now) {
+				earliest(at)
+				keep = append(keep, r)
+				continue
+			}
+		}
+		node, known := v.nodes[r.Target]
+		switch {
+		case !known || !node.Alive:
+			if expired {
+				c.miss(ctx, r, now, fmt.Sprintf("node %s was down until the starting deadline", r.Target))
+				continue
+			}
+			earliest(now.Add(waveRecheck))
+			untilDeadline()
+			keep = append(keep, r)
+			continue
+		}
+		if w := nodeWindow(spec, node); w != "" {
+			g, ok := Gate(nil), false
+			if c.cfg.Gates != nil {
+				g, ok = c.cfg.Gates(w)
+			}
+			switch {
+			case !ok && expired:
+				c.miss(ctx, r, now, fmt.Sprintf("window %q of node %s does not exist", w, r.Target))
+				continue
+			case !ok:
+				untilDeadline()
+				earliest(now.Add(waveRecheck))
+				keep = append(keep, r)
+				continue
+			case !g.Contains(now):
+				open, ok := g.NextOpen(now)
+				if !ok || hasLimit && open.After(end) {
+					c.miss(ctx, r, now, fmt.Sprintf("window %q of node %s does not open before the starting deadline", w, r.Target))
+					continue
+				}
+				earliest(open)
+				keep = append(keep, r)
+				continue
+			}
+		}
+		if expired {
+			c.miss(ctx, r, now, fmt.Sprintf("the starting deadline passed while node %s waited for its turn", r.Target))
+			continue
+		}
+		if spec.WavePaused || free == 0 {
+			if !spec.WavePaused {
+				earliest(now.Add(waveRecheck)) // a slot frees when a run ends anywhere
+			}
+			untilDeadline()
+			keep = append(keep, r)
+			continue
+		}
+		if spec.RebootGroup != "" {
+			if err := c.takeSlot(ctx, spec, r); err != nil {
+				if expired {
+					c.miss(ctx, r, now, fmt.Sprintf("no slot of reboot group %q before the starting deadline: %v", spec.RebootGroup, err))
+					continue
+				}
+				earliest(now.Add(waveRecheck))
+				untilDeadline()
+				keep = append(keep, r)
+				continue
+			}
+		}
+		if !c.nodePolicy(ctx, spec, r, now) {
+			c.releaseSlot(ctx, spec, r)
+			continue
+		}
+		c.release(ctx, r, now)
+		if hasLimit {
+			// Should its node die before claiming it, it is missed then.
+			heap.Push(&c.expireAt, end.Add(time.Nanosecond))
+		}
+		if free > 0 {
+			free--
+		}
+	}
+	return wake, keep
+}
+
+// nodePolicy applies the concurrency policy to r among the job's runs on
+// the same node; false means r was skipped.
+func (c *Controller) nodePolicy(ctx context.Context, spec store.JobSpec, r store.Run, now time.Time) bool {
+	if spec.ConcurrencyPolicy != store.Forbid && spec.ConcurrencyPolicy != store.Replace {
+		return true
+	}
+	var same []store.Run
+	for _, a := range c.activeRuns(ctx, spec.Name, r.ID) {
+		if a.Target == r.Target {
+			same = append(same, a)
+		}
+	}
+	if len(same) == 0 {
+		return true
+	}
+	if spec.ConcurrencyPolicy == store.Forbid {
+		c.finishHeld(ctx, r, now, store.RunMissed, "skipped: previous run active", store.EventRunSkipped,
+			fmt.Sprintf("skipped run %d on %s: previous run active (run %d)", r.ID, r.Target, same[0].ID))
+		c.log.Info("run skipped", "job", r.Job, "run", r.ID, "node", r.Target, "reason", "previous run active", "active_run", same[0].ID)
+		return false
+	}
+	for _, a := range same {
+		c.replace(ctx, a, fmt.Sprintf("replaced by run %d", r.ID), now)
+	}
+	return true
+}
+
+// stopWave skips an instant's waiting nodes once max_failures nodes
+// failed, records one wave.stopped event and reports it.
+func (c *Controller) stopWave(ctx context.Context, e *entry, at time.Time, held []store.Run, v waveView, now time.Time) {
+	spec := e.c.spec
+	why := fmt.Sprintf("skipped: wave stopped after %d failed node(s) (max_failures %d)", v.failed, spec.MaxFailures)
+	var skipped []string
+	for _, r := range held {
+		c.finishHeld(ctx, r, now, store.RunMissed, why, store.EventRunSkipped,
+			fmt.Sprintf("run %d on %s %s", r.ID, r.Target, why))
+		skipped = append(skipped, r.Target)
+	}
+	msg := fmt.Sprintf("wave of %s for %s stopped: %d of %d node(s) failed (max_failures %d); skipped %s",
+		spec.Name, at.In(e.c.loc).Format(time.RFC3339), v.failed, v.targets, spec.MaxFailures, strings.Join(skipped, ", "))
+	if err := c.st.EventAppend(ctx, store.Event{Time: now, Kind: store.EventWaveStopped, Job: spec.Name, Message: msg}); err != nil {
+		c.log.Error("record wave stop", "job", spec.Name, "err", err)
+	}
+	c.log.Warn("wave stopped", "job", spec.Name, "instant", at, "failed", v.failed, "skipped", len(skipped))
+	c.report(ctx, Outcome{Kind: OutcomeFailure, Spec: spec, Run: store.Run{Job: spec.Name, ScheduledTime: at, State: store.RunMissed}, Message: msg, Time: now})
+}
+
+// evaluateHeld evaluates an entry's held runs: untargeted ones one by one
+// (evaluate), targeted ones per instant (evaluateWave).
+func (c *Controller) evaluateHeld(ctx context.Context, e *entry, held []store.Run, now time.Time) (wake time.Time, keep []store.Run) {
+	earliest := func(t time.Time) {
+		if !t.IsZero() && (wake.IsZero() || t.Before(wake)) {
+			wake = t
+		}
+	}
+	var byInstant map[time.Time][]store.Run
+	var instants []time.Time
+	for _, r := range held {
+		if r.Target == "" || r.Reason == store.ReasonManual {
+			if w, k := c.evaluate(ctx, e, r, now); k {
+				keep = append(keep, r)
+				earliest(w)
+			}
+			continue
+		}
+		if byInstant == nil {
+			byInstant = map[time.Time][]store.Run{}
+		}
+		at := r.ScheduledTime.UTC()
+		if byInstant[at] == nil {
+			instants = append(instants, at)
+		}
+		byInstant[at] = append(byInstant[at], r)
+	}
+	slices.SortFunc(instants, func(a, b time.Time) int { return a.Compare(b) })
+	for _, at := range instants {
+		w, k := c.evaluateWave(ctx, e, at, byInstant[at], now)
+		keep = append(keep, k...)
+		earliest(w)
+	}
+	return wake, keep
+}
+
+// holdsTargeted reports whether e holds runs of a wave.
+func holdsTargeted(e *entry) bool {
+	for _, r := range e.held {
+		if r.Target != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// expireUnclaimed ends as missed the released targeted runs whose node
+// did not claim them before their starting deadline because it is down
+// (released while it was alive, it died before claiming). Called with the
+// heartbeat.
+func (c *Controller) expireUnclaimed(ctx context.Context, now time.Time) {
+	runs, _, err := c.st.RunList(ctx, store.RunListParams{States: []store.RunState{store.RunPending}, Page: store.Page{Limit: 1000}})
+	if err != nil {
+		c.log.Error("list pending runs", "err", err)
+		return
+	}
+	var nodes map[string]NodeInfo
+	for _, r := range runs {
+		e := c.jobs[r.Job]
+		if r.Target == "" || r.ReadyAt.IsZero() || e == nil {
+			continue
+		}
+		limit, ok := deadline(e.c.spec)
+		if !ok || !now.After(maxTime(r.ReadyAt, r.ScheduledTime.Add(e.c.delay).Add(limit))) {
+			continue
+		}
+		if nodes == nil {
+			list, err := c.listNodes(ctx)
+			if err != nil {
+				c.log.Error("list nodes", "err", err)
+				return
+			}
+			nodes = make(map[string]NodeInfo, len(list))
+			for _, n := range list {
+				nodes[n.Name] = n
+			}
+		}
+		if n, ok := nodes[r.Target]; ok && n.Alive {
+			continue // it will claim it
+		}
+		c.miss(ctx, r, now, fmt.Sprintf("node %s was down until the starting deadline", r.Target))
+	}
+}
+
+// SlotTaker hands out reboot slots of FleetLock groups: a fanned-out
+// job with a reboot_group takes its node's slot before the node's run is
+// released and gives it back when the run ends, sharing the group's slots
+// with Zincati machines.
+type SlotTaker interface {
+	// Acquire takes (or keeps) holder's slot of group; an error means not
+	// now.
+	Acquire(ctx context.Context, group, holder string) error
+	// Release gives holder's slot back; not holding one is no error.
+	Release(ctx context.Context, group, holder string) error
+}
+
+// takeSlot takes r's node's slot of spec's reboot group.
+func (c *Controller) takeSlot(ctx context.Context, spec store.JobSpec, r store.Run) error {
+	if c.cfg.Slots == nil {
+		return fmt.Errorf("reboot groups are not served here")
+	}
+	return c.cfg.Slots.Acquire(ctx, spec.RebootGroup, r.Target)
+}
+
+// releaseSlot gives r's node's slot back when r's job takes one.
+func (c *Controller) releaseSlot(ctx context.Context, spec store.JobSpec, r store.Run) {
+	if spec.RebootGroup == "" || r.Target == "" || c.cfg.Slots == nil {
+		return
+	}
+	if err := c.cfg.Slots.Release(ctx, spec.RebootGroup, r.Target); err != nil {
+		c.log.Error("release reboot slot", "job", r.Job, "run", r.ID, "group", spec.RebootGroup, "node", r.Target, "err", err)
+	}
+}

@@ -1,0 +1,210 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/almanac-sh/almanac/internal/store"
+)
+
+// targetTests cover fanned-out runs: the unique key includes the target,
+// only the target claims a targeted run, and listings filter by node.
+var targetTests = []struct {
+	name string
+	fn   func(t *testing.T, s store.Store)
+}{
+	{"RunTargetUnique", testRunTargetUnique},
+	{"RunTargetClaim", testRunTargetClaim},
+	{"RunListNode", testRunListNode},
+	{"RunPrunePerTarget", testRunPrunePerTarget},
+}
+
+func insertTargeted(ctx context.Context, s store.Store, job string, at time.Time, target string, attempt int, ready time.Time) (store.Run, error) {
+	return s.RunInsert(ctx, store.RunInsertParams{
+		Run: store.Run{Job: job, ScheduledTime: at, Attempt: attempt, Reason: store.ReasonSchedule, Target: target, ReadyAt: ready},
+		Now: at,
+	})
+}
+
+// testRunTargetUnique: one run per (job, instant, target, attempt), by
+// RunInsert and by RunInsertBatch; the target reads back.
+func testRunTargetUnique(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	createJob(t, s, "j")
+	for _, n := range []string{"", "a", "b"} {
+		r, err := insertTargeted(ctx, s, "j", base, n, 1, time.Time{})
+		if err != nil {
+			t.Fatalf("insert for target %q: %v", n, err)
+		}
+		if r.Target != n {
+			t.Errorf("insert for target %q read back target %q", n, r.Target)
+		}
+		if got, err := s.RunGet(ctx, r.ID); err != nil || got.Target != n {
+			t.Errorf("RunGet(%d) target = %q, %v; want %q", r.ID, got.Target, err, n)
+		}
+		if _, err := insertTargeted(ctx, s, "j", base, n, 1, time.Time{}); !errors.Is(err, store.ErrDuplicate) {
+			t.Errorf("second insert for target %q: err = %v, want ErrDuplicate", n, err)
+		}
+	}
+	res, err := s.RunInsertBatch(ctx, store.RunInsertBatchParams{Now: base, Items: []store.RunInsertParams{
+		{Run: store.Run{Job: "j", ScheduledTime: base, Attempt: 1, Target: "a"}},
+		{Run: store.Run{Job: "j", ScheduledTime: base, Attempt: 1, Target: "c"}},
+		{Run: store.Run{Job: "j", ScheduledTime: base, Attempt: 2, Target: "a"}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(res[0].Err, store.ErrDuplicate) || res[1].Err != nil || res[2].Err != nil {
+		t.Fatalf("batch results = %+v; want a duplicate, then two new runs", res)
+	}
+	if res[1].Run.Target != "c" || res[2].Run.Target != "a" || res[2].Run.Attempt != 2 {
+		t.Errorf("batch runs = %+v, %+v", res[1].Run, res[2].Run)
+	}
+}
+
+// testRunTargetClaim: a targeted run is claimed by its node only; an
+// untargeted one by anyone.
+func testRunTargetClaim(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	createJob(t, s, "j")
+	forA, err := insertTargeted(ctx, s, "j", base, "a", 1, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forB, err := insertTargeted(ctx, s, "j", base, "b", 1, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	anyone, err := insertTargeted(ctx, s, "j", base.Add(time.Second), "", 1, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := base.Add(time.Minute)
+	got, err := s.RunClaim(ctx, store.RunClaimParams{Node: "c", Now: now, Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].ID != anyone.ID {
+		t.Fatalf("node c claimed %+v; want only the untargeted run %d", got, anyone.ID)
+	}
+	got, err = s.RunClaim(ctx, store.RunClaimParams{Node: "a", Now: now, Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].ID != forA.ID || got[0].Node != "a" || got[0].Target != "a" {
+		t.Fatalf("node a claimed %+v; want run %d", got, forA.ID)
+	}
+	if r, _ := s.RunGet(ctx, forB.ID); r.State != store.RunPending {
+		t.Errorf("run for b is %s after a and c claimed; want pending", r.State)
+	}
+	got, err = s.RunClaim(ctx, store.RunClaimParams{Node: "b", Now: now, Limit: 10})
+	if err != nil || len(got) != 1 || got[0].ID != forB.ID {
+		t.Errorf("node b claimed %+v, %v; want run %d", got, err, forB.ID)
+	}
+}
+
+// testRunListNode: the node filter returns runs targeted at the node or
+// claimed by it.
+func testRunListNode(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	createJob(t, s, "j")
+	forA, err := insertTargeted(ctx, s, "j", base, "a", 1, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	forB, err := insertTargeted(ctx, s, "j", base, "b", 1, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	anyone, err := insertTargeted(ctx, s, "j", base.Add(time.Second), "", 1, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.RunClaim(ctx, store.RunClaimParams{Node: "a", Now: base.Add(time.Minute), Limit: 10}); err != nil {
+		t.Fatal(err)
+	}
+	ids := func(node string) []int64 {
+		runs, _, err := s.RunList(ctx, store.RunListParams{Node: node})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []int64
+		for _, r := range runs {
+			out = append(out, r.ID)
+		}
+		slices.Sort(out)
+		return out
+	}
+	for _, tt := range []struct {
+		node string
+		want []int64
+	}{
+		{"a", []int64{forA.ID, anyone.ID}},
+		{"b", []int64{forB.ID}},
+		{"c", nil},
+		{"", []int64{forA.ID, forB.ID, anyone.ID}},
+	} {
+		if got := ids(tt.node); !slices.Equal(got, tt.want) {
+			t.Errorf("RunList(node %q) = %v, want %v", tt.node, got, tt.want)
+		}
+	}
+}
+
+// testRunPrunePerTarget: history limits count per target node, so a
+// fanned-out job keeps its recent instants on every node, through
+// RunPrune and through the prune at a run's end.
+func testRunPrunePerTarget(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	createJob(t, s, "j")
+	keep := map[int64]bool{}
+	for i := range 4 {
+		at := base.Add(time.Duration(i) * time.Minute)
+		for _, n := range []string{"a", "b"} {
+			r, err := insertTargeted(ctx, s, "j", at, n, 1, time.Time{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.RunFinish(ctx, store.RunFinishParams{ID: r.ID, State: store.RunSucceeded}); err != nil {
+				t.Fatal(err)
+			}
+			if i >= 2 {
+				keep[r.ID] = true
+			}
+		}
+	}
+	if n, err := s.RunPrune(ctx, store.RunPruneParams{Job: "j", KeepSucceeded: 2, KeepFailed: 1}); err != nil || n != 4 {
+		t.Fatalf("RunPrune = %d, %v; want 4 (two instants of each node)", n, err)
+	}
+	runs, _, err := s.RunList(ctx, store.RunListParams{Job: "j"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs {
+		if !keep[r.ID] {
+			t.Errorf("run %d (%s at %s) kept; want the two newest of each node", r.ID, r.Target, r.ScheduledTime)
+		}
+	}
+	if len(runs) != len(keep) {
+		t.Errorf("%d runs kept, want %d", len(runs), len(keep))
+	}
+	// The prune at a run's end counts per node too.
+	r, err := insertTargeted(ctx, s, "j", base.Add(time.Hour), "a", 1, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.RunFinish(ctx, store.RunFinishParams{ID: r.ID, State: store.RunSucceeded,
+		Prune: &store.HistoryLimits{KeepSucceeded: 2, KeepFailed: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	byTarget := map[string]int{}
+	runs, _, _ = s.RunList(ctx, store.RunListParams{Job: "j"})
+	for _, r := range runs {
+		byTarget[r.Target]++
+	}
+	if byTarget["a"] != 2 || byTarget["b"] != 2 {
+		t.Errorf("after a run's end: runs per node = %v, want 2 each", byTarget)
+	}
+}
