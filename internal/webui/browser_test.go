@@ -274,8 +274,9 @@ func testDaemonInBrowser(t *testing.T, b *browser) {
 			{"/windows", []string{"article[data-window=weekend-maintenance] svg.week g.block", "article[data-window=nightly] svg.week g.now"}},
 			{"/resources", []string{"#resources tbody tr", "article.resource svg.week g.marker.start", "ul.findings.errors"}},
 			{"/events", []string{"#events tbody tr", "form.filters"}},
-			{"/cluster", []string{"#nodes tbody tr[data-leader=true]", "#cluster-summary"}},
+			{"/cluster", []string{"#nodes tbody tr[data-leader=true]", "#cluster-summary", "#nodes tbody tr[data-node=demo-web-1]"}},
 			{"/applies", []string{"#agent-status"}},
+			{"/jobs/rolling-patch", []string{"#fleet", "#job-nodes", "button.wave-pause"}},
 		})
 	})
 
