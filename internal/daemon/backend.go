@@ -76,8 +76,8 @@ func newController(st store.Store, o Config, clk clock.Clock, log *slog.Logger, 
 
 // apiController adapts *job.Controller to httpapi.Controller: it turns the
 // controller's validation errors into 422 answers naming the field, and its
-// status into the API's. It refuses a job whose schedule gate names
-// nothing in the gate registry.
+// status into the API's. It refuses a job whose schedule gate, or a
+// window of its nodes, names nothing in the gate registry.
 type apiController struct {
 	*job.Controller
 	gates *gateRegistry
@@ -90,7 +90,7 @@ var (
 
 // PutJob implements httpapi.Controller.
 func (a apiController) PutJob(ctx context.Context, spec store.JobSpec, src store.Source) (store.Job, bool, error) {
-	if err := a.gates.checkSpec(spec.Name, spec.Schedule); err != nil {
+	if err := a.gates.checkSpec(spec); err != nil {
 		return store.Job{}, false, apiValidation(err)
 	}
 	j, created, err := a.Controller.PutJob(ctx, spec, src)

@@ -2,12 +2,15 @@ package daemon
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/almanac-sh/almanac/internal/catalog"
 	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/manifestjob"
+	"github.com/almanac-sh/almanac/internal/store"
 )
 
 // This file is the daemon's one registry of schedule gates: every name a
@@ -84,9 +87,23 @@ func (r *gateRegistry) Lookup(name string) (job.Gate, bool) {
 			return g, true
 		}
 	}
+	if name == anytime {
+		return alwaysOpen{}, true
+	}
 	g, _, err := manifestjob.BuiltinGate(name)
 	return g, g != nil && err == nil
 }
+
+// anytime is the built-in gate that is always open: a fleet-wide job's
+// window map gives it to nodes whose own --node-window it should ignore.
+// A named window or schedule of that name takes precedence.
+const anytime = "anytime"
+
+// alwaysOpen is the anytime gate.
+type alwaysOpen struct{}
+
+func (alwaysOpen) Contains(time.Time) bool                { return true }
+func (alwaysOpen) NextOpen(t time.Time) (time.Time, bool) { return t, true }
 
 // Names lists every gate name in force, sorted, without duplicates.
 func (r *gateRegistry) Names() []string {
@@ -99,7 +116,7 @@ func (r *gateRegistry) Names() []string {
 	if r != nil && r.manifests != nil {
 		out = append(out, r.manifests.Names()...)
 	}
-	out = append(out, "never")
+	out = append(out, "never", anytime)
 	slices.Sort(out)
 	return slices.Compact(out)
 }
@@ -133,14 +150,27 @@ func (r *gateRegistry) known() string {
 	return "known gates: " + strings.Join(names, ", ")
 }
 
-// checkSpec refuses a job whose schedule gate names nothing, as a
-// validation error of its schedule field (a 422 on the API).
-func (r *gateRegistry) checkSpec(name, gate string) error {
-	if gate == "" {
-		return nil
+// checkSpec refuses a job whose schedule gate, or a window its nodes wait
+// for, names nothing, as a validation error of that field (a 422 on the
+// API).
+func (r *gateRegistry) checkSpec(spec store.JobSpec) error {
+	var fields []job.FieldError
+	if spec.Schedule != "" {
+		if err := r.check(spec.Schedule); err != nil {
+			fields = append(fields, job.FieldError{Field: "schedule", Message: err.Error()})
+		}
 	}
-	if err := r.check(gate); err != nil {
-		return &job.ValidationError{Job: name, Fields: []job.FieldError{{Field: "schedule", Message: err.Error()}}}
+	for _, k := range slices.Sorted(maps.Keys(spec.Window)) {
+		gate := strings.TrimSpace(spec.Window[k])
+		if gate == "" {
+			continue // job.Validate says it is empty
+		}
+		if err := r.check(gate); err != nil {
+			fields = append(fields, job.FieldError{Field: "window[" + strings.TrimSpace(k) + "]", Message: err.Error()})
+		}
+	}
+	if len(fields) > 0 {
+		return &job.ValidationError{Job: spec.Name, Fields: fields}
 	}
 	return nil
 }

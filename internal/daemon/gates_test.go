@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -124,6 +125,21 @@ func TestNamedWindowGates(t *testing.T) {
 		!strings.Contains(ae.Message, `"no-such-gate"`) || !strings.Contains(ae.Message, "open-now, opens-later") {
 		t.Fatalf("PUT with an unknown gate = %v (%+v), want 422 on schedule listing the known gates", err, ae)
 	}
+	// A window of a fanned-out job's nodes is a gate too.
+	fleet := apitype.JobSpec{Cron: "* * * * *", Command: apitype.Command{Argv: []string{"true"}}, Nodes: "role=db",
+		Window: map[string]string{"default": "open-now", " zone=eu ": "no-such-window"}}
+	_, _, err = c.JobPut(ctx, "fleet", fleet)
+	if !errors.As(err, &ae) || ae.Code != apitype.CodeInvalid || ae.Field != "window[zone=eu]" ||
+		!strings.Contains(ae.Message, `no gate is named "no-such-window"`) || !strings.Contains(ae.Message, "open-now, opens-later") {
+		t.Fatalf("PUT with an unknown window = %v (%+v), want 422 on window[zone=eu]", err, ae)
+	}
+	fleet.Window[" zone=eu "] = "opens-later"
+	if j, _, err := c.JobPut(ctx, "fleet", fleet); err != nil || j.Spec.Window["zone=eu"] != "opens-later" || j.Spec.Window["default"] != "open-now" {
+		t.Fatalf("PUT with known windows: %v, window %q", err, j.Spec.Window)
+	}
+	if err := c.JobDelete(ctx, "fleet"); err != nil {
+		t.Fatal(err)
+	}
 
 	for name, gate := range map[string]string{"in-open": "open-now", "in-later": "opens-later"} {
 		if _, _, err := c.JobPut(ctx, name, apitype.JobSpec{Cron: "* * * * *", Command: apitype.Command{Argv: []string{"true"}}, Schedule: gate}); err != nil {
@@ -204,7 +220,28 @@ func TestGateRemovedByManifest(t *testing.T) {
 	}
 	_, _, err := c.JobPut(ctx, "report2", spec)
 	var ae *apitype.Error
-	if !errors.As(err, &ae) || ae.Code != apitype.CodeInvalid || !strings.Contains(ae.Message, "known gates: never, night") {
+	if !errors.As(err, &ae) || ae.Code != apitype.CodeInvalid || !strings.Contains(ae.Message, "known gates: anytime, never, night") {
 		t.Fatalf("PUT naming the removed gate = %v", err)
+	}
+}
+
+// TestAnytimeGate: "anytime" is always open, unless a named window takes
+// the name.
+func TestAnytimeGate(t *testing.T) {
+	var r *gateRegistry
+	g, ok := r.Lookup("anytime")
+	if !ok {
+		t.Fatal("no anytime gate")
+	}
+	for _, at := range []time.Time{time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 7, 4, 13, 37, 0, 0, time.UTC)} {
+		if !g.Contains(at) {
+			t.Errorf("anytime closed at %s", at)
+		}
+		if open, ok := g.NextOpen(at); !ok || !open.Equal(at) {
+			t.Errorf("anytime NextOpen(%s) = %s, %v", at, open, ok)
+		}
+	}
+	if !slices.Contains(r.Names(), "anytime") {
+		t.Errorf("Names() = %v, lacks anytime", r.Names())
 	}
 }

@@ -73,7 +73,9 @@ func waveOrder(spec store.JobSpec, instant time.Time, names []string) []string {
 
 // nodeWindow returns the window a targeted run on node waits for: the
 // job's entry for the first (in key order) selector the node matches,
-// else the node's own window label, else the job's default; "" if none.
+// else the job's default, else the node's own window (serve
+// --node-window); "" if none. A job opts out of node windows with a
+// default of "anytime".
 func nodeWindow(spec store.JobSpec, node NodeInfo) string {
 	keys := make([]string, 0, len(spec.Window))
 	for k := range spec.Window {
@@ -88,10 +90,10 @@ func nodeWindow(spec store.JobSpec, node NodeInfo) string {
 			return spec.Window[k]
 		}
 	}
-	if w := node.Labels[WindowLabel]; w != "" {
+	if w, ok := spec.Window["default"]; ok {
 		return w
 	}
-	return spec.Window["default"]
+	return node.Labels[WindowLabel]
 }
 
 // fireNodes creates the runs of instant d.last, one per matching node, all

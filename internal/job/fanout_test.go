@@ -298,11 +298,11 @@ func TestWaveNodeWindow(t *testing.T) {
 		b.gates["late"] = window{10*time.Hour + 30*time.Minute, 11 * time.Hour}
 		b.put(spec("j", "1h", func(s *store.JobSpec) {
 			s.Nodes, s.MaxParallel = "role=web", "1"
-			s.Window = map[string]string{"a": "late", "default": "early"}
+			s.Window = map[string]string{"a": "late", "role=db": "early"}
 		}))
 		b.advance(time.Hour)
-		// a waits for "late"; b (default "early") goes first; c waits for
-		// its own "late".
+		// a waits for "late"; b (no window) goes first; c waits for its
+		// own "late".
 		if got := targets(b.runs("j")); !slices.Equal(got, []string{"a:pending", "b:ready", "c:pending"}) {
 			t.Fatalf("runs = %v", got)
 		}
@@ -493,4 +493,30 @@ func TestFanOutRetryWaitsForWindow(t *testing.T) {
 			t.Fatalf("retry did not start when the window opened again: %v", states(b.runs("j")))
 		}
 	})
+}
+
+func TestNodeWindow(t *testing.T) {
+	web := NodeInfo{Name: "w1", Labels: map[string]string{"role": "web", WindowLabel: "own"}}
+	bare := NodeInfo{Name: "w2", Labels: map[string]string{"role": "web"}}
+	tests := []struct {
+		name   string
+		window map[string]string
+		node   NodeInfo
+		want   string
+	}{
+		{"no job window: the node's own", nil, web, "own"},
+		{"no window at all", nil, bare, ""},
+		{"a matching selector wins", map[string]string{"role=web": "sel", "default": "def"}, web, "sel"},
+		{"the job's default before the node's own", map[string]string{"role=db": "sel", "default": "def"}, web, "def"},
+		{"by node name", map[string]string{"w1": "mine"}, web, "mine"},
+		{"first selector in key order", map[string]string{"role=web": "b", "role in (web)": "a"}, bare, "a"},
+		{"anytime opts out", map[string]string{"default": "anytime"}, web, "anytime"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := nodeWindow(store.JobSpec{Window: tt.window}, tt.node); got != tt.want {
+				t.Errorf("nodeWindow = %q, want %q", got, tt.want)
+			}
+		})
+	}
 }
