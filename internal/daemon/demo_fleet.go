@@ -260,41 +260,16 @@ func (w *demoWorker) beat(ctx context.Context, now time.Time) {
 	}
 }
 
-// claim claims the runs released for this node. The store hands a node
-// the runs targeted at it and the runs for any node; a simulated node
-// runs no commands, so it claims only while no run for any node is
-// ready, leaving those to the daemon's own controller.
+// claim claims the runs released for this node, and only those: a
+// simulated node runs no commands, so runs for any node are left to the
+// daemon's own controller.
 func (w *demoWorker) claim(ctx context.Context, now time.Time) {
-	mine, _, err := w.f.st.RunList(ctx, store.RunListParams{Node: w.name, States: []store.RunState{store.RunPending}, Page: store.Page{Limit: 1000}})
-	if err != nil {
-		w.f.log.Warn("demo node: list its runs", "node", w.name, "err", err)
-		return
-	}
-	ready := 0
-	for _, r := range mine {
-		if r.Target == w.name && claimable(r, now) {
-			ready++
-		}
-	}
-	if ready == 0 {
-		return
-	}
-	if busy, err := w.untargetedReady(ctx, now); err != nil || busy {
-		return
-	}
-	runs, err := w.f.st.RunClaim(ctx, store.RunClaimParams{Node: w.name, Now: now, Limit: ready})
+	runs, err := w.f.st.RunClaim(ctx, store.RunClaimParams{Node: w.name, Now: now, Limit: 100, TargetedOnly: true})
 	if err != nil {
 		w.f.log.Warn("demo node: claim", "node", w.name, "err", err)
 		return
 	}
 	for _, r := range runs {
-		if r.Target != w.name {
-			// A run for any node became ready between the look and the
-			// claim. This node cannot run its command; it says so.
-			w.finish(ctx, r, now, store.RunFinishParams{State: store.RunFailed,
-				Error: fmt.Sprintf("claimed by %s, a node simulated by serve --demo, which runs no commands", w.name)})
-			continue
-		}
 		w.active[r.ID] = demoRun{run: r, due: now.Add(demoDuration(w.name, r))}
 	}
 }
@@ -304,27 +279,6 @@ func claimable(r store.Run, now time.Time) bool {
 	return r.State == store.RunPending && !r.ReadyAt.IsZero() && !r.ReadyAt.After(now)
 }
 
-// untargetedReady reports whether a run for any node is ready to claim:
-// the daemon's controller is about to claim it.
-func (w *demoWorker) untargetedReady(ctx context.Context, now time.Time) (bool, error) {
-	var cursor int64
-	for range 20 {
-		runs, next, err := w.f.st.RunList(ctx, store.RunListParams{States: []store.RunState{store.RunPending}, Page: store.Page{Cursor: cursor, Limit: 1000}})
-		if err != nil {
-			return false, err
-		}
-		for _, r := range runs {
-			if r.Target == "" && claimable(r, now) {
-				return true, nil
-			}
-		}
-		if next == 0 {
-			return false, nil
-		}
-		cursor = next
-	}
-	return true, nil // too many pending runs to look through: wait
-}
 
 // finish records a simulated run's end with its event and the job's
 // history limits, as the controller records its own.

@@ -116,7 +116,7 @@ func TestDemoFleetNodes(t *testing.T) {
 }
 
 // TestDemoWorkerRuns: a simulated node claims only the released runs
-// targeted at it, never while a run for any node is ready, and ends each
+// targeted at it, never a run for any node, and ends each
 // after its simulated duration, waking the controller.
 func TestDemoWorkerRuns(t *testing.T) {
 	h := newDemoFleetHarness(t)
@@ -128,15 +128,9 @@ func TestDemoWorkerRuns(t *testing.T) {
 	plain := h.insert("plain", "", demoT0, demoT0)
 
 	w.step(ctx, demoT0)
-	if r := h.get(mine.ID); r.State != store.RunPending {
-		t.Fatalf("claimed its run (%s) while a run for any node was ready", r.State)
+	if r := h.get(plain.ID); r.State != store.RunPending {
+		t.Fatalf("a simulated node took the run for any node: %s on %q", r.State, r.Node)
 	}
-	// The daemon's own controller claims the run for any node.
-	if c, err := h.st.RunClaim(ctx, store.RunClaimParams{Node: "self", Now: demoT0, Limit: 10}); err != nil || len(c) != 1 || c[0].ID != plain.ID {
-		t.Fatalf("self's claim = %v, %v", c, err)
-	}
-	h.clk.Advance(time.Second)
-	w.step(ctx, h.clk.Now())
 	r := h.get(mine.ID)
 	if r.State != store.RunRunning || r.Node != "demo-web-1" {
 		t.Fatalf("its released run is %s on %q, want running on demo-web-1", r.State, r.Node)
@@ -248,39 +242,6 @@ func TestDemoWorkerOutcomes(t *testing.T) {
 	again.step(ctx, h.clk.Now())
 	if r := h.get(left.ID); r.State != store.RunSucceeded {
 		t.Errorf("the adopted run is %s, want succeeded", r.State)
-	}
-}
-
-// raceStore releases a run for any node between a simulated node's look
-// and its claim, as the daemon's controller may.
-type raceStore struct {
-	store.Store
-	h    *demoFleetHarness
-	once sync.Once
-}
-
-func (s *raceStore) RunClaim(ctx context.Context, p store.RunClaimParams) ([]store.Run, error) {
-	s.once.Do(func() { s.h.insert("plain", "", demoT0.Add(-time.Minute), demoT0.Add(-time.Minute)) })
-	return s.Store.RunClaim(ctx, p)
-}
-
-// TestDemoWorkerRace: a run for any node that a simulated node claims by
-// losing that race ends failed, saying that no command ran.
-func TestDemoWorkerRace(t *testing.T) {
-	h := newDemoFleetHarness(t)
-	h.f.st = &raceStore{Store: h.st, h: h}
-	w := h.worker("demo-db-1")
-	mine := h.insert("rotate-logs", "demo-db-1", demoT0, demoT0)
-	w.step(t.Context(), demoT0)
-	runs, _, err := h.st.RunList(t.Context(), store.RunListParams{Job: "plain", Page: store.Page{Limit: 5}})
-	if err != nil || len(runs) != 1 {
-		t.Fatalf("plain's runs %v, %v", runs, err)
-	}
-	if r := runs[0]; r.State != store.RunFailed || !strings.Contains(r.Error, "simulated by serve --demo, which runs no commands") {
-		t.Errorf("the run taken by mistake is %s: %q", r.State, r.Error)
-	}
-	if r := h.get(mine.ID); r.State != store.RunPending && r.State != store.RunRunning {
-		t.Errorf("its own run is %s", r.State)
 	}
 }
 
