@@ -274,12 +274,6 @@ func (w *demoWorker) claim(ctx context.Context, now time.Time) {
 	}
 }
 
-// claimable reports whether a pending run may be claimed at now.
-func claimable(r store.Run, now time.Time) bool {
-	return r.State == store.RunPending && !r.ReadyAt.IsZero() && !r.ReadyAt.After(now)
-}
-
-
 // finish records a simulated run's end with its event and the job's
 // history limits, as the controller records its own.
 func (w *demoWorker) finish(ctx context.Context, r store.Run, now time.Time, p store.RunFinishParams) {

@@ -17,7 +17,6 @@
 package fleetlock
 
 import (
-	"slices"
 	"context"
 	"crypto/subtle"
 	"encoding/json"
@@ -29,6 +28,7 @@ import (
 	"net/http"
 	"net/netip"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
