@@ -90,6 +90,8 @@ var builtinTypes = map[string]*typeSpec{
 		"notify_on": {kind: kStrings}, "alert_after": {kind: kString}, "run_as": {kind: kString},
 		"cron_dialect": {kind: kEnum, enum: []string{"vixie", "kubernetes"}}, "on_calendar": {kind: kStrings},
 		"randomized_delay": {kind: kNumber}, "nodes": {kind: kString},
+		"window": {kind: kAny}, "max_parallel": {kind: kIntOrString}, "max_failures": {kind: kInt},
+		"wave_order": {kind: kEnum, enum: []string{"name", "random"}}, "reboot_group": {kind: kString},
 	}, check: checkJob},
 }
 

@@ -273,7 +273,8 @@ func hashKey(v any) (any, bool) {
 	switch v.(type) {
 	case string, int64, float64, bool, nil:
 		return v, true
-	case refV:
+	case refV, defaultV:
+		// default is a key as in Puppet: { default => 'anytime' }.
 		return v, true
 	}
 	return nil, false

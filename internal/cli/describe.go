@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -149,6 +151,16 @@ func runDescribe(ctx context.Context, e *env, args []string) error {
 	}
 	kv("Run as", s.RunAs)
 	kv("Nodes", s.Nodes)
+	kv("Window", windowText(s.Window))
+	kv("Max parallel", s.MaxParallel)
+	if s.MaxFailures > 0 {
+		kv("Max failures", strconv.Itoa(s.MaxFailures))
+	}
+	kv("Wave order", s.WaveOrder)
+	kv("Reboot group", s.RebootGroup)
+	if s.WavePaused {
+		kv("Wave paused", "true (waiting runs are held: almanac wave resume "+j.Name+")")
+	}
 	if s.AlertAfter != 0 {
 		kv("Alert after", time.Duration(s.AlertAfter).String())
 	}
@@ -186,6 +198,21 @@ func runDescribe(ctx context.Context, e *env, args []string) error {
 		return printRuns(e, runs)
 	}
 	return nil
+}
+
+// windowText renders a job's window map: "selector: window" pairs by
+// selector, the default last.
+func windowText(w map[string]string) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(w)) {
+		if k != "default" {
+			parts = append(parts, k+": "+w[k])
+		}
+	}
+	if d, ok := w["default"]; ok {
+		parts = append(parts, "default: "+d)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // outlookNote says what the job's gate does to fire i, for describe's list

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,6 +21,7 @@ func init() {
 func runGet(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("get")
 	job := fs.String("job", "", "runs, events: only this job's")
+	node := fs.String("node", "", "runs: only those targeted at this cluster node or started by it")
 	state := fs.String("state", "", "runs: only these states (comma-separated: pending,running,succeeded,failed,killed,missed)")
 	kind := fs.String("kind", "", "events: only these kinds (comma-separated, e.g. run.failed or run)")
 	resource := fs.String("resource", "", "events: only this managed resource's")
@@ -30,7 +33,7 @@ func runGet(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if len(pos) > 1 {
-		return usagef("get: unexpected argument %q after %s (filters are flags: --job, --state, --kind, --resource)", pos[1], pos[0])
+		return usagef("get: unexpected argument %q after %s (filters are flags: --job, --node, --state, --kind, --resource)", pos[1], pos[0])
 	}
 	if len(pos) != 1 {
 		return usagef("get: want one of jobs, runs, resources, events, applies, windows, nodes")
@@ -41,6 +44,9 @@ func runGet(ctx context.Context, e *env, args []string) error {
 		return usagef("get: --limit %d: want 1 to 1000", *limit)
 	}
 	what := pos[0]
+	if *node != "" && what != "runs" && what != "run" {
+		return usagef("get %s: --node applies to runs only", what)
+	}
 	if what != "runs" && what != "events" {
 		for _, f := range []struct{ name, val string }{{"job", *job}, {"state", *state}, {"kind", *kind}, {"resource", *resource}} {
 			if f.val != "" {
@@ -59,14 +65,14 @@ func runGet(ctx context.Context, e *env, args []string) error {
 		if *kind != "" || *resource != "" {
 			return usagef("get runs: --kind and --resource apply to events")
 		}
-		p, err := c.RunList(ctx, apiclient.RunFilter{Job: *job, States: splitList(*state), Page: *page, Limit: *limit})
+		p, err := c.RunList(ctx, apiclient.RunFilter{Job: *job, Node: *node, States: splitList(*state), Page: *page, Limit: *limit})
 		if err != nil {
 			return apiErr(err)
 		}
 		if jsonOut {
 			return writeJSONOut(e.stdout, p)
 		}
-		return printRuns(e, p.Items)
+		return printRunsOn(e, p.Items, *node != "")
 	case "events", "event":
 		if *state != "" {
 			return usagef("get events: --state applies to runs")
@@ -137,15 +143,34 @@ func getJobs(ctx context.Context, e *env, c *apiclient.Client, page string, json
 	return nil
 }
 
-func printRuns(e *env, runs []apitype.Run) error {
-	t := newTable(e.stdout, "ID", "JOB", "STATE", "REASON", "ATTEMPT", "SCHEDULED", "STARTED", "DURATION", "EXIT")
+// printRuns prints runs as a table, with a NODE column when some of them
+// were fanned out to nodes.
+func printRuns(e *env, runs []apitype.Run) error { return printRunsOn(e, runs, false) }
+
+// printRunsOn prints runs as a table. The NODE column (the node a
+// fanned-out run is for, else the node that started it) is shown when
+// withNode is set or some run has a target node, so the runs of a single
+// daemon read as before.
+func printRunsOn(e *env, runs []apitype.Run, withNode bool) error {
+	for _, r := range runs {
+		withNode = withNode || r.Target != ""
+	}
+	header := []string{"ID", "JOB", "STATE", "REASON", "ATTEMPT", "SCHEDULED", "STARTED", "DURATION", "EXIT"}
+	if withNode {
+		header = slices.Insert(header, 2, "NODE")
+	}
+	t := newTable(e.stdout, header...)
 	for _, r := range runs {
 		exit := ""
 		if r.ExitCode != nil {
 			exit = strconv.Itoa(*r.ExitCode)
 		}
-		t.row(strconv.FormatInt(r.ID, 10), r.Job, r.State, r.Reason, strconv.Itoa(r.Attempt),
-			fmtTime(&r.ScheduledTime), fmtTime(r.StartedAt), duration(r), exit)
+		row := []string{strconv.FormatInt(r.ID, 10), r.Job, r.State, r.Reason, strconv.Itoa(r.Attempt),
+			fmtTime(&r.ScheduledTime), fmtTime(r.StartedAt), duration(r), exit}
+		if withNode {
+			row = slices.Insert(row, 2, cmp.Or(r.Target, r.Node))
+		}
+		t.row(row...)
 	}
 	return t.flush()
 }

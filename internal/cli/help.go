@@ -15,7 +15,7 @@ var synopses = map[string]string{
 	"backup":    "almanac backup [--data DIR] FILE",
 	"delete":    "almanac delete [flags] NAME",
 	"describe":  "almanac describe [flags] job NAME | resource ID | apply ID",
-	"get":       "almanac get [flags] jobs|runs|resources|events|applies|windows",
+	"get":       "almanac get [flags] jobs|runs|resources|events|applies|windows|nodes",
 	"import":    "almanac import crontab [--user U] [--system] [--tz ZONE] [--prefix P] FILE|-   |   almanac import cronjob [--container-runtime podman|docker] FILE.yaml|-   |   almanac import timer [--tz ZONE] UNIT.timer [UNIT.service] | DIR",
 	"inventory": "almanac inventory [flags]",
 	"kill":      "almanac kill [flags] RUN|JOB",
@@ -30,6 +30,7 @@ var synopses = map[string]string{
 	"trigger":   "almanac trigger [flags] NAME",
 	"validate":  "almanac validate [flags] FILE...",
 	"version":   "almanac version [--json]",
+	"wave":      "almanac wave status JOB [--instant RFC3339] [-o json] [flags]   |   almanac wave pause|resume|abort JOB [flags]",
 	"windows":   "almanac windows [--at RFC3339] [--json] FILE...",
 }
 

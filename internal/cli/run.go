@@ -44,6 +44,12 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	alertAfter := fs.Duration("alert-after", 0, "send one overdue notification when the job has not succeeded for this long (like 26h)")
 	runAs := fs.String("run-as", "", "run the command as this USER or USER:GROUP (the daemon must run as root)")
 	nodes := fs.String("nodes", "", "cluster nodes to run on: any (default), all, a node name or a label selector like role=db,zone!=eu")
+	maxParallel := fs.String("max-parallel", "", "with --nodes: how many nodes run an instant at once, a count or a percentage like 25% (default all at once)")
+	maxFailures := fs.Int("max-failures", 0, "with --nodes: stop an instant's wave after this many failed nodes (default 0: never stop)")
+	waveOrder := fs.String("wave-order", "", "with --nodes: the order nodes take their turn: name (default) or random")
+	rebootGroup := fs.String("reboot-group", "", "with --nodes: the FleetLock reboot group whose slot each node's run takes while it runs")
+	var window stringsFlag
+	fs.Var(&window, "window", "with --nodes: SELECTOR=NAME, the window (schedule gate) the matching nodes' runs wait for; default=NAME for the other nodes (repeatable)")
 	cf := addOutputFlags(fs)
 	pos, jsonOut, err := cf.parse(args)
 	if err != nil {
@@ -59,7 +65,11 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	if len(command) == 0 {
 		return usagef("run: missing COMMAND after -- (usage: almanac run NAME --schedule CRON -- COMMAND...)")
 	}
-	spec := apitype.JobSpec{TimeZone: *tz, Notify: notify, AlertAfter: apitype.Duration(*alertAfter), RunAs: *runAs, Nodes: *nodes}
+	spec := apitype.JobSpec{TimeZone: *tz, Notify: notify, AlertAfter: apitype.Duration(*alertAfter), RunAs: *runAs, Nodes: *nodes,
+		MaxParallel: *maxParallel, MaxFailures: *maxFailures, WaveOrder: *waveOrder, RebootGroup: *rebootGroup}
+	if spec.Window, err = parseWindows(window); err != nil {
+		return err
+	}
 	if *notifyOn != "" {
 		for _, o := range strings.Split(*notifyOn, ",") {
 			spec.NotifyOn = append(spec.NotifyOn, strings.TrimSpace(o))
@@ -106,7 +116,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	}
 	j, created, err := c.JobPut(ctx, name, spec)
 	if err != nil {
-		return apiErr(runInputErr(name, *schedule, onCalendar, *at, *tz, err))
+		return apiErr(runInputErr(name, runInput{*schedule, onCalendar, *at, *tz, window, *maxParallel, *waveOrder}, err))
 	}
 	if jsonOut {
 		return writeJSONOut(e.stdout, j)
@@ -127,23 +137,45 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
+// runInput is what the user typed for the fields the daemon may refuse.
+type runInput struct {
+	schedule               string
+	onCalendar             []string
+	at, tz                 string
+	window                 []string
+	maxParallel, waveOrder string
+}
+
 // runInputErr rewrites an error the daemon gave for one field of the job
 // into the flag the user typed ("--schedule \"bogus\": cron: ..."), so the
 // message says where the bad input is.
-func runInputErr(name, schedule string, onCalendar []string, at, tz string, err error) error {
+func runInputErr(name string, in runInput, err error) error {
 	var ae *apiclient.Error
 	if !errors.As(err, &ae) {
 		return err
 	}
 	where := map[string]string{
-		"cron":      "--schedule " + strconv.Quote(schedule),
-		"at":        "--at " + strconv.Quote(at),
-		"time_zone": "--tz " + strconv.Quote(tz),
-		"command":   "COMMAND",
+		"cron":         "--schedule " + strconv.Quote(in.schedule),
+		"at":           "--at " + strconv.Quote(in.at),
+		"time_zone":    "--tz " + strconv.Quote(in.tz),
+		"command":      "COMMAND",
+		"max_parallel": "--max-parallel " + strconv.Quote(in.maxParallel),
+		"max_failures": "--max-failures",
+		"wave_order":   "--wave-order " + strconv.Quote(in.waveOrder),
+		"window":       "--window",
+		"reboot_group": "--reboot-group",
 	}[ae.API.Field]
 	var i int
-	if _, err := fmt.Sscanf(ae.API.Field, "on_calendar[%d]", &i); err == nil && i >= 0 && i < len(onCalendar) {
-		where = "--on-calendar " + strconv.Quote(onCalendar[i])
+	if _, err := fmt.Sscanf(ae.API.Field, "on_calendar[%d]", &i); err == nil && i >= 0 && i < len(in.onCalendar) {
+		where = "--on-calendar " + strconv.Quote(in.onCalendar[i])
+	}
+	if key, ok := strings.CutPrefix(ae.API.Field, "window["); ok {
+		key = strings.TrimSuffix(key, "]")
+		for _, w := range in.window {
+			if k, _ := splitWindow(w); strings.TrimSpace(k) == key {
+				where = "--window " + strconv.Quote(w)
+			}
+		}
 	}
 	if where == "" {
 		return fmt.Errorf("run %s: %w", name, err)
@@ -151,6 +183,37 @@ func runInputErr(name, schedule string, onCalendar []string, at, tz string, err 
 	named := *ae
 	named.API.Field = where
 	return fmt.Errorf("run %s: %w", name, &named)
+}
+
+// splitWindow splits a --window SELECTOR=NAME at its last '=', as a
+// selector may hold '=' itself (role=db=db-weekend).
+func splitWindow(s string) (selector, name string) {
+	i := strings.LastIndexByte(s, '=')
+	if i < 0 {
+		return s, ""
+	}
+	return s[:i], s[i+1:]
+}
+
+// parseWindows reads the --window flags into a job's window map; the
+// daemon checks the selectors and that each name is a gate.
+func parseWindows(flags []string) (map[string]string, error) {
+	if len(flags) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]string, len(flags))
+	for _, w := range flags {
+		sel, name := splitWindow(w)
+		sel, name = strings.TrimSpace(sel), strings.TrimSpace(name)
+		if sel == "" || name == "" {
+			return nil, usagef("run: --window %q: want SELECTOR=NAME, such as role=db=db-weekend or default=anytime", w)
+		}
+		if _, dup := out[sel]; dup {
+			return nil, usagef("run: --window %q: %s is given a window twice", w, sel)
+		}
+		out[sel] = name
+	}
+	return out, nil
 }
 
 // parseAt reads --at: RFC 3339 with an offset, or a wall time in zone.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/almanac-sh/almanac/internal/api/apitype"
@@ -71,16 +72,43 @@ func newController(st store.Store, o Config, clk clock.Clock, log *slog.Logger, 
 	if err != nil {
 		return nil, err
 	}
-	return apiController{c, gates}, nil
+	ac := apiController{Controller: c, gates: gates}
+	if g, ok := o.slots.(interface{ Groups() []string }); ok {
+		ac.groups = g.Groups
+	}
+	return ac, nil
 }
 
 // apiController adapts *job.Controller to httpapi.Controller: it turns the
 // controller's validation errors into 422 answers naming the field, and its
-// status into the API's. It refuses a job whose schedule gate names
-// nothing in the gate registry.
+// status into the API's. It refuses a job whose schedule gate, or a
+// window of its nodes, names nothing in the gate registry.
 type apiController struct {
 	*job.Controller
 	gates *gateRegistry
+	// groups lists the reboot groups a job's reboot_group may name; nil
+	// when there are none.
+	groups func() []string
+}
+
+// checkRebootGroup refuses a job whose reboot_group names no configured
+// group, as a validation error of that field listing the groups there are.
+func checkRebootGroup(spec store.JobSpec, groups func() []string) error {
+	if spec.RebootGroup == "" {
+		return nil
+	}
+	var known []string
+	if groups != nil {
+		known = groups()
+	}
+	if slices.Contains(known, spec.RebootGroup) {
+		return nil
+	}
+	msg := fmt.Sprintf("no reboot group %q is configured (serve --reboot-group or a reboot_group resource)", spec.RebootGroup)
+	if len(known) > 0 {
+		msg += "; known groups: " + strings.Join(known, ", ")
+	}
+	return &job.ValidationError{Job: spec.Name, Fields: []job.FieldError{{Field: "reboot_group", Message: msg}}}
 }
 
 var (
@@ -90,7 +118,10 @@ var (
 
 // PutJob implements httpapi.Controller.
 func (a apiController) PutJob(ctx context.Context, spec store.JobSpec, src store.Source) (store.Job, bool, error) {
-	if err := a.gates.checkSpec(spec.Name, spec.Schedule); err != nil {
+	if err := a.gates.checkSpec(spec); err != nil {
+		return store.Job{}, false, apiValidation(err)
+	}
+	if err := checkRebootGroup(spec, a.groups); err != nil {
 		return store.Job{}, false, apiValidation(err)
 	}
 	j, created, err := a.Controller.PutJob(ctx, spec, src)

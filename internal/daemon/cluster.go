@@ -90,6 +90,9 @@ type clusterNode struct {
 	// ttl is the cluster lease's: a node whose heartbeat is older is
 	// taken as down.
 	ttl time.Duration
+	// simulated lists serve --demo's simulated nodes beside this one on
+	// SQLite (demo_fleet.go); nil without them.
+	simulated func() []apitype.ClusterNode
 }
 
 // joinCluster prepares cluster membership for st and returns the store the
@@ -153,8 +156,12 @@ func (c *clusterNode) run(ctx context.Context, ctrl any) error {
 func (c *clusterNode) Cluster(ctx context.Context) (apitype.Cluster, error) {
 	if c.node == nil {
 		now := c.clk.Now().UTC()
-		return apitype.Cluster{Leader: c.self, Self: c.self, Now: now,
-			Nodes: []apitype.ClusterNode{{ID: c.self, Address: c.addr, Version: c.version, Host: hostname(), PID: os.Getpid(), Leader: true, Labels: c.labels}}}, nil
+		out := apitype.Cluster{Leader: c.self, Self: c.self, Now: now,
+			Nodes: []apitype.ClusterNode{{ID: c.self, Address: c.addr, Version: c.version, Host: hostname(), PID: os.Getpid(), Leader: true, Labels: c.labels}}}
+		if c.simulated != nil {
+			out.Nodes = append(out.Nodes, c.simulated()...)
+		}
+		return out, nil
 	}
 	cl, err := c.node.Cluster(ctx)
 	if err != nil {

@@ -264,7 +264,9 @@ type Daemon struct {
 	store     store.Store
 	locks     *fleetlock.Server
 	integrity *integrityWatch
-	systemd   systemdNotify
+	// demo is serve --demo's simulated fleet on SQLite (demo_fleet.go); nil otherwise.
+	demo    *demoFleet
+	systemd systemdNotify
 	// closers release what New acquired, last first.
 	closers []func()
 }
@@ -365,6 +367,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 	}
 	d.locks = locks
 	o.nodes, o.slots = nodeLister{cl}, locks
+	d.useDemoFleet(st, clk, log)
 	if w := o.nodeWindow(); w != "" {
 		if err := o.gates.check(w); err != nil {
 			log.Warn("this node's --node-window names no window; its runs of fleet-wide jobs will wait for one", "window", w, "err", err)
@@ -464,6 +467,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	go d.notifier.WatchOverdue(ctrlCtx, d.store)
 	go d.locks.WatchHolds(ctrlCtx)
 	go d.integrity.run(ctrlCtx)
+	defer d.startDemoFleet(ctrlCtx)()
 	d.systemd.ready(ctrlCtx, addr)
 
 	var runErr error

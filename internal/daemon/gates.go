@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/catalog"
 	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/manifestjob"
+	"github.com/almanac-sh/almanac/internal/store"
 )
 
 // This file is the daemon's one registry of schedule gates: every name a
@@ -148,14 +150,27 @@ func (r *gateRegistry) known() string {
 	return "known gates: " + strings.Join(names, ", ")
 }
 
-// checkSpec refuses a job whose schedule gate names nothing, as a
-// validation error of its schedule field (a 422 on the API).
-func (r *gateRegistry) checkSpec(name, gate string) error {
-	if gate == "" {
-		return nil
+// checkSpec refuses a job whose schedule gate, or a window its nodes wait
+// for, names nothing, as a validation error of that field (a 422 on the
+// API).
+func (r *gateRegistry) checkSpec(spec store.JobSpec) error {
+	var fields []job.FieldError
+	if spec.Schedule != "" {
+		if err := r.check(spec.Schedule); err != nil {
+			fields = append(fields, job.FieldError{Field: "schedule", Message: err.Error()})
+		}
 	}
-	if err := r.check(gate); err != nil {
-		return &job.ValidationError{Job: name, Fields: []job.FieldError{{Field: "schedule", Message: err.Error()}}}
+	for _, k := range slices.Sorted(maps.Keys(spec.Window)) {
+		gate := strings.TrimSpace(spec.Window[k])
+		if gate == "" {
+			continue // job.Validate says it is empty
+		}
+		if err := r.check(gate); err != nil {
+			fields = append(fields, job.FieldError{Field: "window[" + strings.TrimSpace(k) + "]", Message: err.Error()})
+		}
+	}
+	if len(fields) > 0 {
+		return &job.ValidationError{Job: spec.Name, Fields: fields}
 	}
 	return nil
 }

@@ -125,6 +125,21 @@ func TestNamedWindowGates(t *testing.T) {
 		!strings.Contains(ae.Message, `"no-such-gate"`) || !strings.Contains(ae.Message, "open-now, opens-later") {
 		t.Fatalf("PUT with an unknown gate = %v (%+v), want 422 on schedule listing the known gates", err, ae)
 	}
+	// A window of a fanned-out job's nodes is a gate too.
+	fleet := apitype.JobSpec{Cron: "* * * * *", Command: apitype.Command{Argv: []string{"true"}}, Nodes: "role=db",
+		Window: map[string]string{"default": "open-now", " zone=eu ": "no-such-window"}}
+	_, _, err = c.JobPut(ctx, "fleet", fleet)
+	if !errors.As(err, &ae) || ae.Code != apitype.CodeInvalid || ae.Field != "window[zone=eu]" ||
+		!strings.Contains(ae.Message, `no gate is named "no-such-window"`) || !strings.Contains(ae.Message, "open-now, opens-later") {
+		t.Fatalf("PUT with an unknown window = %v (%+v), want 422 on window[zone=eu]", err, ae)
+	}
+	fleet.Window[" zone=eu "] = "opens-later"
+	if j, _, err := c.JobPut(ctx, "fleet", fleet); err != nil || j.Spec.Window["zone=eu"] != "opens-later" || j.Spec.Window["default"] != "open-now" {
+		t.Fatalf("PUT with known windows: %v, window %q", err, j.Spec.Window)
+	}
+	if err := c.JobDelete(ctx, "fleet"); err != nil {
+		t.Fatal(err)
+	}
 
 	for name, gate := range map[string]string{"in-open": "open-now", "in-later": "opens-later"} {
 		if _, _, err := c.JobPut(ctx, name, apitype.JobSpec{Cron: "* * * * *", Command: apitype.Command{Argv: []string{"true"}}, Schedule: gate}); err != nil {

@@ -25,7 +25,7 @@ func ptr[T any](v T) *T { return &v }
 // demoJobs are what `serve --demo` starts with: together they show every
 // state a job can be in within a few minutes of starting the daemon.
 func demoJobs() []store.JobSpec {
-	return []store.JobSpec{
+	return append([]store.JobSpec{
 		{
 			// Runs every minute and succeeds.
 			Name:  "heartbeat",
@@ -65,7 +65,7 @@ func demoJobs() []store.JobSpec {
 			StartingDeadlineSeconds: ptr(int64(7200)),
 			ConcurrencyPolicy:       store.Forbid,
 		},
-	}
+	}, demoFleetJobs()...)
 }
 
 // seedDemo creates the demo jobs that do not exist yet; existing jobs of the

@@ -190,6 +190,8 @@ func (m *manifestJobs) accept(ctx context.Context, s *manifestdir.Snapshot) erro
 			// resume over the API stands.
 			spec.Suspend = old.Spec.Suspend
 		}
+		// A wave pause is an operator's alone: no manifest sets it.
+		spec.WavePaused = old.Spec.WavePaused
 	}
 	before := m.registry.Names()
 	m.gates.StoreSet(set)

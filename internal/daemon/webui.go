@@ -18,8 +18,11 @@ import (
 // /healthz, /metrics and /fleetlock/ go to the API, every other path to the UI, which
 // does its own authentication (a login form when the daemon has a token).
 func withWebUI(api http.Handler, st store.Store, ctrl webui.JobController, res webui.ResourceLister, cl httpapi.ClusterSource, ag httpapi.Agent, o Config, clk clock.Clock, log *slog.Logger, reboot func(context.Context) ([]apitype.RebootGroup, error)) (http.Handler, error) {
+	// The daemon's controller (apiController) answers for waves too; a
+	// controller that does not leaves the UI without waves.
+	waves, _ := ctrl.(webui.WaveController)
 	back, err := webui.NewDaemonBackend(webui.DaemonConfig{Store: st, Jobs: ctrl, Resources: res, Describe: describeCron,
-		Windows: daemonWindows{o.named, o.schedules}.uiWindows, Cluster: cl, Agent: ag, RebootGroups: reboot, Clock: clk})
+		Windows: daemonWindows{o.named, o.schedules}.uiWindows, Cluster: cl, Agent: ag, RebootGroups: reboot, Clock: clk, Waves: waves})
 	if err != nil {
 		return nil, err
 	}
@@ -34,6 +37,9 @@ func withWebUI(api http.Handler, st store.Store, ctrl webui.JobController, res w
 	mux.Handle("/", ui)
 	return mux, nil
 }
+
+// The job controller the daemon gives the UI acts on waves.
+var _ webui.WaveController = apiController{}
 
 // describeCron reads a job's cron expression in plain English for the UI;
 // an expression that does not parse gets no reading.

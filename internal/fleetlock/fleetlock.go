@@ -28,6 +28,7 @@ import (
 	"net/http"
 	"net/netip"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -380,6 +381,16 @@ func (s *Server) holds(ctx context.Context, group, id string) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// Groups lists the names of the configured reboot groups, sorted.
+func (s *Server) Groups() []string {
+	var out []string
+	for _, g := range s.cfg.Groups() {
+		out = append(out, g.Name)
+	}
+	slices.Sort(out)
+	return out
 }
 
 func (s *Server) group(name string) (Group, bool) {

@@ -9,8 +9,10 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/almanac-sh/almanac/internal/calendar"
+	"github.com/almanac-sh/almanac/internal/fleetlock"
 	"github.com/almanac-sh/almanac/internal/jobname"
 	"github.com/almanac-sh/almanac/internal/nodeselect"
 	"github.com/almanac-sh/almanac/internal/store"
@@ -38,7 +40,25 @@ const (
 	MaxRefs = 256
 	// MaxCalendarEvents bounds the on_calendar list.
 	MaxCalendarEvents = 64
+	// MaxWindowEntries bounds the window map, and MaxGateNameLen each
+	// gate name it gives.
+	MaxWindowEntries = 64
+	MaxGateNameLen   = 256
+	// MaxWaveFailures bounds max_failures.
+	MaxWaveFailures = 1 << 20
 )
+
+// The orders a job's wave_order may name.
+const (
+	// WaveOrderName starts a wave's nodes in the order of their names
+	// (the default).
+	WaveOrderName = "name"
+	// WaveOrderRandom shuffles them, seeded by the job and the instant.
+	WaveOrderRandom = "random"
+)
+
+// WindowDefault is the window key for the nodes no other key matches.
+const WindowDefault = "default"
 
 // The cron dialects a job's cron_dialect may name.
 const (
@@ -135,11 +155,7 @@ func Validate(spec *store.JobSpec, parse ParseFunc) error {
 	if spec.RunAs != "" && !runAsRE.MatchString(spec.RunAs) {
 		v.add("run_as", "%q is not USER or USER:GROUP (names or numeric ids)", spec.RunAs)
 	}
-	if spec.Nodes != "" {
-		if _, err := nodeselect.Parse(spec.Nodes); err != nil {
-			v.add("nodes", "%v", err)
-		}
-	}
+	v.fleet(spec)
 	if a := spec.AlertAfterSeconds; a != 0 && (a < 60 || a > MaxDurationSeconds) {
 		v.add("alert_after", "must be between 1 minute and 366 days, not %s", time.Duration(a)*time.Second)
 	}
@@ -156,6 +172,102 @@ func Validate(spec *store.JobSpec, parse ParseFunc) error {
 		return &ValidationError{Job: spec.Name, Fields: v.errs}
 	}
 	return nil
+}
+
+// fleet checks the nodes selector and the fields of fan-out and rolling
+// waves, which mean something only for a job whose nodes are not any.
+func (v *validator) fleet(spec *store.JobSpec) {
+	sel, err := nodeselect.Parse(spec.Nodes)
+	if err != nil {
+		v.add("nodes", "%v", err)
+	}
+	v.window(spec)
+	if len(spec.MaxParallel) > maxParallelLen {
+		v.add("max_parallel", "%d bytes long; want a count or a percentage such as 25%%", len(spec.MaxParallel))
+	} else if _, _, err := ParseMaxParallel(spec.MaxParallel); err != nil {
+		v.add("max_parallel", "%s", strings.TrimPrefix(err.Error(), "max_parallel: "))
+	}
+	if spec.MaxFailures < 0 || spec.MaxFailures > MaxWaveFailures {
+		v.add("max_failures", "must be between 0 (never stop) and %d, not %d", MaxWaveFailures, spec.MaxFailures)
+	}
+	switch spec.WaveOrder {
+	case "", WaveOrderName, WaveOrderRandom:
+	default:
+		v.add("wave_order", "%q is not one of %s, %s", spec.WaveOrder, WaveOrderName, WaveOrderRandom)
+	}
+	if spec.RebootGroup != "" && !fleetlock.ValidGroup(spec.RebootGroup) {
+		v.add("reboot_group", "%.140q is not a reboot group name: letters, digits, '.' and '-', at most 128 characters, as FleetLock clients send it", spec.RebootGroup)
+	}
+	if err != nil || sel.Mode != nodeselect.ModeAny {
+		return
+	}
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{
+		{"window", len(spec.Window) > 0}, {"max_parallel", spec.MaxParallel != ""},
+		{"max_failures", spec.MaxFailures != 0}, {"wave_order", spec.WaveOrder != ""},
+		{"reboot_group", spec.RebootGroup != ""},
+	} {
+		if f.set {
+			v.add(f.name, "applies only to a job that fans out: set nodes to all, a node name or a label selector (nodes is any)")
+		}
+	}
+}
+
+// maxParallelLen bounds max_parallel's text, so its error stays short.
+const maxParallelLen = 32
+
+// window checks the window map: each key "default" or a label selector
+// (or node name) that picks particular nodes, each value a gate name. It
+// trims spaces around keys and values.
+func (v *validator) window(spec *store.JobSpec) {
+	if len(spec.Window) == 0 {
+		spec.Window = nil
+		return
+	}
+	if len(spec.Window) > MaxWindowEntries {
+		v.add("window", "%d entries; the limit is %d", len(spec.Window), MaxWindowEntries)
+		return
+	}
+	out := make(map[string]string, len(spec.Window))
+	from := map[string]string{}
+	for _, k := range slices.Sorted(maps.Keys(spec.Window)) {
+		key, val := strings.TrimSpace(k), strings.TrimSpace(spec.Window[k])
+		f := "window[" + key + "]"
+		switch {
+		case key == "":
+			v.add("window", "a key is empty: want %q or a label selector such as role=db", WindowDefault)
+			continue
+		case len(key) > nodeselect.MaxLen:
+			v.add("window", "a key is %d bytes long; the limit is %d", len(key), nodeselect.MaxLen)
+			continue
+		case key != WindowDefault:
+			sel, err := nodeselect.Parse(key)
+			switch {
+			case err != nil:
+				v.add(f, "%v", err)
+				continue
+			case sel.Mode != nodeselect.ModeMatch:
+				v.add(f, "%q would be every node: use the key %q for the nodes no other key matches", key, WindowDefault)
+				continue
+			}
+		}
+		switch {
+		case val == "":
+			v.add(f, "the window name is empty")
+		case len(val) > MaxGateNameLen:
+			v.add(f, "the window name is %d bytes long; the limit is %d", len(val), MaxGateNameLen)
+		case strings.ContainsFunc(val, unicode.IsControl):
+			v.add(f, "the window name %q contains a control character", val)
+		}
+		if prev, dup := from[key]; dup {
+			v.add(f, "keys %q and %q are the same once trimmed", prev, k)
+		}
+		from[key] = k
+		out[key] = val
+	}
+	spec.Window = out
 }
 
 // zone checks and canonicalises the time zone and returns it.

@@ -95,6 +95,7 @@ func FromCatalogWindows(cat *catalog.Catalog, parse job.ParseFunc, windows job.G
 				}
 			}
 		}
+		windowGates(cat, r, spec, set, &errs, windows, opts)
 		byRef[r.Ref()] = len(set.Jobs)
 		set.Jobs = append(set.Jobs, spec)
 	}
@@ -217,6 +218,7 @@ func convert(r *catalog.Resource, errs *manifest.ErrorList) (store.JobSpec, bool
 	if v, ok := p["nodes"].(string); ok {
 		spec.Nodes = v
 	}
+	waveParams(p, &spec, fail)
 	if v, ok := p["alert_after"].(string); ok {
 		d, err := time.ParseDuration(v)
 		if err != nil || d%time.Second != 0 {

@@ -81,6 +81,22 @@ job { 'gated': cron => '0 2 * * *', command => 'x', schedule => 'weekend' }`,
 			src:  `job { 'rotate': cron => '0 3 * * *', command => 'logrotate', nodes => 'role in (web,db), zone!=eu' }`,
 			want: `[{"name":"rotate","cron":"0 3 * * *","shell":"logrotate","concurrency_policy":"Allow","nodes":"role in (web,db), zone!=eu"}]`,
 		},
+		{
+			name: "rolling wave: a window per selector, a count, max_failures, random order",
+			src: `schedule { 'db-weekend': weekday => ['Sat', 'Sun'] }
+job { 'patch': cron => '0 3 * * *', command => 'patch', nodes => 'role=db',
+  window => { 'role=db, zone=eu' => 'db-weekend', default => 'anytime' },
+  max_parallel => 2, max_failures => 1, wave_order => 'random' }`,
+			want: `[{"name":"patch","cron":"0 3 * * *","shell":"patch","concurrency_policy":"Allow","nodes":"role=db",` +
+				`"window":{"default":"anytime","role=db, zone=eu":"db-weekend"},"max_parallel":"2","max_failures":1,"wave_order":"random"}]`,
+		},
+		{
+			name: "rolling wave: one window for every node, a percentage",
+			src: `schedule { 'nights': range => '01:00 - 04:00' }
+job { 'patch': cron => '0 3 * * *', command => 'patch', nodes => all, window => 'nights', max_parallel => ' 25% ', reboot_group => 'db' }`,
+			want: `[{"name":"patch","cron":"0 3 * * *","shell":"patch","concurrency_policy":"Allow","nodes":"all",` +
+				`"window":{"default":"nights"},"max_parallel":"25%","reboot_group":"db"}]`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -127,6 +143,37 @@ func TestFromCatalogErrors(t *testing.T) {
 			name: "bad nodes selector",
 			src:  "job { 'a': cron => '* * * * *', command => 'x',\n  nodes => 'role=db;zone=eu' }",
 			want: []string{"site.pp:1:7: Job[a]: nodes: col 8: want ',' between terms, found ';'"},
+		},
+		{
+			name: "wave attributes on a job that does not fan out",
+			src:  "schedule { 'w': range => '01:00 - 02:00' }\njob { 'a': cron => '* * * * *', command => 'x', window => 'w', max_parallel => 2 }",
+			want: []string{"site.pp:2:7: Job[a]: window: applies only to a job that fans out", "site.pp:2:7: Job[a]: max_parallel: applies only to a job that fans out"},
+		},
+		{
+			name: "bad window key and value, bad max_parallel and max_failures",
+			src: "schedule { 'w': range => '01:00 - 02:00' }\njob { 'a': cron => '* * * * *', command => 'x', nodes => 'role=db',\n" +
+				"  window => { 'role=db zone=eu' => 'w', 'any' => 'w' }, max_parallel => '0', max_failures => -2 }",
+			want: []string{
+				`site.pp:2:7: Job[a]: window[any]: "any" would be every node: use the key "default" for the nodes no other key matches`,
+				"site.pp:2:7: Job[a]: window[role=db zone=eu]: col 9: want ',' between terms",
+				`site.pp:2:7: Job[a]: max_parallel: want a positive count or a percentage such as 25%, got "0"`,
+				"site.pp:2:7: Job[a]: max_failures: must be between 0 (never stop) and 1048576, not -2",
+			},
+		},
+		{
+			name: "a window that names no schedule",
+			src:  "job { 'a': cron => '* * * * *', command => 'x', nodes => all,\n  window => { 'zone=eu' => 'eu-nights', 'default' => 'never' } }",
+			want: []string{`site.pp:1:7: Job[a]: window[zone=eu]: no schedule named "eu-nights"`},
+		},
+		{
+			name: "a window of the wrong shape",
+			src:  "job { 'a': cron => '* * * * *', command => 'x', nodes => all, window => ['w'] }",
+			want: []string{"site.pp:1:7: Parameter window failed on Job[a]: expected a String (the window of every node) or a Hash of node selector => window name, not an Array"},
+		},
+		{
+			name: "a window name that is not a String",
+			src:  "job { 'a': cron => '* * * * *', command => 'x', nodes => all, window => { 'default' => 3 } }",
+			want: []string{`site.pp:1:7: Parameter window failed on Job[a]: the window of "default" must be a String (a schedule or named window), not int64`},
 		},
 		{
 			name: "a period schedule cannot gate a job",

@@ -476,6 +476,10 @@ type RunClaimParams struct {
 	Node  string
 	Now   time.Time
 	Limit int
+	// TargetedOnly claims only runs targeted at Node, none meant for any
+	// node (a node that cannot run arbitrary commands, such as the demo's
+	// simulated ones).
+	TargetedOnly bool
 }
 
 // RunHeartbeatParams refreshes HeartbeatAt of the running runs IDs owned by Node.

@@ -62,7 +62,47 @@ type Backend interface {
 	Applies(ctx context.Context, q ApplyQuery) (ApplyPage, error)
 	// Apply returns one full apply report; ErrNotFound.
 	Apply(ctx context.Context, id int64) (*agent.Report, error)
+	// Wave returns the progress of the latest instant of a fanned-out job
+	// across its nodes; ErrNotFound when there is no such job, ErrNoWave
+	// (wrapped) when it has no targeted runs.
+	Wave(ctx context.Context, job string) (Wave, error)
+	// SetWavesPaused pauses (true) or resumes (false) a job's waves: a
+	// paused job's waiting targeted runs are held, started ones go on;
+	// ErrNotFound.
+	SetWavesPaused(ctx context.Context, job string, paused bool) error
+	// AbortWaves ends every waiting targeted run of a job as skipped and
+	// returns how many; started runs go on. ErrNotFound.
+	AbortWaves(ctx context.Context, job string) (int, error)
 }
+
+// ErrNoWave is returned (wrapped) by Backend.Wave for a job without
+// fanned-out runs.
+var ErrNoWave = errors.New("the job has no fanned-out runs")
+
+// Wave is the progress of one instant of a fanned-out job across its
+// target nodes, as job.Controller.Wave derives it.
+type Wave struct {
+	Instant time.Time
+	// State is one of the WaveState constants: running, paused, stopped or done.
+	State string
+	// MaxParallel is the resolved limit of nodes active at once (0 = none);
+	// MaxFailures the failures that stop the wave (0 = never).
+	MaxParallel, MaxFailures int
+	Paused                   bool
+	// The nodes of the wave by their latest attempt's state.
+	Done, Running, Waiting, Failed, Skipped int
+}
+
+// Nodes counts the wave's nodes.
+func (w Wave) Nodes() int { return w.Done + w.Running + w.Waiting + w.Failed + w.Skipped }
+
+// Wave states, as the job controller names them.
+const (
+	WaveStateRunning = "running" // nodes are running or waiting
+	WaveStatePaused  = "paused"  // an operator paused the job's waves
+	WaveStateStopped = "stopped" // max_failures was reached
+	WaveStateDone    = "done"    // every node finished
+)
 
 // ApplyQuery selects apply reports.
 type ApplyQuery struct {
@@ -112,6 +152,16 @@ type Job struct {
 	// Gate names the schedule gate the job's runs wait for, if any.
 	Gate     string
 	Requires []string
+	// Nodes is the job's node selector: empty or "any" runs each instant
+	// once on any node; otherwise the instant fans out into one run per
+	// matching node.
+	Nodes string
+	// MaxParallel ("2", "25%"), MaxFailures and WaveOrder shape a
+	// fanned-out job's rolling waves; WavePaused holds them.
+	MaxParallel string
+	MaxFailures int
+	WaveOrder   string
+	WavePaused  bool
 
 	// Active holds the ids of the job's active runs: executing now, or
 	// pending (waiting for a gate, an upstream job or a retry).
@@ -131,6 +181,10 @@ type Job struct {
 	// RecentRuns), for the coloured strip of outcomes.
 	Recent []Run
 }
+
+// FannedOut reports whether the job runs each instant on several nodes
+// (its node selector is neither empty nor any).
+func (j Job) FannedOut() bool { return j.Nodes != "" && j.Nodes != "any" }
 
 // RecentRuns is how many of a job's latest runs its strip shows.
 const RecentRuns = 10
@@ -229,9 +283,12 @@ type Run struct {
 	ScheduledTime time.Time
 	Attempt       int
 	// Reason says why the run exists: schedule, catch-up, manual, retry.
-	Reason     string
-	State      string
+	Reason string
+	State  string
+	// Node is the node that claimed the run; Target the node a fanned-out
+	// run is for (empty: any node).
 	Node       string
+	Target     string
 	StartedAt  time.Time
 	FinishedAt time.Time
 	// ExitCode is nil when the process did not exit normally (or has not yet).
@@ -249,8 +306,10 @@ func (r Run) Active() bool { return r.State == RunPending || r.State == RunRunni
 type RunQuery struct {
 	Job    string   // empty: every job
 	States []string // empty: every state
-	Cursor int64    // only runs with ID < Cursor; 0 starts at the newest
-	Limit  int      // 0: the backend's default page size
+	// ScheduledTime, when set, keeps the runs of that instant.
+	ScheduledTime time.Time
+	Cursor        int64 // only runs with ID < Cursor; 0 starts at the newest
+	Limit         int   // 0: the backend's default page size
 }
 
 // Event is one entry of the event log.

@@ -66,6 +66,9 @@ type DaemonConfig struct {
 	Describe func(cron, zone string) string
 	// Clock times the backend's caches; nil means the real clock.
 	Clock clock.Clock
+	// Waves answers for fanned-out jobs' waves and acts on them (the job
+	// controller); nil shows no waves and refuses their actions.
+	Waves WaveController
 }
 
 // NewDaemonBackend returns the Backend the daemon mounts the UI with: jobs,
@@ -151,6 +154,7 @@ func (d *daemonBackend) viewWith(ctx context.Context, j store.Job, st httpapi.Jo
 		Name: s.Name, Zone: s.TimeZone, Command: commandText(s), Env: s.Env, Cwd: s.Cwd, Source: string(j.Source),
 		Suspended: s.Suspend, ConcurrencyPolicy: string(s.ConcurrencyPolicy), BackoffLimit: s.BackoffLimit,
 		Timeout: time.Duration(s.TimeoutSeconds) * time.Second, Gate: s.Schedule, Requires: s.Requires,
+		Nodes: s.Nodes, MaxParallel: s.MaxParallel, MaxFailures: s.MaxFailures, WaveOrder: s.WaveOrder, WavePaused: s.WavePaused,
 		Succeeded: j.Status.Succeeded, Failed: j.Status.Failed,
 		LastScheduleTime: j.Status.LastScheduleTime, LastSuccessfulTime: j.Status.LastSuccessfulTime,
 	}
@@ -246,7 +250,7 @@ func commandText(s store.JobSpec) string {
 func runView(r store.Run) Run {
 	return Run{
 		ID: r.ID, Job: r.Job, ScheduledTime: r.ScheduledTime, Attempt: r.Attempt, Reason: string(r.Reason),
-		State: string(r.State), Node: r.Node, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
+		State: string(r.State), Node: r.Node, Target: r.Target, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
 		ExitCode: r.ExitCode, Error: r.Error, Output: r.Output,
 	}
 }
@@ -318,7 +322,7 @@ func (d *daemonBackend) forget() {
 }
 
 func (d *daemonBackend) Runs(ctx context.Context, q RunQuery) ([]Run, int64, error) {
-	p := store.RunListParams{Job: q.Job, Page: store.Page{Cursor: q.Cursor, Limit: q.Limit}}
+	p := store.RunListParams{Job: q.Job, ScheduledTime: q.ScheduledTime, Page: store.Page{Cursor: q.Cursor, Limit: q.Limit}}
 	for _, s := range q.States {
 		p.States = append(p.States, store.RunState(s))
 	}

@@ -124,7 +124,7 @@ func newDaemonHarness(t *testing.T) *daemonHarness {
 	}
 	fs.Step(ctx, true)
 	back, err := webui.NewDaemonBackend(webui.DaemonConfig{
-		Store: st, Jobs: jobController{ctrl}, Resources: fs,
+		Store: st, Jobs: jobController{ctrl}, Resources: fs, Waves: ctrl,
 		Windows: func(_ context.Context, now time.Time) ([]webui.Window, error) {
 			return []webui.Window{webui.WeeklyWindow("wednesday", "window", cal, now)}, nil
 		},

@@ -239,6 +239,7 @@ func TestBrowser(t *testing.T) {
 		{"login", testLoginInBrowser},
 		{"agent", testAgentInBrowser},
 		{"refresh", testRefreshInBrowser},
+		{"fleet", testFleetInBrowser},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			b.reset(t)
@@ -273,8 +274,9 @@ func testDaemonInBrowser(t *testing.T, b *browser) {
 			{"/windows", []string{"article[data-window=weekend-maintenance] svg.week g.block", "article[data-window=nightly] svg.week g.now"}},
 			{"/resources", []string{"#resources tbody tr", "article.resource svg.week g.marker.start", "ul.findings.errors"}},
 			{"/events", []string{"#events tbody tr", "form.filters"}},
-			{"/cluster", []string{"#nodes tbody tr[data-leader=true]", "#cluster-summary"}},
+			{"/cluster", []string{"#nodes tbody tr[data-leader=true]", "#cluster-summary", "#nodes tbody tr[data-node=demo-web-1]"}},
 			{"/applies", []string{"#agent-status"}},
+			{"/jobs/rolling-patch", []string{"#fleet", "#job-nodes", "button.wave-pause"}},
 		})
 	})
 
@@ -519,7 +521,7 @@ func testCalendarsInBrowser(t *testing.T, b *browser) {
 	})
 
 	t.Run("phone width", func(t *testing.T) {
-		for _, p := range []string{"/", "/jobs", "/jobs/backup", "/runs/1", "/windows", "/resources", "/events", "/cluster", "/applies", "/applies/1"} {
+		for _, p := range []string{"/", "/jobs", "/jobs/backup", "/jobs/" + webuitest.DemoFleetJob, "/runs/1", "/windows", "/resources", "/events", "/cluster", "/applies", "/applies/1"} {
 			b.run(t, p, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Navigate(base+p), chromedp.WaitVisible("main h1"))
 			// Wide tables scroll inside their box; the page itself does not.
 			if w := eval[[]int](t, b, "[document.documentElement.scrollWidth, window.innerWidth]"); w[0] > w[1] {

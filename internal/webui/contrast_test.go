@@ -89,3 +89,33 @@ func TestSkipLink(t *testing.T) {
 		t.Error("no skip-to-content link before the main content")
 	}
 }
+
+// TestMatrixContrast checks the node matrix's filled cells and their
+// legend keys: the symbol, in the card colour, must stand out from every
+// state's fill in both schemes.
+func TestMatrixContrast(t *testing.T) {
+	b, err := os.ReadFile("static/style.css")
+	if err != nil {
+		t.Fatal(err)
+	}
+	css := string(b)
+	sc := schemes(t, css)
+	fills := regexp.MustCompile(`\.(?:matrix td|key)\.([a-z]+)(?: > a)?(?:, \.key\.[a-z]+)? \{ background: var\(--([a-z-]+)\); \}`).FindAllStringSubmatch(css, -1)
+	states := map[string]bool{}
+	for _, f := range fills {
+		states[f[1]] = true
+		for name, vars := range sc {
+			if c := contrast(vars["card"], vars[f[2]]); c < 4.5 {
+				t.Errorf("%s scheme: the symbol on a %s cell (--card on --%s) has contrast %.2f, want at least 4.5", name, f[1], f[2], c)
+			}
+		}
+	}
+	for _, s := range []string{"succeeded", "running", "pending", "failed", "killed", "missed", "skipped", "other"} {
+		if !states[s] {
+			t.Errorf("no fill rule for %s cells", s)
+		}
+	}
+	if strings.Count(css, "color: var(--card)") < 2 {
+		t.Error("the matrix cells and keys do not draw their symbols in the card colour")
+	}
+}

@@ -13,6 +13,9 @@ type clusterView struct {
 	// Single is true for a daemon alone on its store (SQLite): it leads
 	// without a lease.
 	Single bool
+	// Embedded is true when the daemon leads its embedded store without
+	// a lease and lists more nodes: nodes it simulates (serve --demo).
+	Embedded bool
 	// LeaseExpires is the lease's expiry, zero when there is none.
 	LeaseExpires time.Time
 }
@@ -23,7 +26,8 @@ func (s *server) cluster(w http.ResponseWriter, r *http.Request) {
 		s.backendError(w, r, err)
 		return
 	}
-	v := clusterView{Cluster: c, Single: c.LeaseExpiresAt == nil && c.Term == 0 && len(c.Nodes) == 1}
+	noLease := c.LeaseExpiresAt == nil && c.Term == 0 && c.Leader != "" && c.Leader == c.Self
+	v := clusterView{Cluster: c, Single: noLease && len(c.Nodes) == 1, Embedded: noLease && len(c.Nodes) > 1}
 	if c.LeaseExpiresAt != nil {
 		v.LeaseExpires = *c.LeaseExpiresAt
 	}

@@ -30,6 +30,12 @@ func TestClusterPage(t *testing.T) {
 			[]string{`<strong id="cluster-leader">No node leads</strong> (term <span id="cluster-term">4</span>)`, "1s ago", "2m 0s ago", `data-node="n2" data-leader="false"`,
 				`<code class="label">role=&lt;db&gt;</code> <code class="label">zone=eu</code>`},
 			[]string{`class="badge ok">leader`}},
+		{"simulated nodes", apitype.Cluster{Leader: "box", Self: "box", Now: demoNow,
+			Nodes: []apitype.ClusterNode{{ID: "box", Address: "127.0.0.1:8080", Version: "dev", Leader: true},
+				{ID: "demo-web-1", Host: "simulated by serve --demo", HeartbeatAt: demoNow.Add(-time.Second), Labels: map[string]string{"role": "web"}}}},
+			[]string{`<strong id="cluster-leader">box</strong> leads on its embedded store and needs no lease; the other nodes listed run inside it`,
+				`data-node="demo-web-1" data-leader="false"`, `<td data-label="Address">—</td>`, "simulated by serve --demo", `<code class="label">role=web</code>`},
+			[]string{"One node,", `id="cluster-term"`, "<code></code>"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

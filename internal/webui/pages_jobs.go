@@ -229,6 +229,9 @@ type jobData struct {
 	// Undelivered is the job's latest failed notification when none was
 	// delivered since.
 	Undelivered *Event
+	// Fleet is the wave and node matrix of a fanned-out job; nil for a
+	// job that runs on any one node.
+	Fleet *fleetData
 }
 
 // passedShown is how many skipped and missed fires the job page lists.
@@ -249,6 +252,12 @@ func (s *server) job(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := jobData{Job: j, Cursor: cursor}
+	if j.FannedOut() {
+		if d.Fleet, err = s.fleet(ctx, j); err != nil {
+			s.backendError(w, r, err)
+			return
+		}
+	}
 	if !j.Suspended {
 		if d.Fires, err = s.cfg.Backend.Fires(ctx, FireQuery{Job: name, After: now, Limit: jobFires}); err != nil {
 			s.backendError(w, r, err)
@@ -294,7 +303,12 @@ func (s *server) job(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	d.Timeline = tl.render()
-	s.render(w, r, http.StatusOK, "job", "", s.newPage(r, j.Name, "jobs", d))
+	p := s.newPage(r, j.Name, "jobs", d)
+	if d.Fleet != nil && d.Fleet.Active() {
+		// A wave in progress changes by the second: keep its page current.
+		p.AutoRefresh = s.cfg.RefreshSeconds
+	}
+	s.render(w, r, http.StatusOK, "job", "", p)
 }
 
 // markOverlaps marks the fires of a Forbid job that its running run is

@@ -108,8 +108,8 @@ func TestPagesRender(t *testing.T) {
 		path  string
 		wants []string
 	}{
-		{"/", []string{"<h1>Overview</h1>", `id="count-jobs"><span class="n">4</span> jobs<small>1 suspended</small>`,
-			`<span class="n">2</span> active runs`, `<span class="n">1</span> failures`, `id="next-fires"`,
+		{"/", []string{"<h1>Overview</h1>", `id="count-jobs"><span class="n">5</span> jobs<small>1 suspended</small>`,
+			`<span class="n">5</span> active runs`, `<span class="n">4</span> failures`, `id="next-fires"`,
 			`data-window="nightly-reboots" data-open="false"`, `aria-current="page">Overview`}},
 		{"/jobs", []string{`data-job="backup" data-suspended="false"`, `data-job="cleanup" data-suspended="true"`,
 			"at 02:00 every day", "Europe/Berlin", `class="resume"`, `class="suspend"`}},

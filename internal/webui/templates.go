@@ -38,11 +38,12 @@ func (s *server) parseTemplates() (map[string]*template.Template, error) {
 			}
 			return t
 		},
-		"sortedKV": sortedKV,
-		"zoneName": zoneName,
-		"hours":    hours,
-		"applyURL": func(id int64) string { return fmt.Sprintf("/applies/%d", id) },
-		"outcome":  outcomeClass,
+		"sortedKV":   sortedKV,
+		"zoneName":   zoneName,
+		"hours":      hours,
+		"applyURL":   func(id int64) string { return fmt.Sprintf("/applies/%d", id) },
+		"outcome":    outcomeClass,
+		"waveSymbol": waveSymbol,
 		"outlookClass": func(o string) string {
 			if o == "" {
 				return OutlookOnTime

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/webui"
+	"github.com/almanac-sh/almanac/internal/webui/webuitest"
 )
 
 // jobRow returns the jobs list's row of job.
@@ -43,15 +44,15 @@ func TestJobsListFiltersAndPages(t *testing.T) {
 		h.back.AddJob(webui.Job{Name: fmt.Sprintf("bulk-%03d", i), Schedule: "0 * * * *", Zone: "UTC", Command: "true"}, nil)
 	}
 	_, first := h.get("/jobs")
-	// backup, bulk-000 ... bulk-249, cleanup, report, sync-inventory.
-	mustContain(t, first, "1–100 of 254 jobs", `rel="next" href="/jobs?after=bulk-098"`)
+	// backup, bulk-000 ... bulk-249, cleanup, report, rotate-logs, sync-inventory.
+	mustContain(t, first, "1–100 of 255 jobs", `rel="next" href="/jobs?after=bulk-098"`)
 	if strings.Contains(first, "Previous page") {
 		t.Error("the first page offers a previous page")
 	}
 	_, second := h.get("/jobs?after=bulk-098")
-	mustContain(t, second, "101–200 of 254 jobs", `rel="prev" href="/jobs"`, `data-job="bulk-099"`)
+	mustContain(t, second, "101–200 of 255 jobs", `rel="prev" href="/jobs"`, `data-job="bulk-099"`)
 	_, third := h.get("/jobs?after=bulk-198")
-	mustContain(t, third, "201–254 of 254 jobs", `rel="prev" href="/jobs?after=bulk-098"`)
+	mustContain(t, third, "201–255 of 255 jobs", `rel="prev" href="/jobs?after=bulk-098"`)
 
 	_, filtered := h.get("/jobs?q=bulk-2&after=bulk-209")
 	mustContain(t, filtered, "11–50 of 50 jobs matching", `rel="prev" href="/jobs?q=bulk-2"`)
@@ -63,7 +64,7 @@ func TestJobsListFiltersAndPages(t *testing.T) {
 
 	for state, want := range map[string][]string{
 		"suspended": {"cleanup"},
-		"running":   {"report"},
+		"running":   {"report", webuitest.DemoFleetJob},
 		"waiting":   {"backup"},
 		"failing":   {},
 	} {
@@ -91,8 +92,9 @@ func TestOverviewTells(t *testing.T) {
 	mustContain(t, body, `<a class="card" href="/runs" id="count-active">`)
 	_, runs := h.get("/runs")
 	mustContain(t, runs, `id="active-runs"`, `data-state="pending"`, `data-state="running"`)
-	if n := strings.Count(runs, `<tr data-run=`); n != 2 {
-		t.Errorf("/runs lists %d runs, want the demo's 2 active ones", n)
+	// The report's and the backup's runs, and three of the fanned-out job's.
+	if n := strings.Count(runs, `<tr data-run=`); n != 5 {
+		t.Errorf("/runs lists %d runs, want the demo's 5 active ones", n)
 	}
 
 	failing := body[strings.Index(body, `id="failing"`):]

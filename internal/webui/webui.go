@@ -26,6 +26,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -138,6 +139,7 @@ func (s *server) routes() {
 	s.mux.HandleFunc("POST /jobs/{name}/suspend", s.jobAction)
 	s.mux.HandleFunc("POST /jobs/{name}/resume", s.jobAction)
 	s.mux.HandleFunc("POST /jobs/{name}/trigger", s.jobAction)
+	s.mux.HandleFunc("POST /jobs/{name}/wave/{action}", s.waveAction)
 	s.mux.HandleFunc("GET /runs", s.activeRuns)
 	s.mux.HandleFunc("GET /runs/{id}", s.run)
 	s.mux.HandleFunc("GET /runs/{id}/live", s.runLive)
@@ -262,7 +264,7 @@ func (p page) With(d any) page {
 func (s *server) newPage(r *http.Request, title, nav string, data any) page {
 	return page{
 		Title: title, Nav: nav, CSRF: s.csrfToken(r), Now: s.cfg.Clock.Now(), Loc: s.cfg.Location,
-		Auth: s.cfg.Token != "", Notice: noticeText(r.URL.Query().Get("done")), Data: data,
+		Auth: s.cfg.Token != "", Notice: noticeText(r.URL.Query()), Data: data,
 	}
 }
 
@@ -311,8 +313,10 @@ func (s *server) backendError(w http.ResponseWriter, r *http.Request, err error)
 	s.fail(w, r, http.StatusBadGateway, "The scheduler could not answer: "+err.Error())
 }
 
-// noticeText turns the ?done= parameter set after an action into a sentence.
-func noticeText(done string) string {
+// noticeText turns the ?done= parameter set after an action (and its
+// count, n=, if any) into a sentence.
+func noticeText(q url.Values) string {
+	done := q.Get("done")
 	switch done {
 	case "suspended":
 		return "Job suspended: no new runs start until it is resumed."
@@ -321,5 +325,5 @@ func noticeText(done string) string {
 	case "loggedout":
 		return "Logged out."
 	}
-	return ""
+	return waveNotice(done, q.Get("n"))
 }

@@ -259,7 +259,9 @@ func (c *Client) JobNext(ctx context.Context, name string, n int) (apitype.NextF
 
 // RunFilter selects runs for RunList. Zero fields do not filter.
 type RunFilter struct {
-	Job    string
+	Job string
+	// Node keeps the runs targeted at that node or claimed by it.
+	Node   string
 	States []string
 	Page   string
 	Limit  int
@@ -267,7 +269,7 @@ type RunFilter struct {
 
 // RunList returns one page of runs, newest first.
 func (c *Client) RunList(ctx context.Context, f RunFilter) (apitype.Page[apitype.Run], error) {
-	q := query("job", f.Job, "state", strings.Join(f.States, ","))
+	q := query("job", f.Job, "node", f.Node, "state", strings.Join(f.States, ","))
 	setPage(q, f.Page, f.Limit)
 	return call[apitype.Page[apitype.Run]](ctx, c, "GET", "/api/v1/runs", q, nil)
 }

@@ -124,7 +124,7 @@ func (m *MemStore) AddRun(r store.Run) store.Run {
 }
 
 // RunInsert implements the store method: it enforces the unique
-// (job, scheduled time, attempt) key and the job's existence.
+// (job, scheduled time, target, attempt) key and the job's existence.
 func (m *MemStore) RunInsert(_ context.Context, p store.RunInsertParams) (store.Run, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -133,7 +133,7 @@ func (m *MemStore) RunInsert(_ context.Context, p store.RunInsertParams) (store.
 		return store.Run{}, fmt.Errorf("job %q: %w", r.Job, store.ErrNotFound)
 	}
 	for _, o := range m.runs {
-		if o.Job == r.Job && o.ScheduledTime.Equal(r.ScheduledTime) && o.Attempt == r.Attempt {
+		if o.Job == r.Job && o.ScheduledTime.Equal(r.ScheduledTime) && o.Target == r.Target && o.Attempt == r.Attempt {
 			return store.Run{}, fmt.Errorf("run of %q at %s: %w", r.Job, r.ScheduledTime, store.ErrDuplicate)
 		}
 	}
@@ -222,10 +222,15 @@ type Store interface {
 // Controller is a fake job controller over a Store. Job writes go to
 // the store with the events the real controller records; Trigger inserts a
 // pending manual run; JobStatus and NextFires answer from the store and
-// from SetNext.
+// from SetNext; the wave methods go to Waves.
 type Controller struct {
 	St  Store
 	Now time.Time
+	// Waves, if set, answers the wave methods: a real *job.Controller
+	// over a real store, for tests of rolling waves. Without it no job
+	// has a wave, pause and resume set the spec's wave_paused, and abort
+	// finds nothing to skip.
+	Waves Waver
 
 	mu       sync.Mutex
 	changed  []string
@@ -407,6 +412,60 @@ func (c *Controller) Killed() []int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return slices.Clone(c.killed)
+}
+
+// Waver is the part of *job.Controller behind the wave routes.
+type Waver interface {
+	Wave(ctx context.Context, name string, instant time.Time) (job.Wave, error)
+	WavePause(ctx context.Context, name string) error
+	WaveResume(ctx context.Context, name string) error
+	WaveAbort(ctx context.Context, name string) (int, error)
+}
+
+// Wave implements httpapi.Controller.
+func (c *Controller) Wave(ctx context.Context, name string, instant time.Time) (job.Wave, error) {
+	if c.Waves != nil {
+		return c.Waves.Wave(ctx, name, instant)
+	}
+	if _, err := c.St.JobGet(ctx, name); err != nil {
+		return job.Wave{}, err
+	}
+	return job.Wave{}, fmt.Errorf("job %q: %w", name, job.ErrNoWave)
+}
+
+// WavePause implements httpapi.Controller.
+func (c *Controller) WavePause(ctx context.Context, name string) error {
+	if c.Waves != nil {
+		return c.Waves.WavePause(ctx, name)
+	}
+	return c.setWavePaused(ctx, name, true)
+}
+
+// WaveResume implements httpapi.Controller.
+func (c *Controller) WaveResume(ctx context.Context, name string) error {
+	if c.Waves != nil {
+		return c.Waves.WaveResume(ctx, name)
+	}
+	return c.setWavePaused(ctx, name, false)
+}
+
+func (c *Controller) setWavePaused(ctx context.Context, name string, paused bool) error {
+	j, err := c.St.JobGet(ctx, name)
+	if err != nil || j.Spec.WavePaused == paused {
+		return err
+	}
+	j.Spec.WavePaused = paused
+	_, _, err = c.PutJob(ctx, j.Spec, j.Source)
+	return err
+}
+
+// WaveAbort implements httpapi.Controller.
+func (c *Controller) WaveAbort(ctx context.Context, name string) (int, error) {
+	if c.Waves != nil {
+		return c.Waves.WaveAbort(ctx, name)
+	}
+	_, err := c.St.JobGet(ctx, name)
+	return 0, err
 }
 
 // JobStatuses implements the batch status the web UI asks for, job by job.

@@ -22,6 +22,7 @@ var EventKinds = append([]store.EventKind{
 	store.EventNotifySent, store.EventNotifyFailed, store.EventJobOverdue, store.EventJobGateMissing,
 	store.EventRebootLocked, store.EventRebootUnlocked, store.EventRebootHeldLong,
 	store.EventNodeLabels,
+	store.EventWavePaused, store.EventWaveResumed, store.EventWaveStopped,
 }, ResourceEventKinds...)
 
 // eventKinds resolves one ?kind= element: an exact kind ("run.failed") or a
@@ -58,7 +59,7 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) error {
 					names[i] = string(k)
 				}
 				sort.Strings(names)
-				return badRequest("?kind", fmt.Sprintf("%q is not an event kind (one of job, run, resource, %s)", one, strings.Join(names, ", ")))
+				return badRequest("?kind", fmt.Sprintf("%q is not an event kind (one of job, run, resource, wave, %s)", one, strings.Join(names, ", ")))
 			}
 			p.Kinds = append(p.Kinds, kinds...)
 		}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/store"
@@ -23,11 +24,14 @@ func init() {
 }
 
 func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) error {
-	if err := checkQuery(r, "job", "state", "page", "limit"); err != nil {
+	if err := checkQuery(r, "job", "node", "state", "page", "limit"); err != nil {
 		return err
 	}
 	q := r.URL.Query()
-	p := store.RunListParams{Job: q.Get("job")}
+	p := store.RunListParams{Job: q.Get("job"), Node: q.Get("node")}
+	if len(p.Node) > maxNodeName || strings.ContainsFunc(p.Node, unicode.IsControl) {
+		return badRequest("?node", fmt.Sprintf("%.40q is not a node name", p.Node))
+	}
 	if p.Job != "" {
 		if _, err := s.loadJob(r.Context(), p.Job); err != nil {
 			return fieldOf(err, "?job")
@@ -60,6 +64,10 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, page)
 	return nil
 }
+
+// maxNodeName bounds ?node: a node name is a host name, at most 253
+// characters.
+const maxNodeName = 253
 
 // pageParams reads ?page (a cursor from a previous page) and ?limit.
 func pageParams(r *http.Request) (store.Page, error) {

@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -182,6 +183,50 @@ func TestMetrics(t *testing.T) {
 		b.do(t, "GET", "/healthz", "")
 		if body = scrape(); !strings.Contains(body, `almanac_http_requests_total{code="200",route="GET /healthz"} 1`) {
 			t.Errorf("request counter missing:\n%s", body)
+		}
+	}
+}
+
+// TestRunsByNode: ?node keeps the runs targeted at a node or claimed by
+// it, and refuses what cannot be a node name.
+func TestRunsByNode(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.st.PutJob(store.Job{Spec: store.JobSpec{Name: "fleet", Cron: "* * * * *", Shell: "true", Nodes: "all"}, Version: 1})
+	b.st.PutJob(store.Job{Spec: store.JobSpec{Name: "solo", Cron: "* * * * *", Shell: "true"}, Version: 1})
+	db1 := b.st.AddRun(store.Run{Job: "fleet", ScheduledTime: t0, Attempt: 1, Target: "db-1", Node: "db-1", State: store.RunSucceeded})
+	db2 := b.st.AddRun(store.Run{Job: "fleet", ScheduledTime: t0, Attempt: 1, Target: "db-2", State: store.RunPending})
+	solo := b.st.AddRun(store.Run{Job: "solo", ScheduledTime: t0, Attempt: 1, Node: "db-1", State: store.RunRunning})
+	b.st.AddRun(store.Run{Job: "solo", ScheduledTime: t0.Add(-time.Minute), Attempt: 1, State: store.RunPending})
+	for _, tt := range []struct {
+		query string
+		want  []int64
+	}{
+		{"node=db-1", []int64{solo.ID, db1.ID}},
+		{"node=db-2", []int64{db2.ID}},
+		{"node=db-1&job=fleet", []int64{db1.ID}},
+		{"node=db-1&state=running", []int64{solo.ID}},
+		{"node=db-3", nil},
+	} {
+		var page apitype.Page[apitype.Run]
+		r := b.do(t, "GET", "/api/v1/runs?"+tt.query, "")
+		r.decode(t, &page)
+		var got []int64
+		for _, run := range page.Items {
+			got = append(got, run.ID)
+		}
+		if r.code != http.StatusOK || !slices.Equal(got, tt.want) {
+			t.Errorf("?%s = %d %v, want %v", tt.query, r.code, got, tt.want)
+		}
+	}
+	var page apitype.Page[apitype.Run]
+	b.do(t, "GET", "/api/v1/runs?node=db-2", "").decode(t, &page)
+	if len(page.Items) != 1 || page.Items[0].Target != "db-2" || page.Items[0].Node != "" {
+		t.Errorf("a targeted pending run reads back as %+v", page.Items)
+	}
+	for _, q := range []string{"node=" + strings.Repeat("n", 254), "node=a%1bb"} {
+		if r := b.do(t, "GET", "/api/v1/runs?"+q, ""); r.code != http.StatusBadRequest || r.apiErr(t).Field != "?node" {
+			t.Errorf("?%.20s = %d %s, want 400 on ?node", q, r.code, r.body)
 		}
 	}
 }

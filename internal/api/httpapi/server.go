@@ -70,6 +70,17 @@ type Controller interface {
 	// grace period); the run ends as killed. store.ErrConflict if it has
 	// already ended.
 	Kill(ctx context.Context, id int64) error
+	// Wave returns the wave of a fanned-out job's instant (a zero instant:
+	// the latest); an error wrapping job.ErrNoWave when it has none.
+	Wave(ctx context.Context, name string, instant time.Time) (job.Wave, error)
+	// WavePause holds back the waiting runs of the job's waves; runs
+	// already started go on. Idempotent.
+	WavePause(ctx context.Context, name string) error
+	// WaveResume lets a paused job's waves go on. Idempotent.
+	WaveResume(ctx context.Context, name string) error
+	// WaveAbort ends the job's waiting fanned-out runs as skipped and
+	// returns how many; runs already started go on.
+	WaveAbort(ctx context.Context, name string) (int, error)
 }
 
 // JobStatus is the controller's live view of a job.
@@ -232,6 +243,10 @@ func (s *Server) routes() {
 	h("POST /api/v1/jobs/{name}/suspend", s.suspendJob)
 	h("POST /api/v1/jobs/{name}/resume", s.resumeJob)
 	h("GET /api/v1/jobs/{name}/next", s.nextFires)
+	h("GET /api/v1/jobs/{name}/wave", s.getWave)
+	h("POST /api/v1/jobs/{name}/wave/pause", s.pauseWave)
+	h("POST /api/v1/jobs/{name}/wave/resume", s.resumeWave)
+	h("POST /api/v1/jobs/{name}/wave/abort", s.abortWave)
 	h("GET /api/v1/runs", s.listRuns)
 	h("GET /api/v1/runs/{id}", s.getRun)
 	h("GET /api/v1/runs/{id}/log", s.getRunLog)

@@ -196,7 +196,7 @@ func (s *Store) RunClaim(ctx context.Context, p store.RunClaimParams) ([]store.R
 		    UPDATE runs SET state = 'running', node = $1, started_at = $2, heartbeat_at = $2
 		     WHERE id IN (
 		           SELECT id FROM runs
-		            WHERE state = 'pending' AND ready_at <= $2 AND target IN ('', $1)
+		            WHERE state = 'pending' AND ready_at <= $2 AND (target = $1 OR (target = '' AND NOT $5::boolean))
 		            ORDER BY ready_at, id
 		            LIMIT $3
 		              FOR UPDATE SKIP LOCKED)
@@ -207,7 +207,7 @@ func (s *Store) RunClaim(ctx context.Context, p store.RunClaimParams) ([]store.R
 		           to_char(scheduled_time AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))
 		      FROM claimed
 		)
-		SELECT `+runCols+` FROM claimed`, p.Node, now, limit, string(store.EventRunStarted))
+		SELECT `+runCols+` FROM claimed`, p.Node, now, limit, string(store.EventRunStarted), p.TargetedOnly)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: claim runs: %w", err)
 	}

@@ -204,9 +204,9 @@ func (s *Store) RunClaim(ctx context.Context, p store.RunClaimParams) ([]store.R
 	var runs []store.Run
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `UPDATE runs SET state = 'running', node = ?1, started_at = ?2, heartbeat_at = ?2
-			WHERE id IN (SELECT id FROM runs WHERE state = 'pending' AND ready_at IS NOT NULL AND ready_at <= ?2 AND target IN ('', ?1)
+			WHERE id IN (SELECT id FROM runs WHERE state = 'pending' AND ready_at IS NOT NULL AND ready_at <= ?2 AND (target = ?1 OR (target = '' AND NOT ?4))
 				ORDER BY ready_at, id LIMIT ?3)
-			RETURNING `+runColumnsNoOutput, p.Node, now.UnixMicro(), p.Limit)
+			RETURNING `+runColumnsNoOutput, p.Node, now.UnixMicro(), p.Limit, p.TargetedOnly)
 		if err != nil {
 			return fmt.Errorf("claim runs: %w", err)
 		}

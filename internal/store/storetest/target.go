@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -83,19 +84,23 @@ func testRunTargetClaim(t *testing.T, s store.Store) {
 		t.Fatal(err)
 	}
 	now := base.Add(time.Minute)
-	got, err := s.RunClaim(ctx, store.RunClaimParams{Node: "c", Now: now, Limit: 10})
+	got, err := s.RunClaim(ctx, store.RunClaimParams{Node: "c", Now: now, Limit: 10, TargetedOnly: true})
+	if err != nil || len(got) != 0 {
+		t.Fatalf("node c claimed %v, %v with TargetedOnly; want nothing", targetsOf(got), err)
+	}
+	got, err = s.RunClaim(ctx, store.RunClaimParams{Node: "a", Now: now, Limit: 10, TargetedOnly: true})
+	if err != nil || len(got) != 1 || got[0].ID != forA.ID {
+		t.Fatalf("node a claimed %v, %v with TargetedOnly; want only run %d", targetsOf(got), err, forA.ID)
+	}
+	got, err = s.RunClaim(ctx, store.RunClaimParams{Node: "c", Now: now, Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 1 || got[0].ID != anyone.ID {
 		t.Fatalf("node c claimed %+v; want only the untargeted run %d", got, anyone.ID)
 	}
-	got, err = s.RunClaim(ctx, store.RunClaimParams{Node: "a", Now: now, Limit: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 1 || got[0].ID != forA.ID || got[0].Node != "a" || got[0].Target != "a" {
-		t.Fatalf("node a claimed %+v; want run %d", got, forA.ID)
+	if r, _ := s.RunGet(ctx, forA.ID); r.Node != "a" || r.State != store.RunRunning {
+		t.Fatalf("run for a = %+v; want running on a", r)
 	}
 	if r, _ := s.RunGet(ctx, forB.ID); r.State != store.RunPending {
 		t.Errorf("run for b is %s after a and c claimed; want pending", r.State)
@@ -207,4 +212,12 @@ func testRunPrunePerTarget(t *testing.T, s store.Store) {
 	if byTarget["a"] != 2 || byTarget["b"] != 2 {
 		t.Errorf("after a run's end: runs per node = %v, want 2 each", byTarget)
 	}
+}
+
+func targetsOf(runs []store.Run) []string {
+	var out []string
+	for _, r := range runs {
+		out = append(out, fmt.Sprintf("%d:%s", r.ID, r.Target))
+	}
+	return out
 }

@@ -41,7 +41,7 @@ func (e Every) Next(t time.Time) time.Time { return t.Truncate(e.D).Add(e.D) }
 
 // Demo job, window and resource counts, for tests that check what the demo shows.
 const (
-	DemoJobs      = 4
+	DemoJobs      = 5
 	DemoWindows   = 3
 	DemoResources = 8
 )
@@ -49,8 +49,9 @@ const (
 // DemoWindowBlocks maps each demo window to its number of open intervals a week.
 var DemoWindowBlocks = map[string]int{"business-hours": 5, "nightly-reboots": 5, "weekend-maintenance": 1}
 
-// Demo returns a backend filled with demo data around c.Now(): four jobs
-// (one suspended, one with a run in progress) with a week of runs and their
+// Demo returns a backend filled with demo data around c.Now(): five jobs
+// (one suspended, one with a run in progress, one fanned out over the
+// cluster's five nodes with a wave in progress) with their runs and
 // events, three windows, and the fleet demo's eight resources with the
 // events of their first inventory.
 func Demo(c clock.Clock) *Backend {
@@ -163,6 +164,7 @@ func Demo(c clock.Clock) *Backend {
 	b.AddWindow(webui.Window{Name: "business-hours", Kind: "schedule", Zone: "America/New_York", Intervals: office,
 		Description: "Puppet schedule: range 09:00 - 17:00, weekday Mon-Fri, repeat 1 per day"})
 
+	addFleetJob(b, now)
 	addFleet(b, c)
 	b.SetCluster(demoCluster(now))
 	addApplies(b, now)
@@ -174,17 +176,31 @@ func Demo(c clock.Clock) *Backend {
 	return b
 }
 
-// demoCluster is three nodes on one PostgreSQL store: node-b leads in term
-// 7, node-c's heartbeat is late (it is being restarted).
+// demoCluster is five nodes on one PostgreSQL store: node-b leads in term
+// 7, node-c's heartbeat is late (it is being restarted). node-a to node-c
+// are labelled role=web, node-d and node-e role=db.
 func demoCluster(now time.Time) apitype.Cluster {
 	exp := now.Add(4 * time.Second)
 	started := now.Add(-26 * time.Hour)
-	return apitype.Cluster{Leader: "node-b", Term: 7, LeaseExpiresAt: &exp, Self: "node-a", Now: now,
+	c := apitype.Cluster{Leader: "node-b", Term: 7, LeaseExpiresAt: &exp, Self: "node-a", Now: now,
 		Nodes: []apitype.ClusterNode{
 			{ID: "node-a", Address: "10.0.0.11:8080", Version: "v0.9.0", Host: "sched-a", PID: 812, StartedAt: started, HeartbeatAt: now.Add(-800 * time.Millisecond)},
 			{ID: "node-b", Address: "10.0.0.12:8080", Version: "v0.9.0", Host: "sched-b", PID: 1407, StartedAt: started.Add(-3 * time.Hour), HeartbeatAt: now.Add(-300 * time.Millisecond), Leader: true},
 			{ID: "node-c", Address: "10.0.0.13:8080", Version: "v0.9.0", Host: "sched-c", PID: 655, StartedAt: now.Add(-2 * time.Minute), HeartbeatAt: now.Add(-9 * time.Second)},
+			{ID: "node-d", Address: "10.0.1.21:8080", Version: "v0.9.0", Host: "db-1", PID: 977, StartedAt: started, HeartbeatAt: now.Add(-600 * time.Millisecond)},
+			{ID: "node-e", Address: "10.0.1.22:8080", Version: "v0.9.0", Host: "db-2", PID: 1012, StartedAt: started, HeartbeatAt: now.Add(-200 * time.Millisecond)},
 		}}
+	for i := range c.Nodes {
+		role, zone := "web", "eu-1"
+		if i >= 3 {
+			role = "db"
+		}
+		if i%2 == 1 {
+			zone = "eu-2"
+		}
+		c.Nodes[i].Labels = map[string]string{"role": role, "zone": zone}
+	}
+	return c
 }
 
 // addFleet runs one inventory of the fleet demo at the clock's time and adds
