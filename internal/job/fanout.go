@@ -236,7 +236,7 @@ func (c *Controller) evaluateWave(ctx context.Context, e *entry, at time.Time, h
 			return wake, held
 		case !g.Contains(now):
 			open, ok := g.NextOpen(now)
-			if !ok || hasLimit && open.After(end) {
+			if !ok || hasLimit && !open.Before(end) {
 				return missAll(func(store.Run) string {
 					return fmt.Sprintf("schedule gate %q does not open before the starting deadline", spec.Schedule)
 				})
@@ -312,7 +312,7 @@ func (c *Controller) evaluateWave(ctx context.Context, e *entry, at time.Time, h
 				continue
 			case !g.Contains(now):
 				open, ok := g.NextOpen(now)
-				if !ok || hasLimit && open.After(end) {
+				if !ok || hasLimit && !open.Before(end) {
 					c.miss(ctx, r, now, fmt.Sprintf("window %q of node %s does not open before the starting deadline", w, r.Target))
 					continue
 				}
@@ -322,7 +322,11 @@ func (c *Controller) evaluateWave(ctx context.Context, e *entry, at time.Time, h
 			}
 		}
 		if expired {
-			c.miss(ctx, r, now, fmt.Sprintf("the starting deadline passed while node %s waited for its turn", r.Target))
+			why := fmt.Sprintf("the starting deadline passed before node %s's run could start", r.Target)
+			if spec.WavePaused || WaveLimit(spec, v.targets) > 0 {
+				why = fmt.Sprintf("the starting deadline passed while node %s waited for its turn", r.Target)
+			}
+			c.miss(ctx, r, now, why)
 			continue
 		}
 		if spec.WavePaused || free == 0 {

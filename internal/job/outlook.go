@@ -57,7 +57,7 @@ func (c *Controller) outlook(spec store.JobSpec, t time.Time) Outlook {
 	if !ok {
 		return Outlook{State: WillMiss, Reason: fmt.Sprintf("schedule gate %q never opens again", spec.Schedule)}
 	}
-	if hasLimit && open.After(t.Add(limit)) {
+	if hasLimit && !open.Before(t.Add(RandomizedDelay(spec)).Add(limit)) {
 		return Outlook{State: WillMiss, Until: open, Reason: fmt.Sprintf("schedule gate %q opens only after the starting deadline", spec.Schedule)}
 	}
 	return Outlook{State: Waits, Until: open, Reason: fmt.Sprintf("schedule gate %q is closed", spec.Schedule)}

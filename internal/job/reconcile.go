@@ -270,7 +270,7 @@ func (c *Controller) evaluate(ctx context.Context, e *entry, r store.Run, now ti
 			return time.Time{}, true
 		case !g.Contains(now):
 			open, ok := g.NextOpen(now)
-			if !ok || hasLimit && open.After(end) {
+			if !ok || hasLimit && !open.Before(end) {
 				c.miss(ctx, r, now, fmt.Sprintf("schedule gate %q does not open before the starting deadline", spec.Schedule))
 				return time.Time{}, false
 			}
