@@ -27,23 +27,8 @@ func TestManifestReloadKeepsWavePause(t *testing.T) {
 		}
 	}
 	write("echo one")
-	cfg, err := config(t, "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--token", "in-process-token", "--manifests", dir, "--node", "solo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	d, err := New(ctx, cfg, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- d.Run(ctx) }()
-	defer func() { cancel(); <-done }()
-	c, err := apiclient.New("http://"+d.Addr(), apiclient.WithToken("in-process-token"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx := t.Context()
+	c := runDaemon(t, "--manifests", dir)
 	if _, err := c.WavePause(ctx, "patch"); err != nil {
 		t.Fatal(err)
 	}
@@ -70,23 +55,8 @@ func TestManifestReloadKeepsWavePause(t *testing.T) {
 // TestRebootGroupMustExist: a job may take slots only of a configured
 // reboot group; the API refuses another name on the reboot_group field.
 func TestRebootGroupMustExist(t *testing.T) {
-	cfg, err := config(t, "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--token", "in-process-token", "--node", "solo", "--reboot-group", "db=1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	d, err := New(ctx, cfg, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- d.Run(ctx) }()
-	defer func() { cancel(); <-done }()
-	c, err := apiclient.New("http://"+d.Addr(), apiclient.WithToken("in-process-token"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx := t.Context()
+	c := runDaemon(t, "--reboot-group", "db=1")
 	for _, tt := range []struct{ group, want string }{
 		{"db", ""},
 		{"web", `reboot_group: no reboot group "web" is configured`},
@@ -101,4 +71,29 @@ func TestRebootGroupMustExist(t *testing.T) {
 			t.Errorf("group %s: err = %v, want a 422 on reboot_group saying %q and listing db", tt.group, err, tt.want)
 		}
 	}
+}
+
+// runDaemon starts an in-process daemon named solo on a fresh SQLite
+// store with extra serve flags, stops it when the test ends, and returns a
+// client of its API.
+func runDaemon(t *testing.T, args ...string) *apiclient.Client {
+	t.Helper()
+	cfg, err := config(t, append([]string{"--data", t.TempDir(), "--listen", "127.0.0.1:0", "--token", "in-process-token", "--node", "solo"}, args...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	d, err := New(ctx, cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- d.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	c, err := apiclient.New("http://"+d.Addr(), apiclient.WithToken("in-process-token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
