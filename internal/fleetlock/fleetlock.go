@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/fleetlock/groupname"
 	"github.com/almanac-sh/almanac/internal/store"
 )
 
@@ -115,12 +116,9 @@ const (
 // maxBody bounds a request body; the real ones are under 100 bytes.
 const maxBody = 4 << 10
 
-// groupRE is the protocol's rule for group names.
-var groupRE = regexp.MustCompile(`^[a-zA-Z0-9.-]+$`)
-
 // ValidGroup reports whether name is a valid reboot group name: the
 // protocol's ^[a-zA-Z0-9.-]+$, at most 128 characters.
-func ValidGroup(name string) bool { return len(name) <= 128 && groupRE.MatchString(name) }
+func ValidGroup(name string) bool { return groupname.Valid(name) }
 
 // idRE is the shape of a client id: a machine id (hex), a UUID or a host
 // name. Nothing a terminal would interpret.

@@ -12,7 +12,7 @@ import (
 	"unicode"
 
 	"github.com/almanac-sh/almanac/internal/calendar"
-	"github.com/almanac-sh/almanac/internal/fleetlock"
+	"github.com/almanac-sh/almanac/internal/fleetlock/groupname"
 	"github.com/almanac-sh/almanac/internal/jobname"
 	"github.com/almanac-sh/almanac/internal/nodeselect"
 	"github.com/almanac-sh/almanac/internal/store"
@@ -195,7 +195,7 @@ func (v *validator) fleet(spec *store.JobSpec) {
 	default:
 		v.add("wave_order", "%q is not one of %s, %s", spec.WaveOrder, WaveOrderName, WaveOrderRandom)
 	}
-	if spec.RebootGroup != "" && !fleetlock.ValidGroup(spec.RebootGroup) {
+	if spec.RebootGroup != "" && !groupname.Valid(spec.RebootGroup) {
 		v.add("reboot_group", "%.140q is not a reboot group name: letters, digits, '.' and '-', at most 128 characters, as FleetLock clients send it", spec.RebootGroup)
 	}
 	if err != nil || sel.Mode != nodeselect.ModeAny {
