@@ -43,10 +43,14 @@ type buffers struct {
 
 var parseBufs = sync.Pool{New: func() any { return new(buffers) }}
 
-// maxPooledTokens bounds the token buffer kept for reuse (10 MB, enough
-// for a 2 MB manifest), so that a huge file does not keep its tokens'
-// memory alive after its parse.
+// maxPooledTokens bounds the token buffer kept for reuse (10 MB), so that
+// one huge statement does not keep its tokens' memory alive after its
+// parse.
 const maxPooledTokens = 1 << 19
+
+// rebaseAt is how many parsed tokens the buffer holds at most between
+// top-level statements: past it, they are dropped.
+const rebaseAt = 1 << 10
 
 // bailout unwinds the parser to the enclosing statement after an error.
 type bailout struct{}
@@ -54,50 +58,69 @@ type bailout struct{}
 type parser struct {
 	src     *Source
 	tt      *texts
-	toks    []Token // every token of the file, or of an interpolation, ending with EOF
+	toks    []Token // tokens lexed and not yet dropped; the file's end with EOF
 	i       int     // index of the current token
 	errs    *ErrorList
 	depth   int
 	noBrace bool // while parsing a condition, `name {` does not start a resource
 	a       *arena
+
+	// lx lexes the file as the parser asks for tokens; nil once it has
+	// reached the end, and in parsers of interpolated expressions, whose
+	// tokens are all there from the start.
+	lx *lexer
+	// lexErrs are the lexer's errors, kept apart from the parser's: input
+	// nested too deeply for the lexer is reported by the lexer alone.
+	lexErrs *ErrorList
+	// emit, when set, takes each top-level statement as soon as it is
+	// parsed, instead of the file's body.
+	emit func(Expr)
 }
 
 // ParseFile parses one manifest. On any problem it returns the (possibly
 // partial) file together with an ErrorList holding every error found.
 func ParseFile(name string, src []byte) (*File, error) {
-	var errs ErrorList
+	body, errs := parse(name, string(src), nil)
+	if len(errs) > 0 {
+		return &File{Name: name, Body: body}, errs
+	}
+	return &File{Name: name, Body: body}, nil
+}
+
+// ParseEach parses one manifest statement by statement, calling fn with
+// each top-level statement as soon as it is parsed. The parser keeps no
+// reference to a statement once fn returns, and the file is lexed as it is
+// parsed, so the memory of a large manifest is never all taken at once by
+// its tokens or its syntax tree: a statement fn does not keep becomes
+// garbage. Statements that fail to parse are not passed to fn; every error
+// found is returned in an ErrorList, as ParseFile returns them (fn may have
+// been called before an error later in the file).
+func ParseEach(name, src string, fn func(Expr)) error {
+	_, errs := parse(name, src, fn)
+	return errs.Err()
+}
+
+// parse parses the manifest src, named name in positions, into its body,
+// or passes each top-level statement to emit when set. errs is sorted.
+func parse(name, src string, emit func(Expr)) (body []Expr, errs ErrorList) {
 	source := NewSource(name, src)
-	f := &File{Name: name}
 	if len(src) > maxSource {
 		errs.Add(source.Pos(0), "file too large: %d bytes (the limit is %d)", len(src), maxSource)
-		return f, errs
+		return nil, errs
 	}
 	if checkUTF8(source, src, &errs) {
-		return f, errs
+		return nil, errs
 	}
-	// The whole file is lexed first, so that the arena's chunks can be
-	// sized from its tokens. Nothing in the tree points into the token
-	// buffer or the scratch stacks (empty between statements), so they are
-	// reused from file to file.
+	// The file is lexed as the parser needs tokens, into a buffer that
+	// is emptied between top-level statements. Nothing in the tree points
+	// into the token buffer or the scratch stacks (empty between
+	// statements), so they are reused from file to file.
 	buf := parseBufs.Get().(*buffers)
-	lx := newLexer(source, src, &errs)
+	var lexErrs ErrorList
+	lx := newLexer(source, src, &lexErrs)
 	lx.lexStacks = buf.lexer
-	toks := buf.toks
-	if want := len(src)/4 + 1; cap(toks) < want {
-		// Manifests run at 4 to 7 bytes a token: one allocation instead
-		// of a series of ever larger copies.
-		toks = make([]Token, 0, want)
-	}
-	lx.run(&toks, -1)
-	toks = append(toks, Token{Kind: EOF, Off: lx.here()})
-	if lx.tooDeep {
-		// The lexer stopped at nesting no parse could take; its error
-		// is the report (parsing the truncated rest would add noise).
-		return f, errs
-	}
-	p := &parser{src: source, tt: &lx.tt, toks: toks, errs: &errs, a: &buf.a}
-	p.a.size(p.tt, toks)
-	f.Body = p.statements(true)
+	p := &parser{src: source, tt: &lx.tt, toks: buf.toks[:0], errs: &errs, a: &buf.a, lx: lx, lexErrs: &lexErrs, emit: emit}
+	body = p.statements(true)
 	// Tokens hold no pointers, so the pooled token buffer keeps nothing of
 	// this file alive; the scratch stacks are cleared as they are popped,
 	// and the arena forgets its chunks.
@@ -105,23 +128,87 @@ func ParseFile(name string, src []byte) (*File, error) {
 		*buf = buffers{toks: p.toks[:0], lexer: lx.lexStacks, a: p.a.reset()}
 		parseBufs.Put(buf)
 	}
-	errs.Sort()
-	if len(errs) > 0 {
-		return f, errs
+	if lx.tooDeep {
+		// The lexer stopped at nesting no parse could take; its error
+		// is the report (what the parser made of the truncated input
+		// would only add noise).
+		lexErrs.Sort()
+		return nil, lexErrs
 	}
-	return f, nil
+	errs = append(lexErrs, errs...)
+	errs.Sort()
+	return body, errs
 }
 
-// at returns the token at index j; past the end it returns the EOF token.
+// errCount is how many errors the file has so far.
+func (p *parser) errCount() int {
+	n := len(*p.errs)
+	if p.lexErrs != nil {
+		n += len(*p.lexErrs)
+	}
+	return n
+}
+
+// more lexes the next token into the buffer, or the EOF token at the end
+// of the input.
+func (p *parser) more() {
+	var depth int
+	if _, eof := p.lx.step(&p.toks, -1, &depth); eof {
+		p.toks = append(p.toks, Token{Kind: EOF, Off: p.lx.here()})
+		p.lx = nil
+	}
+}
+
+// skipToEnd gives up parsing: the rest of the input is lexed (for the
+// lexer's errors) without keeping its tokens, and the EOF token is all
+// that is left to parse. (The side tables are kept: a statement being
+// parsed may still read the text of a token it holds.)
+func (p *parser) skipToEnd() {
+	if p.lx == nil {
+		// Every token is there already.
+		for p.tok().Kind != EOF {
+			p.next()
+		}
+		return
+	}
+	for p.lx != nil {
+		p.toks = p.toks[:0]
+		p.more()
+	}
+	p.i = len(p.toks) - 1
+}
+
+// rebase drops the tokens before the current one, between top-level
+// statements, and the side tables' entries once no token left refers to
+// one.
+func (p *parser) rebase() {
+	n := copy(p.toks, p.toks[p.i:])
+	p.toks = p.toks[:n]
+	p.i = 0
+	for i := range p.toks {
+		if p.toks[i].Aux > 0 {
+			return
+		}
+	}
+	p.tt.drop()
+}
+
+// at returns the token at index j, lexing up to it; past the end it
+// returns the EOF token.
 func (p *parser) at(j int) *Token {
+	for j >= len(p.toks) && p.lx != nil {
+		p.more()
+	}
 	if j >= len(p.toks) {
 		return &p.toks[len(p.toks)-1]
 	}
 	return &p.toks[j]
 }
 
-// tok returns the current token. Tokens are never moved once lexed, so the
-// pointer stays valid for the whole parse.
+// tok returns the current token. A token is never changed once lexed and
+// the buffer is only rebased between top-level statements, so the pointer
+// stays good for the statement being parsed (when the buffer grows, it
+// points into the old copy).
 func (p *parser) tok() *Token { return p.at(p.i) }
 
 func (p *parser) peek(n int) *Token { return p.at(p.i + n) }
@@ -177,10 +264,11 @@ func (p *parser) statements(top bool) []Expr {
 		return out
 	}
 	for {
-		if len(*p.errs) >= maxErrors {
-			for p.tok().Kind != EOF {
-				p.next()
-			}
+		if top && p.i >= rebaseAt {
+			p.rebase()
+		}
+		if p.errCount() >= maxErrors {
+			p.skipToEnd()
 			return done()
 		}
 		t := p.tok()
@@ -200,15 +288,27 @@ func (p *parser) statements(top bool) []Expr {
 			continue
 		}
 		start := p.i
+		def := top && p.emit != nil && p.definition()
+		if def {
+			// A definition may be kept while what surrounds it is
+			// dropped: its nodes get chunks of their own.
+			p.a.fresh()
+		}
 		e, ok := p.safeStatement()
+		if def {
+			p.a.fresh()
+		}
 		if _, isNode := e.(*NodeDef); ok && isNode && !top {
 			p.errs.Add(e.Position(), "Classes, definitions, and nodes may only appear at toplevel or inside other classes")
 		}
-		if ok {
+		switch {
+		case ok && top && p.emit != nil:
+			p.emit(e)
+		case ok:
 			p.a.scratch = append(p.a.scratch, e)
-			continue
+		default:
+			p.synchronize(start)
 		}
-		p.synchronize(start)
 	}
 }
 
@@ -338,6 +438,22 @@ func (p *parser) chained(n int, t *Token) {
 	if n >= maxChain {
 		p.fail(p.pos(t), "expression too long: more than %d operators in a row", maxChain)
 	}
+}
+
+// definition reports whether the statement at the current token defines a
+// class, a defined type or a node.
+func (p *parser) definition() bool {
+	t := p.tok()
+	if t.Kind != NAME {
+		return false
+	}
+	switch p.text(t) {
+	case "class":
+		return p.peek(1).Kind == NAME
+	case "define", "node":
+		return true
+	}
+	return false
 }
 
 // statement parses one statement: a definition or an expression.

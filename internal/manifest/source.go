@@ -1,8 +1,8 @@
 package manifest
 
 import (
-	"bytes"
 	"math"
+	"strings"
 )
 
 // maxSource is the largest manifest accepted: offsets are stored in 32 bits.
@@ -17,10 +17,10 @@ type Source struct {
 }
 
 // NewSource builds the line table of src, which is named name in positions.
-func NewSource(name string, src []byte) *Source {
-	lines := make([]int32, 1, bytes.Count(src, []byte{'\n'})+1)
+func NewSource(name, src string) *Source {
+	lines := make([]int32, 1, strings.Count(src, "\n")+1)
 	for off := 0; ; {
-		i := bytes.IndexByte(src[off:], '\n')
+		i := strings.IndexByte(src[off:], '\n')
 		if i < 0 || off+i+1 > maxSource {
 			break
 		}
@@ -66,3 +66,9 @@ func (l Loc) Position() Pos {
 	}
 	return l.src.Pos(int(l.off))
 }
+
+// Source returns the manifest l is in; nil for a zero Loc.
+func (l Loc) Source() *Source { return l.src }
+
+// Offset returns the byte offset of l in its manifest.
+func (l Loc) Offset() int { return int(l.off) }
