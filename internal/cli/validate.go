@@ -56,8 +56,9 @@ func runValidate(_ context.Context, e *env, args []string) error {
 	if *asJSON {
 		return writeCatalogJSON(e.stdout, cat)
 	}
-	fmt.Fprintf(e.stdout, "%d %s, %d %s\n", len(cat.Applied()), plural(len(cat.Applied()), "resource", "resources"),
-		len(cat.Relationships()), plural(len(cat.Relationships()), "relationship", "relationships"))
+	resources, relationships := cat.NumApplied(), cat.NumRelationships()
+	fmt.Fprintf(e.stdout, "%d %s, %d %s\n", resources, plural(resources, "resource", "resources"),
+		relationships, plural(relationships, "relationship", "relationships"))
 	return nil
 }
 
@@ -94,39 +95,24 @@ const maxReported = 100
 // Problems in the manifests come back as errs; an unreadable or binary file
 // is a usage error that names cmd.
 func compileFiles(cmd string, paths []string, opts catalog.Options, windows manifestjob.Windows) (*catalog.Catalog, manifest.ErrorList, error) {
-	var parsed []*manifest.File
-	var errs manifest.ErrorList
-	srcs := make([][]byte, len(paths))
+	srcs := make([]catalog.Source, len(paths))
 	total := 0
 	for i, p := range paths {
 		src, err := inputfile.Read(p)
 		if err != nil {
 			return nil, nil, usagef("%s: %v", cmd, unwrapPath(err))
 		}
-		srcs[i] = src
-		total += len(src)
-	}
-	limitMemory(total)
-	for i, p := range paths {
-		src := srcs[i]
-		srcs[i] = nil
 		if i := bytes.IndexByte(src, 0); i >= 0 {
 			return nil, nil, usagef("%s: %s:%d: NUL byte: a binary file, not a manifest", cmd, p, bytes.Count(src[:i], []byte("\n"))+1)
 		}
-		f, err := manifest.ParseFile(p, src)
-		var el manifest.ErrorList
-		if errors.As(err, &el) {
-			errs = append(errs, el...)
-		}
-		parsed = append(parsed, f)
+		srcs[i] = catalog.Source{Name: p, Text: string(src)}
+		total += len(src)
 	}
-	if len(errs) > 0 {
-		// Compiling half-parsed files would only add noise.
-		errs.Sort()
-		return nil, errs, nil
-	}
+	limitMemory(total)
 	opts.Schedules = gateNamed(windows)
-	cat, err := catalog.CompileWith(opts, parsed...)
+	// Syntax errors in any file come back alone: compiling half-parsed
+	// files would only add noise.
+	cat, err := catalog.CompileSources(opts, srcs...)
 	var el manifest.ErrorList
 	if errors.As(err, &el) {
 		return cat, el, nil
@@ -224,8 +210,8 @@ func writeCatalogJSON(w io.Writer, cat *catalog.Catalog) error {
 		}
 		return out
 	}
-	jc := jsonCatalog{Resources: conv(cat.Resources), Containers: conv(cat.Containers), Edges: []jsonEdge{}}
-	for _, e := range cat.Edges {
+	jc := jsonCatalog{Resources: conv(cat.Resources()), Containers: conv(cat.Containers()), Edges: []jsonEdge{}}
+	for _, e := range cat.Edges() {
 		jc.Edges = append(jc.Edges, jsonEdge{Source: e.From, Target: e.To, Kind: string(e.Kind), Via: e.Via, File: e.Pos.File, Line: e.Pos.Line})
 	}
 	enc := json.NewEncoder(w)
