@@ -254,14 +254,7 @@ func (c *Catalog) find(ref refV) int32 {
 	return -1
 }
 
-// isContainer reports whether record r is listed among the containers.
-func (c *Catalog) isContainer(r *rec) bool {
-	if r.is(fCont) {
-		return true
-	}
-	switch c.types[r.typ] {
-	case "class", "stage":
-		return true
-	}
-	return false
-}
+// isContainer reports whether record r is listed among the containers
+// (stage, classes and nodes are declared as containers, like defined-type
+// instances).
+func (c *Catalog) isContainer(r *rec) bool { return r.is(fCont) }

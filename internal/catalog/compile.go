@@ -332,8 +332,10 @@ func (c *compiler) lookup(typ, title string) int32 {
 // the title gives.
 func (c *compiler) get(i int32, name string) (any, bool) {
 	r := c.rec(i)
-	if k := findAttr(r.attrs, name); k >= 0 {
-		return r.attrs[k].val, true
+	if attrs := r.attrs(); attrs != nil {
+		if k := findAttr(attrs, name); k >= 0 {
+			return attrs[k].val, true
+		}
 	}
 	if r.is(fNameTitle) && name == c.types.namevars[r.typ] {
 		return r.title, true
@@ -344,30 +346,34 @@ func (c *compiler) get(i int32, name string) (any, bool) {
 // set sets attribute name of record i, replacing its value and position.
 func (c *compiler) set(i int32, name string, v any, at srcPos) {
 	r := c.rec(i)
-	if k := findAttr(r.attrs, name); k >= 0 {
-		r.attrs[k].val, r.attrs[k].pos = v, at
+	attrs := r.attrs()
+	if k := findAttr(attrs, name); k >= 0 {
+		attrs[k].val, attrs[k].pos = v, at
 		return
 	}
-	r.attrs = append(r.attrs, attr{name: name, val: v, pos: at})
+	r.setAttrs(append(attrs, attr{name: name, val: v, pos: at}))
 }
 
 // replace sets the value of attribute name of record i, keeping where it
 // was set; an attribute the title gives becomes one of its own.
 func (c *compiler) replace(i int32, name string, v any) {
 	r := c.rec(i)
-	if k := findAttr(r.attrs, name); k >= 0 {
-		r.attrs[k].val = v
+	attrs := r.attrs()
+	if k := findAttr(attrs, name); k >= 0 {
+		attrs[k].val = v
 		return
 	}
-	r.attrs = append(r.attrs, attr{name: name, val: v})
+	r.setAttrs(append(attrs, attr{name: name, val: v}))
 }
 
 // attrPos returns where attribute name of record i was set; ok is false
 // when it was not.
 func (c *compiler) attrPos(i int32, name string) (manifest.Pos, bool) {
 	r := c.rec(i)
-	if k := findAttr(r.attrs, name); k >= 0 {
-		return c.pos(r.attrs[k].pos), true
+	if attrs := r.attrs(); attrs != nil {
+		if k := findAttr(attrs, name); k >= 0 {
+			return c.pos(attrs[k].pos), true
+		}
 	}
 	return manifest.Pos{}, false
 }

@@ -30,10 +30,19 @@ func (c *Catalog) Cycles() [][]string {
 // a container's exit and enter a container's entry, and strongly connected
 // components are found with an iterative Tarjan. For each component the
 // shortest cycle through its smallest ref is reported.
+//
+// Whether there is a cycle at all is first decided on a smaller graph, in
+// which a resource with no relationship is left out and its container's
+// entry leads straight to its exit: that takes a cycle through such a
+// resource to one through its container, so both graphs have cycles or
+// neither has. Only a catalog with cycles pays for the whole graph.
 func (c *Catalog) CycleDetails() []Cycle {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	g := newCycleGraph(c)
+	if len(newCycleGraph(c, true).tarjan()) == 0 {
+		return nil
+	}
+	g := newCycleGraph(c, false)
 	comps := g.tarjan()
 	var out []Cycle
 	for _, comp := range comps {
@@ -49,11 +58,14 @@ func (c *Catalog) CycleDetails() []Cycle {
 // number: a few bytes a resource.
 type cycleGraph struct {
 	cat *Catalog
-	// rec is the record of each node; in and out the node each record
-	// is entered by (incoming arcs) and left by (outgoing arcs), -1 when
-	// the record is no node (an unrealized virtual resource).
-	rec     []int32
-	in, out []int32
+	// node is the node of each record, -1 for none (an unrealized
+	// virtual resource, or one left out); a container is two nodes, its
+	// entry node[i] and its exit node[i]+1.
+	node []int32
+	rec  []int32 // the record of each node
+	// leaf marks the records left out of a smaller graph; nil for the
+	// whole graph.
+	leaf []bool
 	// The arcs leaving node v are arcs[first[v]:first[v+1]], in the order
 	// the edges behind them come in the catalog.
 	first []int32
@@ -61,22 +73,34 @@ type cycleGraph struct {
 	names map[int32]string // the refs of the nodes asked for, by node
 }
 
-func newCycleGraph(c *Catalog) *cycleGraph {
+// newCycleGraph builds the graph of c; small leaves out the resources no
+// relationship touches.
+func newCycleGraph(c *Catalog, small bool) *cycleGraph {
 	n := c.recs.len()
-	g := &cycleGraph{cat: c, in: make([]int32, n), out: make([]int32, n), names: map[int32]string{}}
+	g := &cycleGraph{cat: c, node: make([]int32, n), names: map[int32]string{}}
+	if small {
+		touched := make([]bool, n)
+		for _, e := range c.edges {
+			if e.kind != ekContain {
+				touched[e.from], touched[e.to] = true, true
+			}
+		}
+		g.leaf = touched
+		for i := range touched {
+			touched[i] = !touched[i] && !c.recs.at(int32(i)).is(fCont)
+		}
+	}
 	// Containers first, each as an entry and an exit, then resources.
 	for i := range n {
-		g.in[i], g.out[i] = -1, -1
-		if c.isContainer(c.recs.at(i)) {
-			g.in[i] = int32(len(g.rec))
-			g.out[i] = g.in[i] + 1
+		g.node[i] = -1
+		if c.recs.at(i).is(fCont) {
+			g.node[i] = int32(len(g.rec))
 			g.rec = append(g.rec, i, i)
 		}
 	}
 	for i := range n {
-		if r := c.recs.at(i); !c.isContainer(r) && !r.is(fVirtual) {
-			g.in[i] = int32(len(g.rec))
-			g.out[i] = g.in[i]
+		if r := c.recs.at(i); !r.is(fCont) && !r.is(fVirtual) && !g.isLeaf(i) {
+			g.node[i] = int32(len(g.rec))
 			g.rec = append(g.rec, i)
 		}
 	}
@@ -97,21 +121,46 @@ func newCycleGraph(c *Catalog) *cycleGraph {
 	return g
 }
 
+// isLeaf reports whether record i is left out of the graph.
+func (g *cycleGraph) isLeaf(i int32) bool { return g.leaf != nil && g.leaf[i] }
+
+// in is the node record i is entered by, out the one it is left by; -1
+// when it is no node.
+func (g *cycleGraph) in(i int32) int32 { return g.node[i] }
+
+func (g *cycleGraph) out(i int32) int32 {
+	if v := g.node[i]; v >= 0 && g.cat.recs.at(i).is(fCont) {
+		return v + 1
+	}
+	return g.node[i]
+}
+
 // walk calls arc for every arc of the graph, in order: containment
 // (entry of the container to entry of the member, exit of the member to
 // exit of the container), each relationship from the exit of its source to
 // the entry of its target, and, for containers holding nothing, entry to
+// exit. A container holding a resource left out has its entry lead to its
 // exit.
 func (g *cycleGraph) walk(arc func(from, to int32)) {
 	c := g.cat
 	hasContent := make([]bool, len(g.rec))
 	contain := func(from, to int32) {
-		if g.out[from] < 0 || g.in[to] < 0 {
+		if g.out(from) < 0 {
 			return
 		}
-		hasContent[g.in[from]] = true
-		arc(g.in[from], g.in[to])
-		arc(g.out[to], g.out[from])
+		if g.isLeaf(to) {
+			if !hasContent[g.in(from)] {
+				hasContent[g.in(from)] = true
+				arc(g.in(from), g.out(from))
+			}
+			return
+		}
+		if g.in(to) < 0 {
+			return
+		}
+		hasContent[g.in(from)] = true
+		arc(g.in(from), g.in(to))
+		arc(g.out(to), g.out(from))
 	}
 	for i := range c.recs.len() {
 		if r := c.recs.at(i); r.cont >= 0 && !r.is(fVirtual) {
@@ -123,13 +172,13 @@ func (g *cycleGraph) walk(arc func(from, to int32)) {
 			contain(e.from, e.to)
 			continue
 		}
-		if from, to := g.out[e.from], g.in[e.to]; from >= 0 && to >= 0 {
+		if from, to := g.out(e.from), g.in(e.to); from >= 0 && to >= 0 {
 			arc(from, to)
 		}
 	}
 	for i := range c.recs.len() {
-		if c.isContainer(c.recs.at(i)) && !hasContent[g.in[i]] {
-			arc(g.in[i], g.out[i])
+		if c.recs.at(i).is(fCont) && !hasContent[g.in(i)] {
+			arc(g.in(i), g.out(i))
 		}
 	}
 }
@@ -290,7 +339,7 @@ func (g *cycleGraph) relations(path []int32) map[[2]int32]Edge {
 		if e.kind == ekContain {
 			continue
 		}
-		from, to := g.out[e.from], g.in[e.to]
+		from, to := g.out(e.from), g.in(e.to)
 		k := [2]int32{from, to}
 		if from < 0 || to < 0 || !want[k] {
 			continue

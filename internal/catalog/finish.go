@@ -20,11 +20,11 @@ func (c *compiler) finish() *Catalog {
 	c.inheritMeta()
 	for i := range n {
 		rc := c.rec(i)
-		sortAttrs(rc.attrs)
+		sortAttrs(rc.attrs())
 		if spec := builtinTypes[c.types.names[rc.typ]]; spec != nil {
 			c.validate(i, spec)
 		} else {
-			for _, a := range rc.attrs {
+			for _, a := range rc.attrs() {
 				if metaparams[a.name] {
 					c.validateMeta(i, a.name, a.val)
 				}
@@ -44,7 +44,7 @@ func (c *compiler) finish() *Catalog {
 		if rc.is(fVirtual) {
 			continue
 		}
-		for _, a := range rc.attrs {
+		for _, a := range rc.attrs() {
 			if slices.Contains(relationParams, a.name) {
 				if arr, isArr := a.val.([]any); isArr {
 					size += len(arr)
@@ -64,12 +64,13 @@ func (c *compiler) finish() *Catalog {
 		}
 		isJob := c.types.names[rc.typ] == "job"
 		for _, mp := range relationParams {
-			k := findAttr(rc.attrs, mp)
+			attrs := rc.attrs()
+			k := findAttr(attrs, mp)
 			if k < 0 {
 				continue
 			}
-			at := rc.attrs[k].pos
-			for _, t := range flatten([]any{rc.attrs[k].val}, nil) {
+			at := attrs[k].pos
+			for _, t := range flatten([]any{attrs[k].val}, nil) {
 				if mp == "notify" && isJob && isNotifyTarget(t) {
 					continue // where to send the job's notifications, not an edge
 				}
@@ -120,10 +121,11 @@ func sortAttrs(attrs []attr) {
 // every value is exported to plain data, in place.
 func (c *compiler) exportParams(i int32) {
 	rc := c.rec(i)
-	sortAttrs(rc.attrs)
+	sortAttrs(rc.attrs())
 	isJob := c.types.names[rc.typ] == "job"
-	out := rc.attrs[:0]
-	for _, a := range rc.attrs {
+	attrs := rc.attrs()
+	out := attrs[:0]
+	for _, a := range attrs {
 		if a.name == "notify" && isJob {
 			// A job's notify may name notification targets besides jobs.
 			var targets []any
@@ -150,11 +152,11 @@ func (c *compiler) exportParams(i int32) {
 		a.val = v
 		out = append(out, a)
 	}
-	clear(rc.attrs[len(out):])
+	clear(attrs[len(out):])
 	if len(out) == 0 {
 		out = nil
 	}
-	rc.attrs = out
+	rc.setAttrs(out)
 }
 
 // isNotifyTarget reports whether a value of a job's notify is a place to
@@ -216,7 +218,7 @@ func (c *compiler) inheritMeta() {
 		rc := c.rec(i)
 		if rc.is(fCont) || c.types.names[rc.typ] == "class" {
 			for _, mp := range inheritedMeta {
-				given = given || findAttr(rc.attrs, mp) >= 0
+				given = given || findAttr(rc.attrs(), mp) >= 0
 			}
 		}
 	}
@@ -247,7 +249,8 @@ func (c *compiler) inheritMeta() {
 			for _, mp := range inheritedMeta {
 				v, ok := c.get(node, mp)
 				if _, set := c.get(t, mp); ok && !set {
-					c.set(t, mp, v, c.rec(node).attrs[findAttr(c.rec(node).attrs, mp)].pos)
+					from := c.rec(node).attrs()
+					c.set(t, mp, v, from[findAttr(from, mp)].pos)
 				}
 			}
 		}

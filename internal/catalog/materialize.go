@@ -13,8 +13,8 @@ func (c *Catalog) resource(i int32) *Resource {
 	}
 	rc := c.recs.at(i)
 	typ := c.types[rc.typ]
-	params := make(map[string]any, len(rc.attrs)+1)
-	for _, a := range rc.attrs {
+	params := make(map[string]any, len(rc.attrs())+1)
+	for _, a := range rc.attrs() {
 		params[a.name] = a.val
 	}
 	if rc.is(fNameTitle) {

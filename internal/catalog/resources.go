@@ -134,7 +134,7 @@ func (c *compiler) declareOne(s *scope, typ, title string, attrs []attr, at srcP
 	if validTag.MatchString(title) {
 		r.flags |= fTitleTag
 	}
-	r.attrs = setAttrs(attrs)
+	r.setAttrs(definedAttrs(attrs))
 	tag, _ := c.get(i, "tag")
 	r.tags = c.extraTags(s, tag)
 	if al, ok := c.get(i, "alias"); ok {
@@ -161,8 +161,8 @@ func (c *compiler) declareOne(s *scope, typ, title string, attrs []attr, at srcP
 	return i
 }
 
-// setAttrs drops the undef values of attrs, in place.
-func setAttrs(attrs []attr) []attr {
+// definedAttrs drops the undef values of attrs, in place.
+func definedAttrs(attrs []attr) []attr {
 	out := attrs[:0]
 	for _, a := range attrs {
 		if a.val != nil {
@@ -393,7 +393,7 @@ func (c *compiler) evalDefine(r int32) {
 	sc.vars["name"] = name
 	known := map[string]bool{"name": true}
 	c.bindParams(sc, r, def.Params, known)
-	for _, a := range sortedAttrNames(c.rec(r).attrs) {
+	for _, a := range sortedAttrNames(c.rec(r).attrs()) {
 		if !known[a] && !metaparams[a] {
 			c.errorf(c.attrPosOr(r, a), "%s: has no parameter named '%s'", c.ref(r), a)
 		}

@@ -17,10 +17,11 @@ import (
 // rec is one declared resource or container.
 type rec struct {
 	title string
-	// attrs are the attributes, metaparameters included until finish
-	// turns them into the exported parameters. The namevar is not among
-	// them when it is the title (fNameTitle).
-	attrs []attr
+	// ap points to the attributes, metaparameters included until finish
+	// turns them into the exported parameters; nil for none (a pointer
+	// is a third of a slice, and many resources have no attribute). The
+	// namevar is not among them when it is the title (fNameTitle).
+	ap    *[]attr
 	pos   srcPos // where the title was declared
 	cont  int32  // the innermost container's record, -1 for none
 	scope int32  // the declaring scope in compiler.scopes, -1 for none
@@ -42,6 +43,26 @@ const (
 )
 
 func (r *rec) is(flag uint8) bool { return r.flags&flag != 0 }
+
+// attrs returns the record's attributes; the slice shares their storage.
+func (r *rec) attrs() []attr {
+	if r.ap == nil {
+		return nil
+	}
+	return *r.ap
+}
+
+// setAttrs replaces the record's attributes with a.
+func (r *rec) setAttrs(a []attr) {
+	switch {
+	case len(a) == 0:
+		r.ap = nil
+	case r.ap == nil:
+		r.ap = &a
+	default:
+		*r.ap = a
+	}
+}
 
 // attr is one attribute of a record: its value and where it was set.
 type attr struct {

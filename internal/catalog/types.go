@@ -129,19 +129,20 @@ func (c *compiler) paramFail(r int32, attr, format string, args ...any) {
 // sorted by name.
 func (c *compiler) validate(r int32, spec *typeSpec) {
 	rc := c.rec(r)
-	for k := range rc.attrs {
-		name, v := rc.attrs[k].name, rc.attrs[k].val
+	attrs := rc.attrs()
+	for k := range attrs {
+		name, v := attrs[k].name, attrs[k].val
 		if metaparams[name] {
 			c.validateMeta(r, name, v)
 			continue
 		}
 		a, ok := spec.attrs[name]
 		if !ok {
-			c.errorf(c.pos(rc.attrs[k].pos), "%s: has no parameter named '%s'", c.ref(r), name)
+			c.errorf(c.pos(attrs[k].pos), "%s: has no parameter named '%s'", c.ref(r), name)
 			continue
 		}
 		if nv, ok := c.checkKind(r, name, a, v); ok {
-			rc.attrs[k].val = nv
+			attrs[k].val = nv
 		}
 	}
 	if _, set := c.get(r, spec.namevar); !set {
@@ -166,7 +167,7 @@ func (c *compiler) checkKind(r int32, name string, a attrSpec, v any) (any, bool
 		}
 		switch x := v.(type) {
 		case string:
-			return x, true
+			return v, true
 		case int64, float64:
 			return toString(x), true
 		}
@@ -174,7 +175,7 @@ func (c *compiler) checkKind(r int32, name string, a attrSpec, v any) (any, bool
 	case kAbsPath:
 		s, ok := v.(string)
 		if ok && strings.HasPrefix(s, "/") {
-			return s, true
+			return v, true
 		}
 		if name == "path" && c.typeOf(r) == "file" {
 			c.paramFail(r, name, "File paths must be fully qualified, not '%s'", toString(v))
@@ -184,7 +185,7 @@ func (c *compiler) checkKind(r int32, name string, a attrSpec, v any) (any, bool
 	case kStrings:
 		switch x := v.(type) {
 		case string:
-			return x, true
+			return v, true
 		case []any:
 			for _, e := range x {
 				if _, ok := e.(string); !ok {
@@ -192,7 +193,7 @@ func (c *compiler) checkKind(r int32, name string, a attrSpec, v any) (any, bool
 					return nil, false
 				}
 			}
-			return x, true
+			return v, true
 		}
 		c.paramFail(r, name, "Invalid value %s: expected a String or an Array of Strings", inspect(v))
 	case kBool:
@@ -211,7 +212,7 @@ func (c *compiler) checkKind(r int32, name string, a attrSpec, v any) (any, bool
 	case kInt:
 		switch x := v.(type) {
 		case int64:
-			return x, true
+			return v, true
 		case string:
 			if n, err := strconv.ParseInt(x, 10, 64); err == nil {
 				return n, true
@@ -270,6 +271,9 @@ func (c *compiler) checkKind(r int32, name string, a attrSpec, v any) (any, bool
 							return v, true
 						}
 					}
+					if _, isStr := v.(string); isStr {
+						return v, true
+					}
 					return s, true
 				}
 			}
@@ -295,8 +299,7 @@ func (c *compiler) validateMeta(r int32, name string, v any) {
 	case "noop":
 		if _, ok := v.(bool); !ok {
 			if s, isStr := v.(string); isStr && (s == "true" || s == "false") {
-				rc := c.rec(r)
-				rc.attrs[findAttr(rc.attrs, name)].val = s == "true"
+				c.replace(r, name, s == "true")
 				return
 			}
 			c.paramFail(r, name, "Invalid value %s. Valid values are true, false.", inspect(v))
