@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"slices"
 	"strings"
 	"sync"
 )
@@ -49,8 +50,14 @@ var parseBufs = sync.Pool{New: func() any { return new(buffers) }}
 const maxPooledTokens = 1 << 19
 
 // rebaseAt is how many parsed tokens the buffer holds at most between
-// top-level statements: past it, they are dropped.
+// top-level statements while the file is lexed as it is parsed: past it,
+// they are dropped.
 const rebaseAt = 1 << 10
+
+// maxLexedWhole is the largest file ParseFile lexes whole before parsing
+// it (hand-written manifests are far smaller); a larger one, and every
+// file ParseEach parses, is lexed as it is parsed.
+const maxLexedWhole = 1 << 20
 
 // bailout unwinds the parser to the enclosing statement after an error.
 type bailout struct{}
@@ -69,9 +76,23 @@ type parser struct {
 	// reached the end, and in parsers of interpolated expressions, whose
 	// tokens are all there from the start.
 	lx *lexer
+	hi int // the highest token index asked for (see errCount)
+	f  *fileParse
+}
+
+// fileParse is what the parsers of one file (its own and those of its
+// interpolated expressions) share.
+type fileParse struct {
+	root *parser // the parser of the file
 	// lexErrs are the lexer's errors, kept apart from the parser's: input
 	// nested too deeply for the lexer is reported by the lexer alone.
-	lexErrs *ErrorList
+	lexErrs ErrorList
+	// errTok holds, when the file was lexed whole first, the index of
+	// the token being lexed when each lexer error was found: the lexer
+	// errors that count against maxErrors are those a lexer running only
+	// as far as the parser asked would have found, whichever way the
+	// file is lexed.
+	errTok []int32
 	// emit, when set, takes each top-level statement as soon as it is
 	// parsed, instead of the file's body.
 	emit func(Expr)
@@ -111,16 +132,33 @@ func parse(name, src string, emit func(Expr)) (body []Expr, errs ErrorList) {
 	if checkUTF8(source, src, &errs) {
 		return nil, errs
 	}
-	// The file is lexed as the parser needs tokens, into a buffer that
-	// is emptied between top-level statements. Nothing in the tree points
-	// into the token buffer or the scratch stacks (empty between
-	// statements), so they are reused from file to file.
+	// Unless it is lexed whole first (below), the file is lexed as the
+	// parser needs tokens, into a buffer that is emptied between
+	// top-level statements. Nothing in the tree points into the token
+	// buffer or the scratch stacks (empty between statements), so they
+	// are reused from file to file.
 	buf := parseBufs.Get().(*buffers)
-	var lexErrs ErrorList
-	lx := newLexer(source, src, &lexErrs)
+	f := &fileParse{emit: emit}
+	lx := newLexer(source, src, &f.lexErrs)
 	lx.lexStacks = buf.lexer
-	p := &parser{src: source, tt: &lx.tt, toks: buf.toks[:0], errs: &errs, a: &buf.a, lx: lx, lexErrs: &lexErrs, emit: emit}
-	body = p.statements(true)
+	p := &parser{src: source, tt: &lx.tt, toks: buf.toks[:0], errs: &errs, a: &buf.a, lx: lx, f: f}
+	f.root = p
+	if emit == nil && len(src) <= maxLexedWhole {
+		// A file of ordinary size is lexed whole first, so that the
+		// arena's chunks can be sized from its tokens.
+		if want := len(src)/4 + 1; cap(p.toks) < want {
+			// Manifests run at 4 to 7 bytes a token: one allocation
+			// instead of a series of ever larger copies.
+			p.toks = make([]Token, 0, want)
+		}
+		p.lexWhole()
+		if !lx.tooDeep {
+			p.a.size(p.tt, p.toks)
+		}
+	}
+	if !lx.tooDeep {
+		body = p.statements(true)
+	}
 	// Tokens hold no pointers, so the pooled token buffer keeps nothing of
 	// this file alive; the scratch stacks are cleared as they are popped,
 	// and the arena forgets its chunks.
@@ -132,19 +170,41 @@ func parse(name, src string, emit func(Expr)) (body []Expr, errs ErrorList) {
 		// The lexer stopped at nesting no parse could take; its error
 		// is the report (what the parser made of the truncated input
 		// would only add noise).
-		lexErrs.Sort()
-		return nil, lexErrs
+		f.lexErrs.Sort()
+		return nil, f.lexErrs
 	}
-	errs = append(lexErrs, errs...)
+	errs = append(f.lexErrs, errs...)
 	errs.Sort()
 	return body, errs
 }
 
-// errCount is how many errors the file has so far.
+// lexWhole lexes the whole file into the token buffer, noting which token
+// each lexer error came with (see errTok).
+func (p *parser) lexWhole() {
+	var depth int
+	for {
+		n, tok := len(p.f.lexErrs), int32(len(p.toks))
+		_, eof := p.lx.step(&p.toks, -1, &depth)
+		for range len(p.f.lexErrs) - n {
+			p.f.errTok = append(p.f.errTok, tok)
+		}
+		if eof {
+			break
+		}
+	}
+	p.toks = append(p.toks, Token{Kind: EOF, Off: p.lx.here()})
+	p.lx = nil
+}
+
+// errCount is how many errors the file has so far, as far as the parser
+// has read it.
 func (p *parser) errCount() int {
-	n := len(*p.errs)
-	if p.lexErrs != nil {
-		n += len(*p.lexErrs)
+	f := p.f
+	n := len(*p.errs) + len(f.lexErrs)
+	if f.errTok != nil {
+		// Only the lexer errors up to the furthest token asked for.
+		seen, _ := slices.BinarySearch(f.errTok, int32(f.root.hi)+1)
+		n -= len(f.errTok) - seen
 	}
 	return n
 }
@@ -199,6 +259,7 @@ func (p *parser) at(j int) *Token {
 	for j >= len(p.toks) && p.lx != nil {
 		p.more()
 	}
+	p.hi = max(p.hi, j)
 	if j >= len(p.toks) {
 		return &p.toks[len(p.toks)-1]
 	}
@@ -264,7 +325,7 @@ func (p *parser) statements(top bool) []Expr {
 		return out
 	}
 	for {
-		if top && p.i >= rebaseAt {
+		if top && p.lx != nil && p.i >= rebaseAt {
 			p.rebase()
 		}
 		if p.errCount() >= maxErrors {
@@ -288,7 +349,7 @@ func (p *parser) statements(top bool) []Expr {
 			continue
 		}
 		start := p.i
-		def := top && p.emit != nil && p.definition()
+		def := top && p.f.emit != nil && p.definition()
 		if def {
 			// A definition may be kept while what surrounds it is
 			// dropped: its nodes get chunks of their own.
@@ -302,8 +363,8 @@ func (p *parser) statements(top bool) []Expr {
 			p.errs.Add(e.Position(), "Classes, definitions, and nodes may only appear at toplevel or inside other classes")
 		}
 		switch {
-		case ok && top && p.emit != nil:
-			p.emit(e)
+		case ok && top && p.f.emit != nil:
+			p.f.emit(e)
 		case ok:
 			p.a.scratch = append(p.a.scratch, e)
 		default:

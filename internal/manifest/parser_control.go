@@ -137,7 +137,7 @@ func (p *parser) interp(t *Token) Expr {
 			p.errs.Add(p.src.Pos(int(part.Off)), "syntax error: empty ${} interpolation")
 			continue
 		}
-		sub := &parser{src: p.src, tt: p.tt, toks: toks, errs: p.errs, lexErrs: p.lexErrs, depth: p.depth, a: p.a}
+		sub := &parser{src: p.src, tt: p.tt, toks: toks, errs: p.errs, depth: p.depth, a: p.a, f: p.f}
 		x, ok := sub.safeExpr()
 		if !ok {
 			continue
