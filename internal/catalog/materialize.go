@@ -37,6 +37,9 @@ func (c *Catalog) resource(i int32) *Resource {
 		r.Container = c.resource(rc.cont).Ref()
 	}
 	c.mat[i] = r
+	// Nothing reads a record's attributes but this: its parameters
+	// hold them now.
+	rc.ap = nil
 	return r
 }
 
