@@ -77,15 +77,23 @@ func (x *texts) partsOf(t *Token) []StrPart {
 	return x.parts[t.Aux-1-x.partsBase]
 }
 
-// drop forgets every entry of the side tables, once no token left to parse
-// refers to one.
-func (x *texts) drop() {
-	x.strsBase += int32(len(x.strs))
-	clear(x.strs)
-	x.strs = x.strs[:0]
-	x.partsBase += int32(len(x.parts))
-	clear(x.parts)
-	x.parts = x.parts[:0]
+// dropBefore forgets the entries of the side tables before strs and parts
+// (counted from the file's start), which no token left refers to.
+func (x *texts) dropBefore(strs, parts int32) {
+	x.strs = dropFront(x.strs, int(strs-x.strsBase))
+	x.strsBase = strs
+	x.parts = dropFront(x.parts, int(parts-x.partsBase))
+	x.partsBase = parts
+}
+
+// dropFront removes the first n elements of list, in place.
+func dropFront[T any](list []T, n int) []T {
+	if n == 0 {
+		return list
+	}
+	k := copy(list, list[n:])
+	clear(list[k:])
+	return list[:k]
 }
 
 // span is a token whose text is the source bytes start:end.

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -38,6 +39,7 @@ var keywords = map[string]bool{
 // its scratch stacks are kept.
 type buffers struct {
 	toks  []Token
+	marks []mark
 	lexer lexStacks
 	a     arena
 }
@@ -54,10 +56,18 @@ const maxPooledTokens = 1 << 19
 // they are dropped.
 const rebaseAt = 1 << 10
 
+// lexAhead is how many tokens the lexer reads at a time while the file is
+// lexed as it is parsed: lexing in runs keeps each loop's code and data in
+// the processor's caches, as lexing a whole file first does.
+const lexAhead = 256
+
 // maxLexedWhole is the largest file ParseFile lexes whole before parsing
-// it (hand-written manifests are far smaller); a larger one, and every
-// file ParseEach parses, is lexed as it is parsed.
-const maxLexedWhole = 1 << 20
+// it: its tokens, about 5 bytes per byte of source, are a passing cost
+// next to the tree ParseFile returns (twice as large), and lexing first
+// lets the tree's chunks be sized exactly and the collector run less
+// often (the pooled token buffer keeps the heap larger). A larger file,
+// and every file ParseEach parses, is lexed as it is parsed.
+const maxLexedWhole = 4 << 20
 
 // bailout unwinds the parser to the enclosing statement after an error.
 type bailout struct{}
@@ -76,9 +86,19 @@ type parser struct {
 	// reached the end, and in parsers of interpolated expressions, whose
 	// tokens are all there from the start.
 	lx *lexer
-	hi int // the highest token index asked for (see errCount)
-	f  *fileParse
+	// base is how many of the file's tokens were dropped from the front
+	// of toks.
+	base int
+	// marks are, while the file is lexed as it is parsed, the sizes of
+	// the side tables before each token of toks was lexed: what the
+	// tokens dropped no longer need (see rebase).
+	marks []mark
+	f     *fileParse
 }
+
+// mark is the sizes of the side tables (counted from the file's start)
+// before a token was lexed.
+type mark struct{ strs, parts int32 }
 
 // fileParse is what the parsers of one file (its own and those of its
 // interpolated expressions) share.
@@ -87,11 +107,10 @@ type fileParse struct {
 	// lexErrs are the lexer's errors, kept apart from the parser's: input
 	// nested too deeply for the lexer is reported by the lexer alone.
 	lexErrs ErrorList
-	// errTok holds, when the file was lexed whole first, the index of
-	// the token being lexed when each lexer error was found: the lexer
-	// errors that count against maxErrors are those a lexer running only
-	// as far as the parser asked would have found, whichever way the
-	// file is lexed.
+	// errTok holds the index (from the file's start) of the token being
+	// lexed when each lexer error was found: the lexer errors that count
+	// against maxErrors are those up to the token the parser is at,
+	// however far ahead the lexer has read.
 	errTok []int32
 	// emit, when set, takes each top-level statement as soon as it is
 	// parsed, instead of the file's body.
@@ -151,9 +170,14 @@ func parse(name, src string, emit func(Expr)) (body []Expr, errs ErrorList) {
 			// instead of a series of ever larger copies.
 			p.toks = make([]Token, 0, want)
 		}
-		p.lexWhole()
+		p.lex(math.MaxInt)
 		if !lx.tooDeep {
 			p.a.size(p.tt, p.toks)
+		}
+	} else {
+		p.marks = buf.marks[:0]
+		if p.marks == nil {
+			p.marks = make([]mark, 0, 2*lexAhead)
 		}
 	}
 	if !lx.tooDeep {
@@ -162,8 +186,8 @@ func parse(name, src string, emit func(Expr)) (body []Expr, errs ErrorList) {
 	// Tokens hold no pointers, so the pooled token buffer keeps nothing of
 	// this file alive; the scratch stacks are cleared as they are popped,
 	// and the arena forgets its chunks.
-	if cap(p.toks) <= maxPooledTokens {
-		*buf = buffers{toks: p.toks[:0], lexer: lx.lexStacks, a: p.a.reset()}
+	if cap(p.toks) <= maxPooledTokens && cap(p.marks) <= maxPooledTokens {
+		*buf = buffers{toks: p.toks[:0], marks: p.marks[:0], lexer: lx.lexStacks, a: p.a.reset()}
 		parseBufs.Put(buf)
 	}
 	if lx.tooDeep {
@@ -178,51 +202,46 @@ func parse(name, src string, emit func(Expr)) (body []Expr, errs ErrorList) {
 	return body, errs
 }
 
-// lexWhole lexes the whole file into the token buffer, noting which token
-// each lexer error came with (see errTok).
-func (p *parser) lexWhole() {
+// lex lexes tokens into the buffer until it holds limit tokens or the
+// input ends (then with the EOF token), noting which token each lexer
+// error came with (see errTok) and, while the file is lexed as it is
+// parsed, the marks.
+func (p *parser) lex(limit int) {
 	var depth int
-	for {
-		n, tok := len(p.f.lexErrs), int32(len(p.toks))
+	tt := p.tt
+	for len(p.toks) < limit {
+		errs, n := len(p.f.lexErrs), len(p.toks)
+		m := mark{tt.strsBase + int32(len(tt.strs)), tt.partsBase + int32(len(tt.parts))}
 		_, eof := p.lx.step(&p.toks, -1, &depth)
-		for range len(p.f.lexErrs) - n {
-			p.f.errTok = append(p.f.errTok, tok)
+		for range len(p.f.lexErrs) - errs {
+			p.f.errTok = append(p.f.errTok, int32(p.base+n))
 		}
 		if eof {
-			break
+			p.toks = append(p.toks, Token{Kind: EOF, Off: p.lx.here()})
+		}
+		if p.marks != nil && len(p.toks) > n {
+			p.marks = append(p.marks, m)
+		}
+		if eof {
+			p.lx = nil
+			return
 		}
 	}
-	p.toks = append(p.toks, Token{Kind: EOF, Off: p.lx.here()})
-	p.lx = nil
 }
 
-// errCount is how many errors the file has so far, as far as the parser
-// has read it.
+// errCount is how many errors the file has so far, up to the token the
+// parser of the file is at.
 func (p *parser) errCount() int {
 	f := p.f
-	n := len(*p.errs) + len(f.lexErrs)
-	if f.errTok != nil {
-		// Only the lexer errors up to the furthest token asked for.
-		seen, _ := slices.BinarySearch(f.errTok, int32(f.root.hi)+1)
-		n -= len(f.errTok) - seen
-	}
-	return n
-}
-
-// more lexes the next token into the buffer, or the EOF token at the end
-// of the input.
-func (p *parser) more() {
-	var depth int
-	if _, eof := p.lx.step(&p.toks, -1, &depth); eof {
-		p.toks = append(p.toks, Token{Kind: EOF, Off: p.lx.here()})
-		p.lx = nil
-	}
+	seen, _ := slices.BinarySearch(f.errTok, int32(f.root.base+f.root.i)+1)
+	return len(*p.errs) + seen
 }
 
 // skipToEnd gives up parsing: the rest of the input is lexed (for the
 // lexer's errors) without keeping its tokens, and the EOF token is all
-// that is left to parse. (The side tables are kept: a statement being
-// parsed may still read the text of a token it holds.)
+// that is left to parse. The tokens the parser has are left as they are
+// (a statement being parsed may still hold one), and so are the side
+// tables.
 func (p *parser) skipToEnd() {
 	if p.lx == nil {
 		// Every token is there already.
@@ -232,34 +251,41 @@ func (p *parser) skipToEnd() {
 		return
 	}
 	for p.lx != nil {
-		p.toks = p.toks[:0]
-		p.more()
+		p.base += len(p.toks)
+		p.toks, p.marks = nil, nil
+		p.lex(lexAhead)
 	}
 	p.i = len(p.toks) - 1
 }
 
 // rebase drops the tokens before the current one, between top-level
-// statements, and the side tables' entries once no token left refers to
-// one.
+// statements, and the side tables' entries only they needed.
 func (p *parser) rebase() {
+	m := p.marks[p.i]
 	n := copy(p.toks, p.toks[p.i:])
 	p.toks = p.toks[:n]
+	copy(p.marks, p.marks[p.i:])
+	p.marks = p.marks[:n]
+	p.base += p.i
 	p.i = 0
-	for i := range p.toks {
-		if p.toks[i].Aux > 0 {
-			return
-		}
-	}
-	p.tt.drop()
+	p.tt.dropBefore(m.strs, m.parts)
 }
 
 // at returns the token at index j, lexing up to it; past the end it
 // returns the EOF token.
 func (p *parser) at(j int) *Token {
-	for j >= len(p.toks) && p.lx != nil {
-		p.more()
+	if j < len(p.toks) {
+		return &p.toks[j]
 	}
-	p.hi = max(p.hi, j)
+	return p.beyond(j)
+}
+
+// beyond is at for a token not lexed yet (kept apart so that at, called
+// for every look at a token, is inlined).
+func (p *parser) beyond(j int) *Token {
+	if p.lx != nil {
+		p.lex(j + lexAhead)
+	}
 	if j >= len(p.toks) {
 		return &p.toks[len(p.toks)-1]
 	}
