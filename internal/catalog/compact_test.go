@@ -168,3 +168,26 @@ func TestCycleThroughUnrelatedResource(t *testing.T) {
 		t.Errorf("cycles\n got  %q\n want %q", got, want)
 	}
 }
+
+// TestTooManyTypes: records refer to their type by a 16-bit number, so a
+// manifest using more types than that is refused with a positioned error.
+func TestTooManyTypes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles 65,540 defined types")
+	}
+	var b strings.Builder
+	const n = 65_540
+	for i := range n {
+		fmt.Fprintf(&b, "define t%d { }\nt%d { 'x': }\n", i, i)
+	}
+	_, err := compileSrc(t, b.String())
+	if err == nil {
+		t.Fatal("no error")
+	}
+	// stage and class take two numbers: the 65,535th defined type is one
+	// too many, reported at the title of its resource.
+	want := fmt.Sprintf("m.pp:%d:10: too many resource types (more than 65536)", 2*65_534+2)
+	if got := strings.SplitN(err.Error(), "\n", 2)[0]; got != want {
+		t.Errorf("first error = %q, want %q", got, want)
+	}
+}

@@ -289,7 +289,7 @@ func (c *compiler) newRes(typ, title string, at srcPos, container int32, isConta
 	}
 	t, ok := c.types.id(typ)
 	if !ok {
-		c.fail(c.pos(at), "too many resource types (more than %d)", math.MaxUint16)
+		c.fail(c.pos(at), "too many resource types (more than %d)", math.MaxUint16+1)
 	}
 	r := rec{title: title, pos: at, cont: container, scope: -1, typ: t}
 	if isContainer {
