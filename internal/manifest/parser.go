@@ -261,6 +261,9 @@ func (p *parser) skipToEnd() {
 // rebase drops the tokens before the current one, between top-level
 // statements, and the side tables' entries only they needed.
 func (p *parser) rebase() {
+	// The last statement may have ended with the last token lexed: the
+	// current one is lexed first, so that its mark is there.
+	p.at(p.i)
 	m := p.marks[p.i]
 	n := copy(p.toks, p.toks[p.i:])
 	p.toks = p.toks[:n]

@@ -39,6 +39,13 @@ func streamInputs(t *testing.T) map[string]string {
 		}
 	}
 	out["long"] = long.String()
+	// Definitions, after which the parser looks at no further token: now
+	// and then one ends exactly where a run of the lexer does.
+	var defs strings.Builder
+	for i := range 30_000 {
+		fmt.Fprintf(&defs, "class c%d { include c%d }\n", i, i+1)
+	}
+	out["definitions"] = defs.String()
 	out["long with errors"] = strings.Repeat("notify { 'a': } }\nnotify { 'b' }\n", rebaseAt)
 	out["errors past the limit"] = strings.Repeat("notify { 'a' }\n", maxErrors+10) + strings.Repeat("$x = \"\\u{zz}\"\n", 20)
 	return out
