@@ -11,12 +11,13 @@ import (
 // holding no resource go last.
 func FromCatalog(c *catalog.Catalog) *Catalog {
 	out := &Catalog{}
-	containers := make(map[string]*catalog.Resource, len(c.Containers))
-	for _, k := range c.Containers {
+	cResources, cContainers, cEdges := c.Resources(), c.Containers(), c.Edges()
+	containers := make(map[string]*catalog.Resource, len(cContainers))
+	for _, k := range cContainers {
 		containers[k.Ref()] = k
 	}
 	parent := make(map[string]string)
-	for _, k := range c.Containers {
+	for _, k := range cContainers {
 		if k.Container != "" {
 			parent[k.Ref()] = k.Container
 		}
@@ -42,18 +43,18 @@ func FromCatalog(c *catalog.Catalog) *Catalog {
 		place(parent[ref])
 		out.Resources = append(out.Resources, convert(k, true))
 	}
-	for _, r := range c.Resources {
+	for _, r := range cResources {
 		if r.Virtual {
 			continue
 		}
 		place(r.Container)
 		out.Resources = append(out.Resources, convert(r, false))
 	}
-	for _, k := range c.Containers {
+	for _, k := range cContainers {
 		place(k.Ref())
 	}
 	skip := make(map[string]bool)
-	for _, r := range c.Resources {
+	for _, r := range cResources {
 		if r.Virtual {
 			skip[r.Ref()] = true
 		}
@@ -62,7 +63,7 @@ func FromCatalog(c *catalog.Catalog) *Catalog {
 	// Stage[main] as well as in the class that contains it; the stage then
 	// also waits for (and hears refreshes from) the contained class.
 	if _, ok := containers["Stage[main]"]; ok {
-		for _, k := range c.Containers {
+		for _, k := range cContainers {
 			if k.Type == "class" && k.Container != "" && k.Container != "Stage[main]" {
 				out.Edges = append(out.Edges, Edge{From: "Stage[main]", To: k.Ref(), Kind: Contain})
 			}
@@ -73,9 +74,9 @@ func FromCatalog(c *catalog.Catalog) *Catalog {
 	// that is the source of both schedules the arrow's target first), and
 	// the order of a resource's edges is the order its refreshes are
 	// scheduled in.
-	edges := make([]catalog.Edge, 0, len(c.Edges))
+	edges := make([]catalog.Edge, 0, len(cEdges))
 	for pass := 0; pass < 2; pass++ {
-		for _, e := range c.Edges {
+		for _, e := range cEdges {
 			if isArrow(e.Via) == (pass == 0) {
 				edges = append(edges, e)
 			}

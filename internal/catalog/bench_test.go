@@ -47,7 +47,7 @@ func TestGeneratedManifestShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := len(cat.Resources); got != 10100 {
+	if got := len(cat.Resources()); got != 10100 {
 		t.Errorf("%d resources", got)
 	}
 	if got := len(cat.Relationships()); got < 30000 {

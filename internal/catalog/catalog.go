@@ -1,6 +1,10 @@
 package catalog
 
 import (
+	"slices"
+	"strings"
+	"sync"
+
 	"github.com/almanac-sh/almanac/internal/manifest"
 )
 
@@ -71,19 +75,62 @@ func (r *Resource) Ref() string {
 	return formatRef(r.Type, r.Title)
 }
 
-// Catalog is the result of compiling manifests.
+// Catalog is the result of compiling manifests. It keeps its resources in
+// a compact form; the Resource values and Edge lists its methods return
+// are built when first asked for and then kept, so that a caller that only
+// needs a few of them (or counts) never has them all in memory. A Catalog
+// is safe for concurrent use.
 type Catalog struct {
-	// Resources are the managed resources (every type but stage, class and
-	// defined types), in evaluation order.
-	Resources []*Resource
-	// Containers are Stage[main], Class[Main], classes and defined-type
-	// instances, in evaluation order.
-	Containers []*Resource
-	// Edges are all relationships: containment first, then explicit
-	// relationships in resource order, then automatic ones.
-	Edges []Edge
+	recs     recStore
+	types    []string // type names by number
+	namevars []string // the namevar of each type, "" for containers
+	files    []*manifest.Source
+	tagLists [][]string
+	// edges are every relationship but the containment of each record
+	// in its container, which the records imply: the relationship
+	// metaparameters in resource order, then chains, then the require
+	// and contain functions', then automatic ones.
+	edges   []edge
+	index   refIndex
+	aliases map[rkey]int32
 
-	index map[rkey]*Resource
+	mu         sync.Mutex
+	mat        []*Resource // record number -> its Resource, once built
+	resources  []*Resource
+	containers []*Resource
+	allEdges   []Edge
+}
+
+// Resources returns the managed resources (every type but stage, class,
+// node and defined types), in evaluation order. The slice is shared: do
+// not modify it.
+func (c *Catalog) Resources() []*Resource {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.split()
+	return c.resources
+}
+
+// Containers returns Stage[main], Class[Main], classes, nodes and
+// defined-type instances, in evaluation order. The slice is shared: do not
+// modify it.
+func (c *Catalog) Containers() []*Resource {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.split()
+	return c.containers
+}
+
+// Edges returns all relationships: containment first, then explicit
+// relationships in resource order, then automatic ones. The slice is
+// shared: do not modify it.
+func (c *Catalog) Edges() []Edge {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.allEdges == nil {
+		c.allEdges = c.materializeEdges()
+	}
+	return c.allEdges
 }
 
 // Lookup finds a resource or container by reference ("Exec[a]",
@@ -93,29 +140,121 @@ func (c *Catalog) Lookup(ref string) *Resource {
 	if !ok {
 		return nil
 	}
-	return c.index[refKey(r.Type, r.Title)]
+	i := c.find(r)
+	if i < 0 {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.resource(i)
 }
 
 // Applied returns the resources an apply acts on: Resources without the
-// unrealized virtual ones.
-func (c *Catalog) Applied() []*Resource {
-	out := make([]*Resource, 0, len(c.Resources))
-	for _, r := range c.Resources {
-		if !r.Virtual {
-			out = append(out, r)
+// unrealized virtual ones; with types given, only the resources of those
+// types (lower case, e.g. "job").
+func (c *Catalog) Applied(types ...string) []*Resource {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []*Resource
+	if len(types) == 0 {
+		c.split()
+		out = make([]*Resource, 0, len(c.resources))
+		for _, r := range c.resources {
+			if !r.Virtual {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	want := c.typeSet(types)
+	for i := range c.recs.len() {
+		if r := c.recs.at(i); want[r.typ] && !r.is(fVirtual) && !c.isContainer(r) {
+			out = append(out, c.resource(i))
 		}
 	}
 	return out
 }
 
+// NumApplied is len(c.Applied()), counted without building the resources.
+func (c *Catalog) NumApplied() int {
+	n := 0
+	for i := range c.recs.len() {
+		if r := c.recs.at(i); !r.is(fVirtual) && !c.isContainer(r) {
+			n++
+		}
+	}
+	return n
+}
+
 // Relationships returns the edges that order resources (every kind but
 // Contain).
 func (c *Catalog) Relationships() []Edge {
-	out := make([]Edge, 0, len(c.Edges))
-	for _, e := range c.Edges {
+	out := make([]Edge, 0, len(c.edges))
+	for _, e := range c.Edges() {
 		if e.Kind != Contain {
 			out = append(out, e)
 		}
 	}
 	return out
 }
+
+// NumRelationships is len(c.Relationships()), counted without building
+// the edges.
+func (c *Catalog) NumRelationships() int {
+	n := 0
+	for _, e := range c.edges {
+		if e.kind != ekContain {
+			n++
+		}
+	}
+	return n
+}
+
+// RelationshipsWith returns the relationships (as Relationships) with at
+// least one end of one of the types (lower case, e.g. "job"), building
+// only those.
+func (c *Catalog) RelationshipsWith(types ...string) []Edge {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	want := c.typeSet(types)
+	var out []Edge
+	for _, e := range c.edges {
+		if e.kind != ekContain && (want[c.recs.at(e.from).typ] || want[c.recs.at(e.to).typ]) {
+			out = append(out, c.edge(e, c.refOf))
+		}
+	}
+	return out
+}
+
+// typeSet returns the type numbers of types, as a set.
+func (c *Catalog) typeSet(types []string) map[uint16]bool {
+	want := map[uint16]bool{}
+	for i, t := range c.types {
+		if slices.Contains(types, t) {
+			want[uint16(i)] = true
+		}
+	}
+	return want
+}
+
+// find looks a reference up, through aliases too; -1 when absent.
+func (c *Catalog) find(ref refV) int32 {
+	typ := strings.ToLower(ref.Type)
+	for t, name := range c.types {
+		if name == typ {
+			if i := c.index.find(&c.recs, uint16(t), keyTitle(typ, ref.Title)); i >= 0 {
+				return i
+			}
+			break
+		}
+	}
+	if i, ok := c.aliases[refKey(ref.Type, ref.Title)]; ok {
+		return i
+	}
+	return -1
+}
+
+// isContainer reports whether record r is listed among the containers
+// (stage, classes and nodes are declared as containers, like defined-type
+// instances).
+func (c *Catalog) isContainer(r *rec) bool { return r.is(fCont) }

@@ -30,7 +30,7 @@ notify { 'hello': message => { 'k' => [1, 2.5, true, undef] } }
 job { 'nightly': cron => '0 2 * * *', command => ['/usr/bin/backup', '--all'], env => { 'A' => 'b' } }
 `)
 	var refs []string
-	for _, r := range cat.Resources {
+	for _, r := range cat.Resources() {
 		refs = append(refs, r.Ref()+" in "+r.Container)
 	}
 	want := []string{
@@ -42,7 +42,7 @@ job { 'nightly': cron => '0 2 * * *', command => ['/usr/bin/backup', '--all'], e
 		t.Errorf("resources\n got  %q\n want %q", refs, want)
 	}
 	var conts []string
-	for _, r := range cat.Containers {
+	for _, r := range cat.Containers() {
 		conts = append(conts, r.Ref()+" in "+r.Container)
 	}
 	wantC := []string{"Stage[main] in ", "Class[Main] in Stage[main]", "Class[Backup] in Stage[main]", "App[a] in Class[Main]", "App[b] in Class[Main]"}
@@ -64,7 +64,7 @@ job { 'nightly': cron => '0 2 * * *', command => ['/usr/bin/backup', '--all'], e
 	if !cat.Lookup("Notify[unused]").Virtual || cat.Lookup("Notify[hello]").Virtual {
 		t.Error("virtual flags wrong")
 	}
-	if got := len(cat.Applied()); got != len(cat.Resources)-1 {
+	if got := len(cat.Applied()); got != len(cat.Resources())-1 {
 		t.Errorf("Applied() = %d resources", got)
 	}
 	hello := cat.Lookup("Notify[hello]").Params["message"]

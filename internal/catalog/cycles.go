@@ -30,8 +30,19 @@ func (c *Catalog) Cycles() [][]string {
 // a container's exit and enter a container's entry, and strongly connected
 // components are found with an iterative Tarjan. For each component the
 // shortest cycle through its smallest ref is reported.
+//
+// Whether there is a cycle at all is first decided on a smaller graph, in
+// which a resource with no relationship is left out and its container's
+// entry leads straight to its exit: that takes a cycle through such a
+// resource to one through its container, so both graphs have cycles or
+// neither has. Only a catalog with cycles pays for the whole graph.
 func (c *Catalog) CycleDetails() []Cycle {
-	g := newCycleGraph(c)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(newCycleGraph(c, true).tarjan()) == 0 {
+		return nil
+	}
+	g := newCycleGraph(c, false)
 	comps := g.tarjan()
 	var out []Cycle
 	for _, comp := range comps {
@@ -43,78 +54,164 @@ func (c *Catalog) CycleDetails() []Cycle {
 	return out
 }
 
+// cycleGraph is the graph cycles are looked for in, with nodes and arcs by
+// number: a few bytes a resource.
 type cycleGraph struct {
-	names []string // display ref per node
-	adj   [][]int
-	// edges, in and out find the relationship behind an arc, which only a
-	// cycle report needs: looked up then rather than indexed for every arc.
-	edges   []Edge
-	in, out map[string]int
+	cat *Catalog
+	// node is the node of each record, -1 for none (an unrealized
+	// virtual resource, or one left out); a container is two nodes, its
+	// entry node[i] and its exit node[i]+1.
+	node []int32
+	rec  []int32 // the record of each node
+	// leaf marks the records left out of a smaller graph; nil for the
+	// whole graph.
+	leaf []bool
+	// The arcs leaving node v are arcs[first[v]:first[v+1]], in the order
+	// the edges behind them come in the catalog.
+	first []int32
+	arcs  []int32
+	names map[int32]string // the refs of the nodes asked for, by node
 }
 
-func newCycleGraph(c *Catalog) *cycleGraph {
-	n := len(c.Containers)*2 + len(c.Resources)
-	in := make(map[string]int, n)  // ref -> node entered by incoming edges
-	out := make(map[string]int, n) // ref -> node left by outgoing edges
-	g := &cycleGraph{edges: c.Edges, in: in, out: out, names: make([]string, 0, n), adj: make([][]int, 0, n)}
-	add := func(name string) int {
-		g.names = append(g.names, name)
-		g.adj = append(g.adj, nil)
-		return len(g.names) - 1
-	}
-	for _, r := range c.Containers {
-		ref := r.Ref()
-		in[ref] = add(ref)
-		out[ref] = add(ref)
-	}
-	for _, r := range c.Resources {
-		if r.Virtual {
-			continue
+// newCycleGraph builds the graph of c; small leaves out the resources no
+// relationship touches.
+func newCycleGraph(c *Catalog, small bool) *cycleGraph {
+	n := c.recs.len()
+	g := &cycleGraph{cat: c, node: make([]int32, n), names: map[int32]string{}}
+	if small {
+		touched := make([]bool, n)
+		for _, e := range c.edges {
+			if e.kind != ekContain {
+				touched[e.from], touched[e.to] = true, true
+			}
 		}
-		ref := r.Ref()
-		n := add(ref)
-		in[ref], out[ref] = n, n
-	}
-	hasContent := map[string]bool{}
-	for _, e := range c.Edges {
-		from, ok1 := out[e.From]
-		to, ok2 := in[e.To]
-		if !ok1 || !ok2 {
-			continue
-		}
-		if e.Kind == Contain {
-			// entry(container) -> entry(member); exit(member) -> exit(container)
-			hasContent[e.From] = true
-			g.adj[in[e.From]] = append(g.adj[in[e.From]], in[e.To])
-			g.adj[out[e.To]] = append(g.adj[out[e.To]], out[e.From])
-			continue
-		}
-		g.adj[from] = append(g.adj[from], to)
-	}
-	for _, r := range c.Containers {
-		if ref := r.Ref(); !hasContent[ref] {
-			g.adj[in[ref]] = append(g.adj[in[ref]], out[ref])
+		g.leaf = touched
+		for i := range touched {
+			touched[i] = !touched[i] && !c.recs.at(int32(i)).is(fCont)
 		}
 	}
+	// Containers first, each as an entry and an exit, then resources.
+	for i := range n {
+		g.node[i] = -1
+		if c.recs.at(i).is(fCont) {
+			g.node[i] = int32(len(g.rec))
+			g.rec = append(g.rec, i, i)
+		}
+	}
+	for i := range n {
+		if r := c.recs.at(i); !r.is(fCont) && !r.is(fVirtual) && !g.isLeaf(i) {
+			g.node[i] = int32(len(g.rec))
+			g.rec = append(g.rec, i)
+		}
+	}
+	// Arcs are counted, then placed: the same walk twice.
+	deg := make([]int32, len(g.rec)+1)
+	g.walk(func(from, to int32) { deg[from]++ })
+	g.first = make([]int32, len(g.rec)+1)
+	for v := range len(g.rec) {
+		g.first[v+1] = g.first[v] + deg[v]
+	}
+	g.arcs = make([]int32, g.first[len(g.rec)])
+	next := deg[:len(g.rec)]
+	copy(next, g.first)
+	g.walk(func(from, to int32) {
+		g.arcs[next[from]] = to
+		next[from]++
+	})
 	return g
 }
 
+// isLeaf reports whether record i is left out of the graph.
+func (g *cycleGraph) isLeaf(i int32) bool { return g.leaf != nil && g.leaf[i] }
+
+// in is the node record i is entered by, out the one it is left by; -1
+// when it is no node.
+func (g *cycleGraph) in(i int32) int32 { return g.node[i] }
+
+func (g *cycleGraph) out(i int32) int32 {
+	if v := g.node[i]; v >= 0 && g.cat.recs.at(i).is(fCont) {
+		return v + 1
+	}
+	return g.node[i]
+}
+
+// walk calls arc for every arc of the graph, in order: containment
+// (entry of the container to entry of the member, exit of the member to
+// exit of the container), each relationship from the exit of its source to
+// the entry of its target, and, for containers holding nothing, entry to
+// exit. A container holding a resource left out has its entry lead to its
+// exit.
+func (g *cycleGraph) walk(arc func(from, to int32)) {
+	c := g.cat
+	hasContent := make([]bool, len(g.rec))
+	contain := func(from, to int32) {
+		if g.out(from) < 0 {
+			return
+		}
+		if g.isLeaf(to) {
+			if !hasContent[g.in(from)] {
+				hasContent[g.in(from)] = true
+				arc(g.in(from), g.out(from))
+			}
+			return
+		}
+		if g.in(to) < 0 {
+			return
+		}
+		hasContent[g.in(from)] = true
+		arc(g.in(from), g.in(to))
+		arc(g.out(to), g.out(from))
+	}
+	for i := range c.recs.len() {
+		if r := c.recs.at(i); r.cont >= 0 && !r.is(fVirtual) {
+			contain(r.cont, i)
+		}
+	}
+	for _, e := range c.edges {
+		if e.kind == ekContain {
+			contain(e.from, e.to)
+			continue
+		}
+		if from, to := g.out(e.from), g.in(e.to); from >= 0 && to >= 0 {
+			arc(from, to)
+		}
+	}
+	for i := range c.recs.len() {
+		if c.recs.at(i).is(fCont) && !hasContent[g.in(i)] {
+			arc(g.in(i), g.out(i))
+		}
+	}
+}
+
+// adj returns the nodes the arcs leaving v reach.
+func (g *cycleGraph) adj(v int32) []int32 { return g.arcs[g.first[v]:g.first[v+1]] }
+
+// name returns the ref of node v.
+func (g *cycleGraph) name(v int32) string {
+	if s, ok := g.names[v]; ok {
+		return s
+	}
+	s := g.cat.refOf(g.rec[v])
+	g.names[v] = s
+	return s
+}
+
 // tarjan returns the strongly connected components that are cycles (more
-// than one node, or a node with an edge to itself), iteratively so that
+// than one node, or a node with an arc to itself), iteratively so that
 // long chains cannot overflow the stack.
-func (g *cycleGraph) tarjan() [][]int {
-	n := len(g.adj)
-	index := make([]int, n)
-	low := make([]int, n)
+func (g *cycleGraph) tarjan() [][]int32 {
+	n := len(g.rec)
+	index := make([]int32, n)
+	low := make([]int32, n)
 	onStack := make([]bool, n)
 	for i := range index {
 		index[i] = -1
 	}
-	var stack []int
-	var comps [][]int
-	next := 0
-	type frame struct{ v, child int }
-	for root := 0; root < n; root++ {
+	var stack []int32
+	var comps [][]int32
+	var next int32
+	type frame struct{ v, child int32 }
+	for root := range int32(n) {
 		if index[root] >= 0 {
 			continue
 		}
@@ -125,8 +222,8 @@ func (g *cycleGraph) tarjan() [][]int {
 		onStack[root] = true
 		for len(work) > 0 {
 			f := &work[len(work)-1]
-			if f.child < len(g.adj[f.v]) {
-				w := g.adj[f.v][f.child]
+			if adj := g.adj(f.v); int(f.child) < len(adj) {
+				w := adj[f.child]
 				f.child++
 				if index[w] < 0 {
 					index[w], low[w] = next, next
@@ -150,7 +247,7 @@ func (g *cycleGraph) tarjan() [][]int {
 			if low[v] != index[v] {
 				continue
 			}
-			var comp []int
+			var comp []int32
 			for {
 				w := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]
@@ -168,33 +265,28 @@ func (g *cycleGraph) tarjan() [][]int {
 	return comps
 }
 
-func (g *cycleGraph) selfLoop(v int) bool {
-	for _, w := range g.adj[v] {
-		if w == v {
-			return true
-		}
-	}
-	return false
+func (g *cycleGraph) selfLoop(v int32) bool {
+	return slices.Contains(g.adj(v), v)
 }
 
 // shortestCycle finds, by breadth-first search inside the component, the
 // shortest cycle through the node with the smallest ref.
-func (g *cycleGraph) shortestCycle(comp []int) (Cycle, bool) {
-	member := make(map[int]bool, len(comp))
+func (g *cycleGraph) shortestCycle(comp []int32) (Cycle, bool) {
+	member := make(map[int32]bool, len(comp))
 	start := comp[0]
 	for _, v := range comp {
 		member[v] = true
-		if g.names[v] < g.names[start] || g.names[v] == g.names[start] && v < start {
+		if g.name(v) < g.name(start) || g.name(v) == g.name(start) && v < start {
 			start = v
 		}
 	}
-	prev := map[int]int{start: -1}
-	queue := []int{start}
-	end := -1
+	prev := map[int32]int32{start: -1}
+	queue := []int32{start}
+	end := int32(-1)
 	for len(queue) > 0 && end < 0 {
 		v := queue[0]
 		queue = queue[1:]
-		for _, w := range g.adj[v] {
+		for _, w := range g.adj(v) {
 			if !member[w] {
 				continue
 			}
@@ -211,26 +303,23 @@ func (g *cycleGraph) shortestCycle(comp []int) (Cycle, bool) {
 	if end < 0 {
 		return Cycle{}, false
 	}
-	nodes := []int{start}
+	nodes := []int32{start}
 	for v := end; v != start; v = prev[v] {
 		nodes = append(nodes, v)
 	}
 	// nodes = start, end, ..., successor of start; reverse the tail.
-	tail := nodes[1:]
-	for i, j := 0, len(tail)-1; i < j; i, j = i+1, j-1 {
-		tail[i], tail[j] = tail[j], tail[i]
-	}
+	slices.Reverse(nodes[1:])
 	nodes = append(nodes, start)
 	via := g.relations(nodes)
 	var cy Cycle
 	for i, v := range nodes {
-		name := g.names[v]
+		name := g.name(v)
 		// A container's entry and exit print alike; do not repeat it.
 		if i == 0 || name != cy.Path[len(cy.Path)-1] || i == len(nodes)-1 && len(cy.Path) == 1 {
 			cy.Path = append(cy.Path, name)
 		}
 		if i > 0 {
-			if e, ok := via[[2]int{nodes[i-1], v}]; ok {
+			if e, ok := via[[2]int32{nodes[i-1], v}]; ok {
 				cy.Edges = append(cy.Edges, e)
 			}
 		}
@@ -240,24 +329,23 @@ func (g *cycleGraph) shortestCycle(comp []int) (Cycle, bool) {
 
 // relations finds, for each consecutive pair of nodes on a path, the first
 // relationship (not containment) that links them.
-func (g *cycleGraph) relations(path []int) map[[2]int]Edge {
-	want := make(map[[2]int]bool, len(path))
+func (g *cycleGraph) relations(path []int32) map[[2]int32]Edge {
+	want := make(map[[2]int32]bool, len(path))
 	for i := 1; i < len(path); i++ {
-		want[[2]int{path[i-1], path[i]}] = true
+		want[[2]int32{path[i-1], path[i]}] = true
 	}
-	via := make(map[[2]int]Edge, len(want))
-	for _, e := range g.edges {
-		if e.Kind == Contain {
+	via := make(map[[2]int32]Edge, len(want))
+	for _, e := range g.cat.edges {
+		if e.kind == ekContain {
 			continue
 		}
-		from, ok1 := g.out[e.From]
-		to, ok2 := g.in[e.To]
-		k := [2]int{from, to}
-		if !ok1 || !ok2 || !want[k] {
+		from, to := g.out(e.from), g.in(e.to)
+		k := [2]int32{from, to}
+		if from < 0 || to < 0 || !want[k] {
 			continue
 		}
 		if _, seen := via[k]; !seen {
-			via[k] = e
+			via[k] = g.cat.edge(e, g.cat.refOf)
 		}
 	}
 	return via

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/almanac-sh/almanac/internal/manifest"
@@ -10,140 +11,152 @@ import (
 // finish turns the evaluated resources into a Catalog: defaults, inherited
 // metaparameters, validation, exported parameters and every edge.
 func (c *compiler) finish() *Catalog {
-	cat := &Catalog{index: make(map[rkey]*Resource, len(c.all))}
-	for _, r := range c.all {
-		if r.define == nil && !r.isCont {
-			c.applyDefaults(r)
+	n := c.recs.len()
+	for i := range n {
+		if !c.rec(i).is(fCont) {
+			c.applyDefaults(i)
 		}
 	}
 	c.inheritMeta()
-	for _, r := range c.all {
-		if spec := builtinTypes[r.r.Type]; spec != nil {
-			c.validate(r, spec)
+	for i := range n {
+		rc := c.rec(i)
+		sortAttrs(rc.attrs())
+		if spec := builtinTypes[c.types.names[rc.typ]]; spec != nil {
+			c.validate(i, spec)
 		} else {
-			for _, name := range sortedKeys(r.attrs) {
-				if metaparams[name] {
-					c.validateMeta(r, name, r.attrs[name])
+			for _, a := range rc.attrs() {
+				if metaparams[a.name] {
+					c.validateMeta(i, a.name, a.val)
 				}
 			}
-		}
-		r.r.Virtual = r.virtual
-		if r.isCont || r.r.Type == "class" || r.r.Type == "stage" {
-			cat.Containers = append(cat.Containers, r.r)
-		} else {
-			cat.Resources = append(cat.Resources, r.r)
-		}
-		cat.index[refKey(r.r.Type, r.r.Title)] = r.r
-	}
-	for key, r := range c.aliases {
-		if _, taken := cat.index[key]; !taken {
-			cat.index[key] = r.r
 		}
 	}
 	// The chains' edges are resolved first so that the edge list is
 	// allocated once, at its final size.
-	chainEdges := make([][]Edge, len(c.chains))
-	n := len(c.all) + len(c.extra)
+	chainEdges := make([][]edge, len(c.chains))
+	size := len(c.extra)
 	for i, ch := range c.chains {
 		chainEdges[i] = c.resolveChain(ch)
-		n += len(chainEdges[i])
+		size += len(chainEdges[i])
 	}
-	for _, r := range c.all {
-		if r.virtual {
+	for i := range n {
+		rc := c.rec(i)
+		if rc.is(fVirtual) {
 			continue
 		}
-		for _, mp := range relationParams {
-			if v, ok := r.attrs[mp]; ok {
-				if arr, isArr := v.([]any); isArr {
-					n += len(arr)
+		for _, a := range rc.attrs() {
+			if slices.Contains(relationParams, a.name) {
+				if arr, isArr := a.val.([]any); isArr {
+					size += len(arr)
 				} else {
-					n++
+					size++
 				}
 			}
 		}
 	}
-	cat.Edges = make([]Edge, 0, n+n/8)
-	// Containment.
-	for _, r := range c.all {
-		if r.container != nil && !r.virtual {
-			cat.Edges = append(cat.Edges, Edge{From: r.container.r.Ref(), To: r.r.Ref(), Kind: Contain, Via: "contain", Pos: r.r.Pos})
-		}
-	}
-	// Relationship metaparameters, in resource order.
-	for _, r := range c.all {
-		if r.virtual {
+	edges := make([]edge, 0, size)
+	// Relationship metaparameters, in resource order. (Each record's
+	// containment in its container is implied by the record.)
+	for i := range n {
+		rc := c.rec(i)
+		if rc.is(fVirtual) {
 			continue
 		}
+		isJob := c.types.names[rc.typ] == "job"
 		for _, mp := range relationParams {
-			v, ok := r.attrs[mp]
-			if !ok {
+			attrs := rc.attrs()
+			k := findAttr(attrs, mp)
+			if k < 0 {
 				continue
 			}
-			for _, t := range flatten([]any{v}, nil) {
-				if mp == "notify" && r.r.Type == "job" && isNotifyTarget(t) {
+			at := attrs[k].pos
+			for _, t := range flatten([]any{attrs[k].val}, nil) {
+				if mp == "notify" && isJob && isNotifyTarget(t) {
 					continue // where to send the job's notifications, not an edge
 				}
-				target := c.metaTarget(r, mp, t)
-				if target == nil {
+				target := c.metaTarget(i, mp, t)
+				if target < 0 {
 					continue
 				}
-				e := Edge{From: r.r.Ref(), To: target.r.Ref(), Kind: Before, Via: mp, Pos: r.attrPos.get(mp)}
+				e := edge{from: i, to: target, kind: ekBefore, via: viaOf(mp), pos: at}
 				if mp == "require" || mp == "subscribe" {
-					e.From, e.To = e.To, e.From
+					e.from, e.to = e.to, e.from
 				}
 				if mp == "notify" || mp == "subscribe" {
-					e.Kind = Notify
+					e.kind = ekNotify
 				}
-				cat.Edges = append(cat.Edges, e)
+				edges = append(edges, e)
 			}
 		}
 	}
-	// The relationship metaparameters have become edges: each resource's
-	// attributes turn into its exported parameters in place, so a large
-	// catalog never holds two maps per resource at once.
-	for _, r := range c.all {
-		c.exportParams(r)
+	// The relationship metaparameters have become edges: each record's
+	// attributes turn into its exported parameters in place.
+	for i := range n {
+		c.exportParams(i)
 	}
 	for _, es := range chainEdges {
-		cat.Edges = append(cat.Edges, es...)
+		edges = append(edges, es...)
 	}
-	cat.Edges = append(cat.Edges, c.extra...)
-	cat.Edges = append(cat.Edges, c.autoEdges(cat.Edges)...)
-	return cat
+	edges = append(edges, c.extra...)
+	edges = append(edges, c.autoEdges(edges)...)
+	return &Catalog{
+		recs:     c.recs,
+		types:    c.types.names,
+		namevars: c.types.namevars,
+		files:    c.files.list,
+		tagLists: c.tagLists,
+		edges:    edges,
+		index:    c.index,
+		aliases:  c.aliases,
+	}
 }
 
-// exportParams makes r's evaluated attributes its Params: the relationship
-// metaparameters and tags (kept elsewhere) are dropped and every value is
-// exported to plain data. The attribute map is reused.
-func (c *compiler) exportParams(r *res) {
-	for _, name := range sortedKeys(r.attrs) {
-		if name == "notify" && r.r.Type == "job" {
+// sortAttrs orders attributes by name.
+func sortAttrs(attrs []attr) {
+	slices.SortFunc(attrs, func(a, b attr) int { return strings.Compare(a.name, b.name) })
+}
+
+// exportParams makes record i's evaluated attributes its parameters: the
+// relationship metaparameters and tags (kept elsewhere) are dropped and
+// every value is exported to plain data, in place.
+func (c *compiler) exportParams(i int32) {
+	rc := c.rec(i)
+	sortAttrs(rc.attrs())
+	isJob := c.types.names[rc.typ] == "job"
+	attrs := rc.attrs()
+	out := attrs[:0]
+	for _, a := range attrs {
+		if a.name == "notify" && isJob {
 			// A job's notify may name notification targets besides jobs.
 			var targets []any
-			for _, t := range flatten([]any{r.attrs[name]}, nil) {
+			for _, t := range flatten([]any{a.val}, nil) {
 				if isNotifyTarget(t) {
 					targets = append(targets, t)
 				}
 			}
 			if len(targets) > 0 {
-				r.attrs[name] = targets
+				a.val = targets
+				out = append(out, a)
 				continue
 			}
 		}
-		switch name {
+		switch a.name {
 		case "before", "require", "notify", "subscribe", "tag":
-			delete(r.attrs, name)
 			continue
 		}
-		v, err := export(r.attrs[name])
+		v, err := export(a.val)
 		if err != nil {
-			c.paramFail(r, name, "%v", err)
-			delete(r.attrs, name)
+			c.errorf(c.pos(a.pos), "Parameter %s failed on %s: %v", a.name, c.ref(i), err)
 			continue
 		}
-		r.attrs[name] = v
+		a.val = v
+		out = append(out, a)
 	}
-	r.r.Params = r.attrs
+	clear(attrs[len(out):])
+	if len(out) == 0 {
+		out = nil
+	}
+	rc.setAttrs(out)
 }
 
 // isNotifyTarget reports whether a value of a job's notify is a place to
@@ -153,8 +166,9 @@ func isNotifyTarget(v any) bool {
 	return ok && (strings.HasPrefix(s, "mailto:") || strings.Contains(s, "://"))
 }
 
-// metaTarget resolves one value of a relationship metaparameter.
-func (c *compiler) metaTarget(r *res, param string, v any) *res {
+// metaTarget resolves one value of a relationship metaparameter of record
+// r; -1 when it names nothing that may be ordered.
+func (c *compiler) metaTarget(r int32, param string, v any) int32 {
 	var ref refV
 	switch x := v.(type) {
 	case refV:
@@ -162,24 +176,24 @@ func (c *compiler) metaTarget(r *res, param string, v any) *res {
 	case string:
 		var ok bool
 		if ref, ok = parseRefString(x); !ok {
-			c.errorf(r.attrPos.get(param), "Parameter %s failed on %s: '%s' is not a resource reference like Exec['name']", param, r.r.Ref(), x)
-			return nil
+			c.errorf(c.attrPosOr(r, param), "Parameter %s failed on %s: '%s' is not a resource reference like Exec['name']", param, c.ref(r), x)
+			return -1
 		}
 	default:
-		c.errorf(r.attrPos.get(param), "Parameter %s failed on %s: expected resource references, got %s", param, r.r.Ref(), typeName(v))
-		return nil
+		c.errorf(c.attrPosOr(r, param), "Parameter %s failed on %s: expected resource references, got %s", param, c.ref(r), typeName(v))
+		return -1
 	}
 	t := c.find(ref)
 	switch {
-	case t == nil:
-		c.errorf(r.attrPos.get(param), "Could not find resource '%s' in parameter '%s'", ref, param)
-		return nil
-	case t.virtual && (param == "require" || param == "subscribe"):
-		c.errorf(r.attrPos.get(param), "Could not find dependency %s for %s", t.r.Ref(), r.r.Ref())
-		return nil
-	case t.virtual:
-		c.errorf(r.attrPos.get(param), "Could not find dependent %s for %s", t.r.Ref(), r.r.Ref())
-		return nil
+	case t < 0:
+		c.errorf(c.attrPosOr(r, param), "Could not find resource '%s' in parameter '%s'", ref, param)
+		return -1
+	case c.rec(t).is(fVirtual) && (param == "require" || param == "subscribe"):
+		c.errorf(c.attrPosOr(r, param), "Could not find dependency %s for %s", c.ref(t), c.ref(r))
+		return -1
+	case c.rec(t).is(fVirtual):
+		c.errorf(c.attrPosOr(r, param), "Could not find dependent %s for %s", c.ref(t), c.ref(r))
+		return -1
 	}
 	return t
 }
@@ -199,38 +213,31 @@ var inheritedMeta = []string{"noop", "schedule"}
 // them unless a contain chain from Class[Main] reaches them.
 func (c *compiler) inheritMeta() {
 	given := false
-	for _, r := range c.all {
-		if r.isCont || r.r.Type == "class" {
+	n := c.recs.len()
+	for i := range n {
+		rc := c.rec(i)
+		if rc.is(fCont) || c.types.names[rc.typ] == "class" {
 			for _, mp := range inheritedMeta {
-				_, set := r.attrs[mp]
-				given = given || set
+				given = given || findAttr(rc.attrs(), mp) >= 0
 			}
 		}
 	}
 	if !given {
 		return // nothing to pass on: spare a large catalog the walk
 	}
-	children := make(map[*res][]*res)
-	for _, r := range c.all {
-		if r.container != nil && !r.virtual {
-			children[r.container] = append(children[r.container], r)
+	children := make(map[int32][]int32)
+	for i := range n {
+		if rc := c.rec(i); rc.cont >= 0 && !rc.is(fVirtual) {
+			children[rc.cont] = append(children[rc.cont], i)
 		}
 	}
 	for _, e := range c.extra {
-		if e.Kind != Contain {
-			continue
-		}
-		from, okF := parseRefString(e.From)
-		to, okT := parseRefString(e.To)
-		if !okF || !okT {
-			continue
-		}
-		if f, t := c.find(from), c.find(to); f != nil && t != nil {
-			children[f] = append(children[f], t)
+		if e.kind == ekContain {
+			children[e.from] = append(children[e.from], e.to)
 		}
 	}
-	queue := []*res{c.main}
-	seen := map[*res]bool{}
+	queue := []int32{c.main}
+	seen := map[int32]bool{}
 	for len(queue) > 0 {
 		node := queue[0]
 		queue = queue[1:]
@@ -240,10 +247,10 @@ func (c *compiler) inheritMeta() {
 		seen[node] = true
 		for _, t := range children[node] {
 			for _, mp := range inheritedMeta {
-				v, ok := node.attrs[mp]
-				if _, set := t.attrs[mp]; ok && !set {
-					t.attrs[mp] = v
-					t.attrPos.set(mp, node.attrPos.get(mp))
+				v, ok := c.get(node, mp)
+				if _, set := c.get(t, mp); ok && !set {
+					from := c.rec(node).attrs()
+					c.set(t, mp, v, from[findAttr(from, mp)].pos)
 				}
 			}
 		}
@@ -255,49 +262,49 @@ func (c *compiler) inheritMeta() {
 // resource managing its nearest ancestor directory, and an exec after the
 // file resource managing its cwd. None is added where an explicit edge
 // already links the pair in either direction.
-func (c *compiler) autoEdges(explicit []Edge) []Edge {
-	files := map[string]*res{}
-	for _, r := range c.byType["file"] {
-		if r.virtual {
+func (c *compiler) autoEdges(explicit []edge) []edge {
+	files := map[string]int32{}
+	for _, r := range c.ofType("file") {
+		if c.rec(r).is(fVirtual) {
 			continue
 		}
-		if p, ok := r.attrs["path"].(string); ok {
+		if p, ok := c.getString(r, "path"); ok {
 			files[path.Clean(p)] = r
 		}
 	}
 	if len(files) == 0 {
 		return nil
 	}
-	linked := make(map[[2]string]bool, len(explicit))
+	linked := make(map[[2]int32]bool, len(explicit))
 	for _, e := range explicit {
-		if e.Kind != Contain {
-			linked[[2]string{e.From, e.To}] = true
-			linked[[2]string{e.To, e.From}] = true
+		if e.kind != ekContain {
+			linked[[2]int32{e.from, e.to}] = true
+			linked[[2]int32{e.to, e.from}] = true
 		}
 	}
-	var out []Edge
-	add := func(from, to *res, why string) {
-		f, t := from.r.Ref(), to.r.Ref()
-		if f == t || linked[[2]string{f, t}] {
+	var out []edge
+	add := func(from, to int32, why string) {
+		if from == to || linked[[2]int32{from, to}] {
 			return
 		}
-		linked[[2]string{f, t}] = true
-		linked[[2]string{t, f}] = true
-		out = append(out, Edge{From: f, To: t, Kind: Auto, Via: "autorequire " + why, Pos: to.r.Pos})
+		linked[[2]int32{from, to}] = true
+		linked[[2]int32{to, from}] = true
+		out = append(out, edge{from: from, to: to, kind: ekAuto, via: viaOf("autorequire " + why), pos: c.rec(to).pos})
 	}
-	for _, r := range c.all {
-		if r.virtual {
+	for i := range c.recs.len() {
+		rc := c.rec(i)
+		if rc.is(fVirtual) {
 			continue
 		}
-		switch r.r.Type {
+		switch c.types.names[rc.typ] {
 		case "file":
-			p, ok := r.attrs["path"].(string)
+			p, ok := c.getString(i, "path")
 			if !ok {
 				continue
 			}
 			for dir := path.Dir(path.Clean(p)); ; dir = path.Dir(dir) {
-				if parent := files[dir]; parent != nil {
-					add(parent, r, "parent directory")
+				if parent, ok := files[dir]; ok {
+					add(parent, i, "parent directory")
 					break
 				}
 				if dir == "/" || dir == "." {
@@ -305,9 +312,9 @@ func (c *compiler) autoEdges(explicit []Edge) []Edge {
 				}
 			}
 		case "exec":
-			if cwd, ok := r.attrs["cwd"].(string); ok {
-				if f := files[path.Clean(cwd)]; f != nil {
-					add(f, r, "cwd")
+			if cwd, ok := c.getString(i, "cwd"); ok {
+				if f, ok := files[path.Clean(cwd)]; ok {
+					add(f, i, "cwd")
 				}
 			}
 		}

@@ -22,22 +22,21 @@ func (c *compiler) call(s *scope, n *manifest.Call) any {
 	switch n.Name {
 	case "include", "require", "contain":
 		var refs []any
+		at := c.files.of(n)
 		for _, name := range c.classNames(n, args) {
-			cls := c.includeClass(s, name, n.Position())
-			ref := cls.r.Ref()
+			cls := c.includeClass(s, name, at)
 			cont := s.container
 			switch n.Name {
 			case "require":
-				c.extra = append(c.extra, Edge{From: ref, To: cont.r.Ref(), Kind: Before, Via: "require function", Pos: n.Position()})
+				c.extra = append(c.extra, edge{from: cls, to: cont, kind: ekBefore, via: viaOf("require function"), pos: at})
 			case "contain":
-				if cls.container == c.stage {
-					cls.container = cont
-					cls.r.Container = cont.r.Ref()
-				} else if cls.container != cont {
-					c.extra = append(c.extra, Edge{From: cont.r.Ref(), To: ref, Kind: Contain, Via: "contain", Pos: n.Position()})
+				if r := c.rec(cls); r.cont == c.stage {
+					r.cont = cont
+				} else if r.cont != cont {
+					c.extra = append(c.extra, edge{from: cont, to: cls, kind: ekContain, via: viaOf("contain"), pos: at})
 				}
 			}
-			refs = append(refs, refV{Type: "Class", Title: cls.r.Title})
+			refs = append(refs, refV{Type: "Class", Title: c.rec(cls).title})
 		}
 		return refs
 	case "realize":
@@ -46,7 +45,7 @@ func (c *compiler) call(s *scope, n *manifest.Call) any {
 			if !ok {
 				c.fail(n.Args[min(i, len(n.Args)-1)].Position(), "realize() expects resource references, got %s", typeName(a))
 			}
-			c.realizes = append(c.realizes, realizeReq{ref: ref, pos: n.Position()})
+			c.realizes = append(c.realizes, realizeReq{ref: ref, pos: c.files.of(n)})
 		}
 		return nil
 	case "fail":

@@ -1,13 +1,16 @@
 package catalog
 
 import (
+	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/almanac-sh/almanac/internal/manifest"
 )
 
-// FuzzCompile checks that compiling any parsable manifest never panics and
-// that failures are positioned ErrorLists.
+// FuzzCompile checks that compiling any parsable manifest never panics,
+// that failures are positioned ErrorLists, and that compiling its source
+// statement by statement gives the same catalog and errors.
 func FuzzCompile(f *testing.F) {
 	for _, s := range []string{
 		"exec { 'a': command => '/bin/a', before => Exec['b'] } exec { 'b': command => '/bin/b' }",
@@ -26,7 +29,14 @@ func FuzzCompile(f *testing.F) {
 		if err != nil {
 			return
 		}
-		_, err = Compile(file)
+		cat, err := Compile(file)
 		checkCompileError(t, err)
+		streamed, serr := CompileSources(Options{}, Source{Name: "f.pp", Text: src})
+		if fmt.Sprint(serr) != fmt.Sprint(err) {
+			t.Fatalf("CompileSources reports\n%v\nCompile\n%v", serr, err)
+		}
+		if !reflect.DeepEqual(streamed.Resources(), cat.Resources()) || !reflect.DeepEqual(streamed.Edges(), cat.Edges()) {
+			t.Fatal("CompileSources and Compile build different catalogs")
+		}
 	})
 }

@@ -96,15 +96,15 @@ func (c *compiler) evalNodeDefinition() {
 	}
 	n, groups := c.matchNode(c.opts.Node)
 	if n == nil {
-		c.errorf(c.main.r.Pos, "Could not find node statement with name 'default' or '%s'", strings.ToLower(c.opts.Node))
+		c.errorf(c.posOf(c.main), "Could not find node statement with name 'default' or '%s'", strings.ToLower(c.opts.Node))
 		return
 	}
 	title := nodeTitle(n)
-	r := c.newRes("node", title, n.Position(), c.main, true)
-	r.scope = c.top
+	r := c.newRes("node", title, c.files.of(n), c.main, true)
+	c.rec(r).scope = c.scopeID(c.top)
 	sc := newScope(c.top, c.top, r)
 	sc.tags = nameTags(title)
-	r.r.Tags = append([]string{"node"}, sc.tags...)
+	c.rec(r).tags = c.exactTags(append([]string{"node"}, sc.tags...))
 	if groups != nil {
 		sc.matches = groups
 	}

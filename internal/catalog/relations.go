@@ -12,8 +12,7 @@ import (
 type collector struct {
 	typ     string
 	query   *query
-	pos     manifest.Pos
-	matched []*res
+	matched []int32
 }
 
 // query is a compiled collector search expression.
@@ -32,7 +31,7 @@ func (c *compiler) newCollector(s *scope, n *manifest.Collector) any {
 	if typ == "class" {
 		c.fail(n.Position(), "Classes cannot be collected")
 	}
-	col := &collector{typ: typ, pos: n.Position()}
+	col := &collector{typ: typ}
 	if n.Query != nil {
 		col.query = c.compileQuery(s, n.Query)
 	}
@@ -64,37 +63,30 @@ func (c *compiler) compileQueryNode(s *scope, e manifest.Expr) *query {
 	return nil
 }
 
-// match tests a resource against a query: its attributes, including those
+// match tests record r against a query: its attributes, including those
 // a resource default fills in (as Puppet, which applies defaults when it
 // creates the resource), plus title and tag.
-func (q *query) match(r *res) bool {
+func (q *query) match(c *compiler, r int32) bool {
 	if q == nil {
 		return true
 	}
 	switch q.op {
 	case "and":
-		return q.l.match(r) && q.r.match(r)
+		return q.l.match(c, r) && q.r.match(c, r)
 	case "or":
-		return q.l.match(r) || q.r.match(r)
+		return q.l.match(c, r) || q.r.match(c, r)
 	}
 	var eq bool
 	switch q.attr {
 	case "title":
-		eq = equal(r.r.Title, q.val)
+		eq = equal(c.rec(r).title, q.val)
 	case "tag":
 		want, ok := q.val.(string)
-		if ok {
-			for _, t := range r.r.Tags {
-				if strings.EqualFold(t, want) {
-					eq = true
-					break
-				}
-			}
-		}
+		eq = ok && hasTag(c.rec(r), c.types.names, c.tagLists, want)
 	default:
-		v, set := r.attrs[q.attr]
+		v, set := c.get(r, q.attr)
 		if !set {
-			v, set = r.defaultValue(q.attr)
+			v, set = c.defaultValue(r, q.attr)
 		}
 		if !set {
 			eq = q.val == nil
@@ -120,6 +112,14 @@ func (q *query) match(r *res) bool {
 	return eq
 }
 
+// ofType returns the records of type typ (lower case).
+func (c *compiler) ofType(typ string) []int32 {
+	if t, ok := c.types.lookup(typ); ok && int(t) < len(c.byType) {
+		return c.byType[t]
+	}
+	return nil
+}
+
 // settle evaluates pending defined-type instances and resolves collectors
 // and realize() calls until nothing changes: a realized virtual defined
 // resource may declare more resources, which later collectors may match.
@@ -130,14 +130,14 @@ func (c *compiler) settle() {
 		for len(c.pending) > 0 {
 			r := c.pending[0]
 			c.pending = c.pending[1:]
-			if !r.done {
+			if !c.rec(r).is(fDone) {
 				c.safely(func() { c.evalDefine(r) })
 				progress = true
 			}
 		}
 		for _, col := range c.colls {
-			for _, r := range c.byType[col.typ] {
-				if r.virtual && col.query.match(r) {
+			for _, r := range c.ofType(col.typ) {
+				if c.rec(r).is(fVirtual) && col.query.match(c, r) {
 					c.realize(r)
 					progress = true
 				}
@@ -146,11 +146,11 @@ func (c *compiler) settle() {
 		for ; doneRealize < len(c.realizes); doneRealize++ {
 			rq := c.realizes[doneRealize]
 			r := c.find(rq.ref)
-			if r == nil {
-				c.errorf(rq.pos, "Failed to realize virtual resources %s", rq.ref)
+			if r < 0 {
+				c.errorf(c.pos(rq.pos), "Failed to realize virtual resources %s", rq.ref)
 				continue
 			}
-			if r.virtual {
+			if c.rec(r).is(fVirtual) {
 				c.realize(r)
 				progress = true
 			}
@@ -161,17 +161,18 @@ func (c *compiler) settle() {
 	}
 	for _, col := range c.colls {
 		col.matched = col.matched[:0]
-		for _, r := range c.byType[col.typ] {
-			if !r.virtual && col.query.match(r) {
+		for _, r := range c.ofType(col.typ) {
+			if !c.rec(r).is(fVirtual) && col.query.match(c, r) {
 				col.matched = append(col.matched, r)
 			}
 		}
 	}
 }
 
-func (c *compiler) realize(r *res) {
-	r.virtual = false
-	if r.define != nil && !r.done {
+func (c *compiler) realize(r int32) {
+	rc := c.rec(r)
+	rc.flags &^= fVirtual
+	if rc.is(fCont) && c.defines[c.types.names[rc.typ]] != nil && !rc.is(fDone) {
 		c.pending = append(c.pending, r)
 	}
 }
@@ -189,27 +190,17 @@ func (c *compiler) safely(f func()) {
 	f()
 }
 
-// find looks a reference up, through aliases too.
-func (c *compiler) find(ref refV) *res {
-	key := refKey(ref.Type, ref.Title)
-	if r := c.byKey[key]; r != nil {
-		return r
-	}
-	return c.aliases[key]
-}
-
 // chain is one chain of relationship arrows: operands[0] ops[0] operands[1]...
 type chain struct {
 	operands []operand
 	ops      []string
-	opPos    []manifest.Pos
+	opPos    []srcPos
 }
 
 // operand is one side of an arrow: references and collectors.
 type operand struct {
 	refs  []refV
 	colls []*collector
-	pos   manifest.Pos
 }
 
 // chain evaluates a chain of arrows left to right; the edges are made after
@@ -218,7 +209,7 @@ type operand struct {
 func (c *compiler) chain(s *scope, n *manifest.Chain) any {
 	var exprs []manifest.Expr
 	var ops []string
-	var opPos []manifest.Pos
+	var opPos []srcPos
 	// The chain is a left-deep tree: walk down its left spine without
 	// recursion (a chain may be a million arrows long), then reverse.
 	var e manifest.Expr = n
@@ -228,7 +219,7 @@ func (c *compiler) chain(s *scope, n *manifest.Chain) any {
 			break
 		}
 		ops = append(ops, ch.Op)
-		opPos = append(opPos, ch.Position())
+		opPos = append(opPos, c.files.of(ch))
 		exprs = append(exprs, ch.R)
 		e = ch.L
 	}
@@ -241,7 +232,7 @@ func (c *compiler) chain(s *scope, n *manifest.Chain) any {
 	for _, e := range exprs {
 		v := c.eval(s, e)
 		last = v
-		op := operand{pos: e.Position()}
+		var op operand
 		for _, x := range flatten([]any{v}, nil) {
 			switch x := x.(type) {
 			case refV:
@@ -262,36 +253,46 @@ func (c *compiler) chain(s *scope, n *manifest.Chain) any {
 // resources (an empty collector or array) is bridged: the previous
 // non-empty operand connects to the next one, with the arrow to the right
 // of the gap, as Puppet does since 4.10.5 (PUP-1410).
-func (c *compiler) resolveChain(ch *chain) []Edge {
-	var edges []Edge
+func (c *compiler) resolveChain(ch *chain) []edge {
+	var edges []edge
 	type member struct {
-		ref     string
-		found   bool
-		virtual bool // declared but never realized
+		r       int32  // the record, -1 when not found
+		ref     string // the reference, for messages about one not found
+		virtual bool   // declared but never realized
 	}
 	sets := make([][]member, len(ch.operands))
 	for i, op := range ch.operands {
-		seen := map[string]bool{}
+		seen := map[int32]bool{}
+		seenRef := map[string]bool{}
 		for _, rv := range op.refs {
 			r := c.find(rv)
-			m := member{ref: rv.String()}
-			if r != nil {
-				m = member{ref: r.r.Ref(), found: !r.virtual, virtual: r.virtual}
+			if r < 0 {
+				ref := rv.String()
+				if !seenRef[ref] {
+					seenRef[ref] = true
+					sets[i] = append(sets[i], member{r: -1, ref: ref})
+				}
+				continue
 			}
-			if !seen[m.ref] {
-				seen[m.ref] = true
-				sets[i] = append(sets[i], m)
+			if !seen[r] {
+				seen[r] = true
+				sets[i] = append(sets[i], member{r: r, virtual: c.rec(r).is(fVirtual)})
 			}
 		}
 		for _, col := range op.colls {
 			for _, r := range col.matched {
-				ref := r.r.Ref()
-				if !seen[ref] {
-					seen[ref] = true
-					sets[i] = append(sets[i], member{ref: ref, found: true})
+				if !seen[r] {
+					seen[r] = true
+					sets[i] = append(sets[i], member{r: r})
 				}
 			}
 		}
+	}
+	name := func(m member) string {
+		if m.r < 0 {
+			return m.ref
+		}
+		return c.ref(m.r)
 	}
 	prev := -1
 	for i := range sets {
@@ -302,7 +303,7 @@ func (c *compiler) resolveChain(ch *chain) []Edge {
 			prev = i
 			continue
 		}
-		op, pos := ch.ops[i-1], ch.opPos[i-1]
+		op, at := ch.ops[i-1], ch.opPos[i-1]
 		left, right := sets[prev], sets[i]
 		for _, l := range left {
 			for _, r := range right {
@@ -316,21 +317,21 @@ func (c *compiler) resolveChain(ch *chain) []Edge {
 					// source, which leaves the catalog with the unrealized
 					// resource: the relationship is silently dropped.
 					continue
-				case !src.found:
-					c.errorf(pos, "Could not find resource '%s' for relationship on '%s'", src.ref, dst.ref)
+				case src.r < 0:
+					c.errorf(c.pos(at), "Could not find resource '%s' for relationship on '%s'", name(src), name(dst))
 					continue
 				case dst.virtual:
-					c.errorf(pos, "Could not find dependent %s for %s", dst.ref, src.ref)
+					c.errorf(c.pos(at), "Could not find dependent %s for %s", name(dst), name(src))
 					continue
-				case !dst.found:
-					c.errorf(pos, "Could not find resource '%s' for relationship from '%s'", dst.ref, src.ref)
+				case dst.r < 0:
+					c.errorf(c.pos(at), "Could not find resource '%s' for relationship from '%s'", name(dst), name(src))
 					continue
 				}
-				kind := Before
+				kind := ekBefore
 				if op == "~>" || op == "<~" {
-					kind = Notify
+					kind = ekNotify
 				}
-				edges = append(edges, Edge{From: src.ref, To: dst.ref, Kind: kind, Via: op, Pos: pos})
+				edges = append(edges, edge{from: src.r, to: dst.r, kind: kind, via: viaOf(op), pos: at})
 			}
 		}
 		prev = i

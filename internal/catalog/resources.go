@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/almanac-sh/almanac/internal/manifest"
@@ -17,23 +18,18 @@ var metaparams = map[string]bool{
 // Puppet builds them.
 var relationParams = []string{"require", "subscribe", "before", "notify"}
 
-type attrVal struct {
-	name string
-	val  any
-	pos  manifest.Pos
-}
-
-// evalAttrs evaluates a body's attributes; undef values leave the attribute
-// unset, as in Puppet.
-func (c *compiler) evalAttrs(s *scope, attrs []manifest.Attr) []attrVal {
-	out := make([]attrVal, 0, len(attrs))
-	seen := make(map[string]bool, len(attrs))
+// evalAttrs evaluates a body's attributes; undef values (nil) are kept for
+// the caller to drop, as they leave the attribute unset in Puppet.
+func (c *compiler) evalAttrs(s *scope, attrs []manifest.Attr) []attr {
+	if len(attrs) == 0 {
+		return nil
+	}
+	out := make([]attr, 0, len(attrs))
 	for _, a := range attrs {
-		if seen[a.Name] {
+		if findAttr(out, a.Name) >= 0 {
 			c.fail(a.Position(), "The attribute '%s' has already been set", a.Name)
 		}
-		seen[a.Name] = true
-		out = append(out, attrVal{name: a.Name, val: c.eval(s, a.Value), pos: a.Position()})
+		out = append(out, attr{name: a.Name, val: c.eval(s, a.Value), pos: c.files.at(a.Loc)})
 	}
 	return out
 }
@@ -50,7 +46,7 @@ func (c *compiler) declare(s *scope, d *manifest.ResourceDecl) any {
 	if typ == "class" && d.Virtual {
 		c.fail(d.Position(), "Classes cannot be virtual")
 	}
-	var bodyDefaults []attrVal
+	var bodyDefaults []attr
 	for _, b := range d.Bodies {
 		if _, ok := b.Title.(*manifest.DefaultLit); ok {
 			bodyDefaults = c.evalAttrs(s, b.Attrs)
@@ -64,26 +60,30 @@ func (c *compiler) declare(s *scope, d *manifest.ResourceDecl) any {
 		titles := c.titles(s, b)
 		attrs := c.evalAttrs(s, b.Attrs)
 		for _, dv := range bodyDefaults {
-			if !hasAttr(attrs, dv.name) {
+			if findAttr(attrs, dv.name) < 0 {
 				attrs = append(attrs, dv)
 			}
 		}
-		for _, title := range titles {
+		at := c.files.at(b.Loc)
+		for k, title := range titles {
 			if typ == "class" {
-				r := c.declareClass(s, title, attrs, b.Position())
-				if r != nil {
-					refs = append(refs, refV{Type: "Class", Title: r.r.Title})
+				r := c.declareClass(s, title, attrs, at)
+				if r >= 0 {
+					refs = append(refs, refV{Type: "Class", Title: c.rec(r).title})
 				}
 				continue
 			}
-			r := c.declareOne(s, typ, title, attrs, b.Position(), d.Virtual)
-			if r != nil {
+			// Each resource gets attributes of its own; the last one
+			// takes the evaluated list.
+			own := attrs
+			if k < len(titles)-1 {
+				own = slices.Clone(attrs)
+			}
+			r := c.declareOne(s, typ, title, own, at, d.Virtual)
+			if r >= 0 {
 				refs = append(refs, refV{Type: capitalize(typ), Title: title})
-				if def != nil {
-					r.define = def
-					if !d.Virtual {
-						c.pending = append(c.pending, r)
-					}
+				if def != nil && !d.Virtual {
+					c.pending = append(c.pending, r)
 				}
 			}
 		}
@@ -92,15 +92,6 @@ func (c *compiler) declare(s *scope, d *manifest.ResourceDecl) any {
 		return refs[0]
 	}
 	return refs
-}
-
-func hasAttr(attrs []attrVal, name string) bool {
-	for _, a := range attrs {
-		if a.name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // titles evaluates a body's title to a list of non-empty strings.
@@ -126,78 +117,103 @@ func (c *compiler) titles(s *scope, b manifest.ResourceBody) []string {
 	return out
 }
 
-// declareOne adds one resource; it reports duplicates with Puppet's message.
-func (c *compiler) declareOne(s *scope, typ, title string, attrs []attrVal, pos manifest.Pos, virtual bool) *res {
-	if old, dup := c.byKey[refKey(typ, title)]; dup {
-		c.errorf(pos, "Duplicate declaration: %s is already declared at %s; cannot redeclare", formatRef(typ, title), where(old.r.Pos))
-		return nil
+// declareOne adds one resource, taking attrs as its attributes (undef ones
+// dropped); it reports duplicates with Puppet's message. It returns the
+// record, or -1.
+func (c *compiler) declareOne(s *scope, typ, title string, attrs []attr, at srcPos, virtual bool) int32 {
+	if old := c.lookup(typ, title); old >= 0 {
+		c.errorf(c.pos(at), "Duplicate declaration: %s is already declared at %s; cannot redeclare", formatRef(typ, title), where(c.posOf(old)))
+		return -1
 	}
-	r := c.newRes(typ, title, pos, s.container, c.defines[typ] != nil)
-	r.scope = s
-	r.virtual = virtual
-	r.attrPos = make(attrPositions, 0, len(attrs))
-	for _, a := range attrs {
-		if a.val == nil {
-			continue
-		}
-		r.attrs[a.name] = a.val
-		r.attrPos.set(a.name, a.pos)
+	i := c.newRes(typ, title, at, s.container, c.defines[typ] != nil)
+	r := c.rec(i)
+	r.scope = c.scopeID(s)
+	if virtual {
+		r.flags |= fVirtual
 	}
-	r.r.Tags = c.tagsFor(s, typ, title, r.attrs["tag"])
-	if al, ok := r.attrs["alias"]; ok {
+	if validTag.MatchString(title) {
+		r.flags |= fTitleTag
+	}
+	r.setAttrs(definedAttrs(attrs))
+	tag, _ := c.get(i, "tag")
+	r.tags = c.extraTags(s, tag)
+	if al, ok := c.get(i, "alias"); ok {
 		for _, a := range flatten([]any{al}, nil) {
 			name, ok := a.(string)
 			if !ok {
-				c.errorf(r.attrPos.get("alias"), "Parameter alias failed on %s: an alias must be a String", r.r.Ref())
+				c.errorf(c.attrPosOr(i, "alias"), "Parameter alias failed on %s: an alias must be a String", c.ref(i))
+				continue
+			}
+			if other := c.lookup(typ, name); other >= 0 && other != i {
+				c.errorf(c.attrPosOr(i, "alias"), "Cannot alias %s to %s; resource %s already declared %s",
+					c.ref(i), name, formatRef(typ, name), where(c.posOf(other)))
 				continue
 			}
 			key := refKey(typ, name)
-			if other, taken := c.byKey[key]; taken && other != r {
-				c.errorf(r.attrPos.get("alias"), "Cannot alias %s to %s; resource %s already declared %s",
-					r.r.Ref(), name, formatRef(typ, name), where(other.r.Pos))
-				continue
-			}
 			if other, taken := c.aliases[key]; taken {
-				c.errorf(r.attrPos.get("alias"), "Cannot alias %s to %s; %s already uses that alias",
-					r.r.Ref(), name, other.r.Ref())
+				c.errorf(c.attrPosOr(i, "alias"), "Cannot alias %s to %s; %s already uses that alias",
+					c.ref(i), name, c.ref(other))
 				continue
 			}
-			c.aliases[key] = r
+			c.aliases[key] = i
 		}
 	}
-	return r
+	return i
+}
+
+// definedAttrs drops the undef values of attrs, in place.
+func definedAttrs(attrs []attr) []attr {
+	out := attrs[:0]
+	for _, a := range attrs {
+		if a.val != nil {
+			out = append(out, a)
+		}
+	}
+	clear(attrs[len(out):])
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // validTag is Puppet's tag syntax.
 var validTag = regexp.MustCompile(`^[[:alnum:]_][[:alnum:]_:.-]*$`)
 
-// tagsFor computes a resource's tags: its type, its title if a valid tag,
-// the tags of the scope (enclosing classes and defines), and explicit tags.
-func (c *compiler) tagsFor(s *scope, typ, title string, explicit any) []string {
-	tags := make([]string, 0, 4+len(s.tags))
-	seen := make(map[string]bool, 4+len(s.tags))
-	add := func(t string) {
-		t = strings.ToLower(t)
-		if t != "" && !seen[t] {
-			seen[t] = true
-			tags = append(tags, t)
+// extraTags returns the tags field of a record declared in s whose tag
+// metaparameter is explicit: the tags of the scope (enclosing classes and
+// defines) and the explicit ones come after those of the record's type
+// and title (see computeTags). Records of a scope without explicit tags
+// share one list.
+func (c *compiler) extraTags(s *scope, explicit any) int32 {
+	if explicit == nil {
+		if len(s.tags) == 0 {
+			return 0
+		}
+		if s.tagList == 0 {
+			c.tagLists = append(c.tagLists, s.tags)
+			s.tagList = int32(len(c.tagLists))
+		}
+		return s.tagList
+	}
+	extra := slices.Clip(s.tags)
+	for _, t := range flatten([]any{explicit}, nil) {
+		if str, ok := t.(string); ok {
+			extra = append(extra, str)
 		}
 	}
-	add(typ)
-	if validTag.MatchString(title) {
-		add(title)
-	}
-	for _, t := range s.tags {
-		add(t)
-	}
-	if explicit != nil {
-		for _, t := range flatten([]any{explicit}, nil) {
-			if str, ok := t.(string); ok {
-				add(str)
-			}
-		}
-	}
-	return tags
+	c.tagLists = append(c.tagLists, extra)
+	return int32(len(c.tagLists))
+}
+
+// exactTags returns the tags field of a record whose tags are exactly tags.
+func (c *compiler) exactTags(tags []string) int32 {
+	c.tagLists = append(c.tagLists, tags)
+	return -int32(len(c.tagLists))
+}
+
+// tags returns the tags of record i.
+func (c *compiler) tags(i int32) []string {
+	return tagsOf(c.rec(i), c.types.names, c.tagLists)
 }
 
 // nameTags are the tags a class or define name contributes: the full name
@@ -227,7 +243,7 @@ func (c *compiler) setDefaults(s *scope, d *manifest.ResourceDefaults) {
 	}
 	for _, a := range attrs {
 		if _, dup := m[a.name]; dup {
-			c.errorf(a.pos, "The attribute '%s' has already been set for %s defaults in this scope", a.name, capitalize(typ))
+			c.errorf(c.pos(a.pos), "The attribute '%s' has already been set for %s defaults in this scope", a.name, capitalize(typ))
 			continue
 		}
 		m[a.name] = defaultAttr{val: a.val, pos: a.pos}
@@ -236,26 +252,27 @@ func (c *compiler) setDefaults(s *scope, d *manifest.ResourceDefaults) {
 
 // applyDefaults fills unset attributes from resource defaults, the nearest
 // scope (along the dynamic scope chain) winning.
-func (c *compiler) applyDefaults(r *res) {
-	for sc := r.scope; sc != nil; sc = sc.dyn {
-		for name, d := range sc.defaults[r.r.Type] {
-			if _, set := r.attrs[name]; set || d.val == nil {
+func (c *compiler) applyDefaults(i int32) {
+	typ := c.typeOf(i)
+	for sc := c.scopeOf(i); sc != nil; sc = sc.dyn {
+		for name, d := range sc.defaults[typ] {
+			if _, set := c.get(i, name); set || d.val == nil {
 				continue
 			}
-			r.attrs[name] = d.val
-			r.attrPos.set(name, d.pos)
+			c.set(i, name, d.val, d.pos)
 			if name == "tag" {
-				r.r.Tags = c.tagsFor(r.scope, r.r.Type, r.r.Title, d.val)
+				c.rec(i).tags = c.extraTags(c.scopeOf(i), d.val)
 			}
 		}
 	}
 }
 
-// defaultValue is the value a resource default would give r's attribute
-// name, the nearest scope winning as in applyDefaults.
-func (r *res) defaultValue(name string) (any, bool) {
-	for sc := r.scope; sc != nil; sc = sc.dyn {
-		if d, ok := sc.defaults[r.r.Type][name]; ok && d.val != nil {
+// defaultValue is the value a resource default would give record i's
+// attribute name, the nearest scope winning as in applyDefaults.
+func (c *compiler) defaultValue(i int32, name string) (any, bool) {
+	typ := c.typeOf(i)
+	for sc := c.scopeOf(i); sc != nil; sc = sc.dyn {
+		if d, ok := sc.defaults[typ][name]; ok && d.val != nil {
 			return d.val, true
 		}
 	}
@@ -263,41 +280,42 @@ func (r *res) defaultValue(name string) (any, bool) {
 }
 
 // includeClass declares a class include-style (idempotent) and returns it.
-func (c *compiler) includeClass(s *scope, name string, pos manifest.Pos) *res {
+func (c *compiler) includeClass(s *scope, name string, at srcPos) int32 {
 	name = strings.ToLower(strings.TrimPrefix(name, "::"))
-	if r := c.byKey[refKey("class", name)]; r != nil {
+	if r := c.lookup("class", name); r >= 0 {
 		return r
 	}
 	def := c.classes[name]
 	if def == nil {
-		c.fail(pos, "Could not find class ::%s", name)
+		c.fail(c.pos(at), "Could not find class ::%s", name)
 	}
-	r := c.evalClass(s, def, name, nil, pos)
-	r.included = true
+	r := c.evalClass(s, def, name, nil, at)
+	c.rec(r).flags |= fIncluded
 	return r
 }
 
-// declareClass is the resource-like declaration class { 'x': p => v }.
-func (c *compiler) declareClass(s *scope, name string, attrs []attrVal, pos manifest.Pos) *res {
+// declareClass is the resource-like declaration class { 'x': p => v }; it
+// returns the class's record, or -1.
+func (c *compiler) declareClass(s *scope, name string, attrs []attr, at srcPos) int32 {
 	name = strings.ToLower(strings.TrimPrefix(name, "::"))
-	if old := c.byKey[refKey("class", name)]; old != nil {
-		if old.included {
-			c.errorf(pos, "Duplicate declaration: %s is already declared; cannot redeclare", formatRef("class", name))
-			return nil
+	if old := c.lookup("class", name); old >= 0 {
+		if c.rec(old).is(fIncluded) {
+			c.errorf(c.pos(at), "Duplicate declaration: %s is already declared; cannot redeclare", formatRef("class", name))
+			return -1
 		}
-		c.errorf(pos, "Duplicate declaration: %s is already declared at %s; cannot redeclare", formatRef("class", name), where(old.r.Pos))
-		return nil
+		c.errorf(c.pos(at), "Duplicate declaration: %s is already declared at %s; cannot redeclare", formatRef("class", name), where(c.posOf(old)))
+		return -1
 	}
 	def := c.classes[name]
 	if def == nil {
-		c.fail(pos, "Could not find class ::%s", name)
+		c.fail(c.pos(at), "Could not find class ::%s", name)
 	}
-	return c.evalClass(s, def, name, attrs, pos)
+	return c.evalClass(s, def, name, attrs, at)
 }
 
-func (c *compiler) evalClass(from *scope, def *manifest.ClassDef, name string, attrs []attrVal, pos manifest.Pos) *res {
-	r := c.newRes("class", name, pos, c.stage, true)
-	r.scope = from
+func (c *compiler) evalClass(from *scope, def *manifest.ClassDef, name string, attrs []attr, at srcPos) int32 {
+	r := c.newRes("class", name, at, c.stage, true)
+	c.rec(r).scope = c.scopeID(from)
 	sc := newScope(c.top, from, r)
 	sc.tags = nameTags(name)
 	c.classSc[name] = sc
@@ -308,40 +326,40 @@ func (c *compiler) evalClass(from *scope, def *manifest.ClassDef, name string, a
 		if a.val == nil {
 			continue
 		}
-		r.attrs[a.name] = a.val
-		r.attrPos.set(a.name, a.pos)
+		c.set(r, a.name, a.val, a.pos)
 	}
-	if t, ok := r.attrs["tag"]; ok {
+	if t, ok := c.get(r, "tag"); ok {
 		for _, tg := range flatten([]any{t}, nil) {
 			if str, ok := tg.(string); ok {
 				sc.tags = append(sc.tags, strings.ToLower(str))
 			}
 		}
 	}
-	r.r.Tags = append([]string{"class"}, sc.tags...)
+	c.rec(r).tags = c.exactTags(append([]string{"class"}, sc.tags...))
 	c.bindParams(sc, r, def.Params, params)
 	for _, a := range attrs {
 		if !params[a.name] && !metaparams[a.name] {
-			c.errorf(a.pos, "%s: has no parameter named '%s'", r.r.Ref(), a.name)
+			c.errorf(c.pos(a.pos), "%s: has no parameter named '%s'", c.ref(r), a.name)
 		}
 	}
 	c.evalBlock(sc, def.Body)
 	return r
 }
 
-// bindParams binds class or define parameters from r.attrs and defaults.
-func (c *compiler) bindParams(sc *scope, r *res, params []manifest.Param, known map[string]bool) {
+// bindParams binds class or define parameters from record r's attributes
+// and defaults.
+func (c *compiler) bindParams(sc *scope, r int32, params []manifest.Param, known map[string]bool) {
 	for _, p := range params {
 		known[p.Name] = true
 		if metaparams[p.Name] || p.Name == "title" || p.Name == "name" {
 			c.errorf(p.Position(), "The parameter '$%s' is reserved and cannot be used", p.Name)
 			continue
 		}
-		v, given := r.attrs[p.Name]
-		pos := r.attrPos.get(p.Name)
+		v, given := c.get(r, p.Name)
+		pos := c.attrPosOr(r, p.Name)
 		if !given {
 			if p.Default == nil {
-				c.errorf(r.r.Pos, "%s: expects a value for parameter '%s'", r.r.Ref(), p.Name)
+				c.errorf(c.posOf(r), "%s: expects a value for parameter '%s'", c.ref(r), p.Name)
 				continue
 			}
 			pos = p.Default.Position()
@@ -349,7 +367,7 @@ func (c *compiler) bindParams(sc *scope, r *res, params []manifest.Param, known 
 		}
 		if p.Type != nil {
 			if msg := c.checkType(sc, p.Type, v); msg != "" {
-				c.errorf(pos, "%s: parameter '%s' expects %s, got %s", r.r.Ref(), p.Name, msg, typeName(v))
+				c.errorf(pos, "%s: parameter '%s' expects %s, got %s", c.ref(r), p.Name, msg, typeName(v))
 			}
 		}
 		sc.vars[p.Name] = v
@@ -357,23 +375,38 @@ func (c *compiler) bindParams(sc *scope, r *res, params []manifest.Param, known 
 }
 
 // evalDefine evaluates a defined-type instance's body.
-func (c *compiler) evalDefine(r *res) {
-	r.done = true
+func (c *compiler) evalDefine(r int32) {
+	c.rec(r).flags |= fDone
 	c.applyDefaults(r)
-	sc := newScope(c.top, r.scope, r)
-	sc.tags = append(append([]string(nil), r.r.Tags...), nameTags(r.r.Type)...)
-	sc.vars["title"] = r.r.Title
-	name := r.r.Title
-	if n, ok := r.attrs["name"].(string); ok {
-		name = n
+	typ := c.typeOf(r)
+	def := c.defines[typ]
+	sc := newScope(c.top, c.scopeOf(r), r)
+	sc.tags = append(slices.Clip(c.tags(r)), nameTags(typ)...)
+	title := c.rec(r).title
+	sc.vars["title"] = title
+	name := title
+	if n, ok := c.get(r, "name"); ok {
+		if n, ok := n.(string); ok {
+			name = n
+		}
 	}
 	sc.vars["name"] = name
 	known := map[string]bool{"name": true}
-	c.bindParams(sc, r, r.define.Params, known)
-	for _, a := range sortedKeys(r.attrs) {
+	c.bindParams(sc, r, def.Params, known)
+	for _, a := range sortedAttrNames(c.rec(r).attrs()) {
 		if !known[a] && !metaparams[a] {
-			c.errorf(r.attrPos.get(a), "%s: has no parameter named '%s'", r.r.Ref(), a)
+			c.errorf(c.attrPosOr(r, a), "%s: has no parameter named '%s'", c.ref(r), a)
 		}
 	}
-	c.evalBlock(sc, r.define.Body)
+	c.evalBlock(sc, def.Body)
+}
+
+// sortedAttrNames returns the names of attrs, sorted.
+func sortedAttrNames(attrs []attr) []string {
+	names := make([]string, len(attrs))
+	for i, a := range attrs {
+		names[i] = a.name
+	}
+	slices.Sort(names)
+	return names
 }

@@ -37,7 +37,7 @@ type attrSpec struct {
 type typeSpec struct {
 	namevar string
 	attrs   map[string]attrSpec
-	check   func(c *compiler, r *res)
+	check   func(c *compiler, r int32)
 }
 
 // builtinTypes is the registry of resource types almanac manages; the apply
@@ -118,35 +118,38 @@ var ValidateSchedule func(title string, attrs map[string]any) error
 func Types() []string { return sortedKeys(builtinTypes) }
 
 // paramFail reports Puppet's "Parameter x failed on Ref: msg".
-func (c *compiler) paramFail(r *res, attr, format string, args ...any) {
-	pos := r.r.Pos
-	if p, ok := r.attrPos.lookup(attr); ok {
-		pos = p
+func (c *compiler) paramFail(r int32, attr, format string, args ...any) {
+	pos, ok := c.attrPos(r, attr)
+	if !ok {
+		pos = c.posOf(r)
 	}
-	c.errorf(pos, "Parameter %s failed on %s: %s", attr, r.r.Ref(), fmt.Sprintf(format, args...))
+	c.errorf(pos, "Parameter %s failed on %s: %s", attr, c.ref(r), fmt.Sprintf(format, args...))
 }
 
 // validate checks a built-in resource's attributes against its type and
-// normalizes values (numeric strings, boolean strings).
-func (c *compiler) validate(r *res, spec *typeSpec) {
-	for _, name := range sortedKeys(r.attrs) {
-		v := r.attrs[name]
+// normalizes values (numeric strings, boolean strings). Its attributes are
+// sorted by name.
+func (c *compiler) validate(r int32, spec *typeSpec) {
+	rc := c.rec(r)
+	attrs := rc.attrs()
+	for k := range attrs {
+		name, v := attrs[k].name, attrs[k].val
 		if metaparams[name] {
 			c.validateMeta(r, name, v)
 			continue
 		}
 		a, ok := spec.attrs[name]
 		if !ok {
-			c.errorf(r.attrPos.get(name), "%s: has no parameter named '%s'", r.r.Ref(), name)
+			c.errorf(c.pos(attrs[k].pos), "%s: has no parameter named '%s'", c.ref(r), name)
 			continue
 		}
 		if nv, ok := c.checkKind(r, name, a, v); ok {
-			r.attrs[name] = nv
+			attrs[k].val = nv
 		}
 	}
-	if _, set := r.attrs[spec.namevar]; !set {
-		r.attrs[spec.namevar] = r.r.Title
-		if _, ok := c.checkKind(r, spec.namevar, spec.attrs[spec.namevar], r.r.Title); !ok {
+	if _, set := c.get(r, spec.namevar); !set {
+		rc.flags |= fNameTitle
+		if _, ok := c.checkKind(r, spec.namevar, spec.attrs[spec.namevar], rc.title); !ok {
 			return
 		}
 	}
@@ -155,7 +158,7 @@ func (c *compiler) validate(r *res, spec *typeSpec) {
 	}
 }
 
-func (c *compiler) checkKind(r *res, name string, a attrSpec, v any) (any, bool) {
+func (c *compiler) checkKind(r int32, name string, a attrSpec, v any) (any, bool) {
 	switch a.kind {
 	case kAny:
 		return v, true
@@ -166,7 +169,7 @@ func (c *compiler) checkKind(r *res, name string, a attrSpec, v any) (any, bool)
 		}
 		switch x := v.(type) {
 		case string:
-			return x, true
+			return v, true
 		case int64, float64:
 			return toString(x), true
 		}
@@ -174,9 +177,9 @@ func (c *compiler) checkKind(r *res, name string, a attrSpec, v any) (any, bool)
 	case kAbsPath:
 		s, ok := v.(string)
 		if ok && strings.HasPrefix(s, "/") {
-			return s, true
+			return v, true
 		}
-		if name == "path" && r.r.Type == "file" {
+		if name == "path" && c.typeOf(r) == "file" {
 			c.paramFail(r, name, "File paths must be fully qualified, not '%s'", toString(v))
 		} else {
 			c.paramFail(r, name, "%s must be an absolute path, not '%s'", name, toString(v))
@@ -184,7 +187,7 @@ func (c *compiler) checkKind(r *res, name string, a attrSpec, v any) (any, bool)
 	case kStrings:
 		switch x := v.(type) {
 		case string:
-			return x, true
+			return v, true
 		case []any:
 			for _, e := range x {
 				if _, ok := e.(string); !ok {
@@ -192,7 +195,7 @@ func (c *compiler) checkKind(r *res, name string, a attrSpec, v any) (any, bool)
 					return nil, false
 				}
 			}
-			return x, true
+			return v, true
 		}
 		c.paramFail(r, name, "Invalid value %s: expected a String or an Array of Strings", inspect(v))
 	case kBool:
@@ -211,7 +214,7 @@ func (c *compiler) checkKind(r *res, name string, a attrSpec, v any) (any, bool)
 	case kInt:
 		switch x := v.(type) {
 		case int64:
-			return x, true
+			return v, true
 		case string:
 			if n, err := strconv.ParseInt(x, 10, 64); err == nil {
 				return n, true
@@ -270,6 +273,9 @@ func (c *compiler) checkKind(r *res, name string, a attrSpec, v any) (any, bool)
 							return v, true
 						}
 					}
+					if _, isStr := v.(string); isStr {
+						return v, true
+					}
 					return s, true
 				}
 			}
@@ -290,12 +296,12 @@ func inspect(v any) string {
 	return toString(v)
 }
 
-func (c *compiler) validateMeta(r *res, name string, v any) {
+func (c *compiler) validateMeta(r int32, name string, v any) {
 	switch name {
 	case "noop":
 		if _, ok := v.(bool); !ok {
 			if s, isStr := v.(string); isStr && (s == "true" || s == "false") {
-				r.attrs[name] = s == "true"
+				c.replace(r, name, s == "true")
 				return
 			}
 			c.paramFail(r, name, "Invalid value %s. Valid values are true, false.", inspect(v))
@@ -307,8 +313,8 @@ func (c *compiler) validateMeta(r *res, name string, v any) {
 			return
 		}
 		if _, builtin := BuiltinSchedules[s]; !builtin {
-			if sr := c.byKey[refKey("schedule", s)]; (sr == nil || sr.virtual) && (c.opts.Schedules == nil || !c.opts.Schedules(s)) {
-				c.errorf(r.attrPos.get(name), "Could not find schedule %s", s)
+			if sr := c.lookup("schedule", s); (sr < 0 || c.rec(sr).is(fVirtual)) && (c.opts.Schedules == nil || !c.opts.Schedules(s)) {
+				c.errorf(c.attrPosOr(r, name), "Could not find schedule %s", s)
 			}
 		}
 	case "tag":
@@ -321,24 +327,37 @@ func (c *compiler) validateMeta(r *res, name string, v any) {
 	}
 }
 
-func checkFile(c *compiler, r *res) {
-	p, _ := r.attrs["path"].(string)
+// getString returns attribute name of record r when it is a string.
+func (c *compiler) getString(r int32, name string) (string, bool) {
+	v, _ := c.get(r, name)
+	s, ok := v.(string)
+	return s, ok
+}
+
+// has reports whether record r has attribute name.
+func (c *compiler) has(r int32, name string) bool {
+	_, ok := c.get(r, name)
+	return ok
+}
+
+func checkFile(c *compiler, r int32) {
+	p, _ := c.getString(r, "path")
 	if p != "" && p != "/" && path.Clean(p) != strings.TrimSuffix(p, "/") {
 		c.paramFail(r, "path", "File paths must be normalized, not '%s'", p)
 	}
-	ensure, _ := r.attrs["ensure"].(string)
-	if _, has := r.attrs["content"]; has && (ensure == "directory" || ensure == "link" || ensure == "absent") {
+	ensure, _ := c.getString(r, "ensure")
+	if c.has(r, "content") && (ensure == "directory" || ensure == "link" || ensure == "absent") {
 		c.paramFail(r, "content", "content cannot be set with ensure => %s", ensure)
 	}
-	if _, has := r.attrs["target"]; has && ensure != "link" && ensure != "" {
+	if c.has(r, "target") && ensure != "link" && ensure != "" {
 		c.paramFail(r, "target", "target requires ensure => link")
 	}
 	if ensure == "link" {
-		if _, has := r.attrs["target"]; !has {
+		if !c.has(r, "target") {
 			c.paramFail(r, "ensure", "ensure => link requires a target")
 		}
 	}
-	if m, ok := r.attrs["mode"].(string); ok && !fileMode.MatchString(m) {
+	if m, ok := c.getString(r, "mode"); ok && !fileMode.MatchString(m) {
 		c.paramFail(r, "mode", "The file mode specification is invalid: %s", inspect(m))
 	}
 }
@@ -354,13 +373,13 @@ type attributeError interface {
 	Attribute() string
 }
 
-func checkSchedule(c *compiler, r *res) {
+func checkSchedule(c *compiler, r int32) {
 	if ValidateSchedule == nil {
 		return
 	}
 	attrs := map[string]any{}
 	for _, a := range scheduleAttrs {
-		if v, ok := r.attrs[a]; ok {
+		if v, ok := c.get(r, a); ok {
 			x, err := export(v)
 			if err != nil {
 				c.paramFail(r, a, "%v", err)
@@ -369,7 +388,7 @@ func checkSchedule(c *compiler, r *res) {
 			attrs[a] = x
 		}
 	}
-	err := ValidateSchedule(r.r.Title, attrs)
+	err := ValidateSchedule(c.rec(r).title, attrs)
 	if err == nil {
 		return
 	}
@@ -378,7 +397,7 @@ func checkSchedule(c *compiler, r *res) {
 		c.paramFail(r, ae.Attribute(), "%s", err.Error())
 		return
 	}
-	c.errorf(r.r.Pos, "%s: %s", r.r.Ref(), err.Error())
+	c.errorf(c.posOf(r), "%s: %s", c.ref(r), err.Error())
 }
 
 // btoi is 1 for true and 0 for false.
@@ -389,20 +408,20 @@ func btoi(b bool) int {
 	return 0
 }
 
-func checkJob(c *compiler, r *res) {
-	_, hasCron := r.attrs["cron"]
-	_, hasCalendar := r.attrs["on_calendar"]
-	at, hasAt := r.attrs["at"].(string)
+func checkJob(c *compiler, r int32) {
+	hasCron := c.has(r, "cron")
+	hasCalendar := c.has(r, "on_calendar")
+	at, hasAt := c.getString(r, "at")
 	if n := btoi(hasCron) + btoi(hasCalendar) + btoi(hasAt); n != 1 {
-		c.errorf(r.r.Pos, "%s: exactly one of 'cron', 'on_calendar' or 'at' is required", r.r.Ref())
+		c.errorf(c.posOf(r), "%s: exactly one of 'cron', 'on_calendar' or 'at' is required", c.ref(r))
 	}
 	if hasAt {
 		if _, err := time.Parse(time.RFC3339, at); err != nil {
 			c.paramFail(r, "at", "Invalid value %s: expected an RFC 3339 time like 2025-01-31T02:00:00Z", inspect(at))
 		}
 	}
-	if _, ok := r.attrs["command"]; !ok {
-		c.errorf(r.r.Pos, "%s: the 'command' attribute is required", r.r.Ref())
+	if !c.has(r, "command") {
+		c.errorf(c.posOf(r), "%s: the 'command' attribute is required", c.ref(r))
 	}
 	// The values' bounds are the job package's rules, checked with the
 	// resource's position when the catalog's jobs are built

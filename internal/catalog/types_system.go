@@ -38,8 +38,8 @@ func init() {
 	}, check: checkCron}
 }
 
-func checkPackage(c *compiler, r *res) {
-	v, set := r.attrs["ensure"]
+func checkPackage(c *compiler, r int32) {
+	v, set := c.get(r, "ensure")
 	if !set {
 		return
 	}
@@ -49,7 +49,7 @@ func checkPackage(c *compiler, r *res) {
 			return
 		}
 	case int64, float64:
-		r.attrs["ensure"] = toString(x)
+		c.replace(r, "ensure", toString(x))
 		return
 	}
 	c.paramFail(r, "ensure", "Invalid value %s. Valid values are present, absent, purged, installed, latest. Valid values match /./.", inspect(v))
@@ -58,23 +58,25 @@ func checkPackage(c *compiler, r *res) {
 // accountName is what useradd and groupadd accept as a name.
 var accountName = regexp.MustCompile(`^[a-z_][a-z0-9_.-]*\$?$`)
 
-func checkAccountName(c *compiler, r *res) {
-	if n, _ := r.attrs["name"].(string); !accountName.MatchString(n) || len(n) > 32 {
+func checkAccountName(c *compiler, r int32) {
+	if n, _ := c.getString(r, "name"); !accountName.MatchString(n) || len(n) > 32 {
 		c.paramFail(r, "name", "%s is not a valid name (lower-case letters, digits, '_', '-' and '.', starting with a letter or '_', at most 32 characters)", inspect(n))
 	}
 }
 
-func checkUser(c *compiler, r *res) {
+func checkUser(c *compiler, r int32) {
 	checkAccountName(c, r)
-	if uid, ok := r.attrs["uid"].(int64); ok && (uid < 0 || uid > 1<<32-2) {
+	uid, _ := c.get(r, "uid")
+	if uid, ok := uid.(int64); ok && (uid < 0 || uid > 1<<32-2) {
 		c.paramFail(r, "uid", "Invalid UID %d", uid)
 	}
-	if gid, ok := r.attrs["gid"].(string); ok {
+	if gid, ok := c.getString(r, "gid"); ok {
 		if n, err := strconv.ParseInt(gid, 10, 64); err == nil {
-			r.attrs["gid"] = n
+			c.replace(r, "gid", n)
 		}
 	}
-	for _, g := range flatten([]any{r.attrs["groups"]}, nil) {
+	groups, _ := c.get(r, "groups")
+	for _, g := range flatten([]any{groups}, nil) {
 		s, ok := g.(string)
 		switch {
 		case g == nil:
@@ -88,9 +90,10 @@ func checkUser(c *compiler, r *res) {
 	}
 }
 
-func checkGroup(c *compiler, r *res) {
+func checkGroup(c *compiler, r int32) {
 	checkAccountName(c, r)
-	if gid, ok := r.attrs["gid"].(int64); ok && (gid < 0 || gid > 1<<32-2) {
+	gid, _ := c.get(r, "gid")
+	if gid, ok := gid.(int64); ok && (gid < 0 || gid > 1<<32-2) {
 		c.paramFail(r, "gid", "Invalid GID %d", gid)
 	}
 }
@@ -131,8 +134,8 @@ var cronStep = regexp.MustCompile(`^(\*/[0-9]+|[0-9]+-[0-9]+|[0-9]+-[0-9]+/[0-9]
 // checkCron validates a cron entry as Puppet's cron type munges it: each
 // time field becomes an array of strings, '*' and 'absent' become
 // "absent", names become numbers.
-func checkCron(c *compiler, r *res) {
-	special, hasSpecial := r.attrs["special"]
+func checkCron(c *compiler, r int32) {
+	special, hasSpecial := c.get(r, "special")
 	if hasSpecial {
 		s, ok := special.(string)
 		if !ok || !slices.Contains(CronSpecials, s) {
@@ -140,7 +143,7 @@ func checkCron(c *compiler, r *res) {
 		}
 	}
 	for _, f := range cronFields {
-		v, set := r.attrs[f.name]
+		v, set := c.get(r, f.name)
 		if !set {
 			continue
 		}
@@ -153,19 +156,20 @@ func checkCron(c *compiler, r *res) {
 			}
 			out = append(out, m)
 		}
-		r.attrs[f.name] = out
+		c.replace(r, f.name, out)
 		if hasSpecial && special != "absent" && !(len(out) == 1 && out[0] == "absent") {
-			c.errorf(r.r.Pos, "%s cannot specify both a special schedule and a value for %s", r.r.Ref(), f.name)
+			c.errorf(c.posOf(r), "%s cannot specify both a special schedule and a value for %s", c.ref(r), f.name)
 		}
 	}
-	for _, e := range flatten([]any{r.attrs["environment"]}, nil) {
+	env, _ := c.get(r, "environment")
+	for _, e := range flatten([]any{env}, nil) {
 		s, ok := e.(string)
 		if e != nil && (!ok || !cronEnv.MatchString(s) && s != "absent") {
 			c.paramFail(r, "environment", "Invalid environment setting %s", inspect(e))
 		}
 	}
-	if cmd, ok := r.attrs["command"].(string); ok {
-		r.attrs["command"] = strings.TrimSpace(cmd)
+	if cmd, ok := c.getString(r, "command"); ok {
+		c.replace(r, "command", strings.TrimSpace(cmd))
 	}
 }
 

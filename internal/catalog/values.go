@@ -283,6 +283,7 @@ func hashKey(v any) (any, bool) {
 // export converts an evaluation value to the catalog's parameter value types:
 // string, int64, float64, bool, nil, []any and map[string]any.
 func export(v any) (any, error) {
+	in := v
 	switch v := v.(type) {
 	case nil, string, int64, bool:
 		return v, nil
@@ -290,7 +291,7 @@ func export(v any) (any, error) {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, fmt.Errorf("value %v is not a finite number", v)
 		}
-		return v, nil
+		return in, nil
 	case refV:
 		return v.String(), nil
 	case typeV:
@@ -298,15 +299,30 @@ func export(v any) (any, error) {
 	case *regexp.Regexp:
 		return v.String(), nil
 	case []any:
-		out := make([]any, len(v))
+		// Arrays are copied only when an element changes: values are
+		// never modified once evaluated, so an exported array may be
+		// the evaluated one, shared.
+		var out []any
 		for i, e := range v {
 			x, err := export(e)
 			if err != nil {
 				return nil, err
 			}
-			out[i] = x
+			if out == nil && !exportedAsIs(e, x) {
+				out = make([]any, len(v))
+				copy(out, v[:i])
+			}
+			if out != nil {
+				out[i] = x
+			}
 		}
-		return out, nil
+		switch {
+		case out != nil:
+			return out, nil
+		case v == nil:
+			return []any{}, nil // as a copy would be
+		}
+		return in, nil // v again would be a new interface value
 	case *hashV:
 		out := make(map[string]any, len(v.keys))
 		for _, k := range v.keys {
@@ -319,6 +335,18 @@ func export(v any) (any, error) {
 		return out, nil
 	}
 	return nil, fmt.Errorf("a %s value cannot be a resource attribute", typeName(v))
+}
+
+// exportedAsIs reports whether x, the export of v, is v itself.
+func exportedAsIs(v, x any) bool {
+	switch v := v.(type) {
+	case nil, string, int64, bool, float64:
+		return true
+	case []any:
+		xs, ok := x.([]any)
+		return ok && len(xs) == len(v) && (len(v) == 0 || &xs[0] == &v[0])
+	}
+	return false
 }
 
 // flatten flattens nested arrays.

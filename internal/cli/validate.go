@@ -40,7 +40,9 @@ func runValidate(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cat, err := compileOrReport(e, "validate", files, hostOptions(*node), windows)
+	// Without --json validate only counts and checks: its memory is the
+	// compact catalog's, which limitMemory may hold it to.
+	cat, err := compileOrReport(e, "validate", files, hostOptions(*node), windows, !*asJSON)
 	if err != nil {
 		return err
 	}
@@ -56,8 +58,9 @@ func runValidate(_ context.Context, e *env, args []string) error {
 	if *asJSON {
 		return writeCatalogJSON(e.stdout, cat)
 	}
-	fmt.Fprintf(e.stdout, "%d %s, %d %s\n", len(cat.Applied()), plural(len(cat.Applied()), "resource", "resources"),
-		len(cat.Relationships()), plural(len(cat.Relationships()), "relationship", "relationships"))
+	resources, relationships := cat.NumApplied(), cat.NumRelationships()
+	fmt.Fprintf(e.stdout, "%d %s, %d %s\n", resources, plural(resources, "resource", "resources"),
+		relationships, plural(relationships, "relationship", "relationships"))
 	return nil
 }
 
@@ -68,9 +71,10 @@ func runValidate(_ context.Context, e *env, args []string) error {
 //
 // opts describe the host compiled for; windows are the named windows the
 // daemon would know (validate's --windows), which a job may name as its
-// gate; nil for none.
-func compileOrReport(e *env, cmd string, files []string, opts catalog.Options, windows manifestjob.Windows) (*catalog.Catalog, error) {
-	cat, errs, err := compileFiles(cmd, files, opts, windows)
+// gate; nil for none. checkOnly tells that the catalog will only be
+// checked and counted, never built into Resource values (see limitMemory).
+func compileOrReport(e *env, cmd string, files []string, opts catalog.Options, windows manifestjob.Windows, checkOnly bool) (*catalog.Catalog, error) {
+	cat, errs, err := compileFiles(cmd, files, opts, windows, checkOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -90,43 +94,30 @@ func compileOrReport(e *env, cmd string, files []string, opts catalog.Options, w
 // maxReported bounds how many manifest errors one command prints.
 const maxReported = 100
 
-// compileFiles reads, parses and compiles the files for the command cmd.
-// Problems in the manifests come back as errs; an unreadable or binary file
-// is a usage error that names cmd.
-func compileFiles(cmd string, paths []string, opts catalog.Options, windows manifestjob.Windows) (*catalog.Catalog, manifest.ErrorList, error) {
-	var parsed []*manifest.File
-	var errs manifest.ErrorList
-	srcs := make([][]byte, len(paths))
+// compileFiles reads, parses and compiles the files for the command cmd
+// (checkOnly as for compileOrReport). Problems in the manifests come back
+// as errs; an unreadable or binary file is a usage error that names cmd.
+func compileFiles(cmd string, paths []string, opts catalog.Options, windows manifestjob.Windows, checkOnly bool) (*catalog.Catalog, manifest.ErrorList, error) {
+	srcs := make([]catalog.Source, len(paths))
 	total := 0
 	for i, p := range paths {
 		src, err := inputfile.Read(p)
 		if err != nil {
 			return nil, nil, usagef("%s: %v", cmd, unwrapPath(err))
 		}
-		srcs[i] = src
-		total += len(src)
-	}
-	limitMemory(total)
-	for i, p := range paths {
-		src := srcs[i]
-		srcs[i] = nil
 		if i := bytes.IndexByte(src, 0); i >= 0 {
 			return nil, nil, usagef("%s: %s:%d: NUL byte: a binary file, not a manifest", cmd, p, bytes.Count(src[:i], []byte("\n"))+1)
 		}
-		f, err := manifest.ParseFile(p, src)
-		var el manifest.ErrorList
-		if errors.As(err, &el) {
-			errs = append(errs, el...)
-		}
-		parsed = append(parsed, f)
+		srcs[i] = catalog.Source{Name: p, Text: string(src)}
+		total += len(src)
 	}
-	if len(errs) > 0 {
-		// Compiling half-parsed files would only add noise.
-		errs.Sort()
-		return nil, errs, nil
+	if checkOnly {
+		limitMemory(total)
 	}
 	opts.Schedules = gateNamed(windows)
-	cat, err := catalog.CompileWith(opts, parsed...)
+	// Syntax errors in any file come back alone: compiling half-parsed
+	// files would only add noise.
+	cat, err := catalog.CompileSources(opts, srcs...)
 	var el manifest.ErrorList
 	if errors.As(err, &el) {
 		return cat, el, nil
@@ -144,20 +135,26 @@ func compileFiles(cmd string, paths []string, opts catalog.Options, windows mani
 	return cat, nil, nil
 }
 
-// memoryPerInputByte bounds the heap of a one-shot compile relative to the
-// size of its manifests: 16 bytes of heap per byte of input keeps a 10 MB
-// manifest's compile under 20 times its size in resident memory, at some
-// extra garbage-collection work (about 0.3 s for 10 MB).
-const memoryPerInputByte = 16
+// memoryPerInputByte bounds the heap of a compile that is only checked
+// relative to the size of its manifests. The compact catalog of a 10 MB
+// manifest of the smallest resources and the compiler's indexes take about
+// 4.5 bytes of heap per byte of input at their peak; 6 leaves the
+// collector some room while keeping validate of such a manifest under 8
+// times its size in resident memory, the program's own 26 MB included
+// (without a limit the heap would grow to twice what is live).
+const memoryPerInputByte = 6
 
-// limitMemory sets the Go runtime's soft memory limit for compiling total
+// minMemoryLimit is the least memory limit limitMemory sets.
+const minMemoryLimit = 32 << 20
+
+// limitMemory sets the Go runtime's soft memory limit for checking total
 // bytes of manifests of 4 MiB or more, unless the user set GOMEMLIMIT.
 // Smaller inputs leave the collector as it is.
 func limitMemory(total int) {
 	if total < 4<<20 || os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
-	debug.SetMemoryLimit(max(int64(total)*memoryPerInputByte, 64<<20))
+	debug.SetMemoryLimit(max(int64(total)*memoryPerInputByte, minMemoryLimit))
 }
 
 func unwrapPath(err error) error {
@@ -224,8 +221,8 @@ func writeCatalogJSON(w io.Writer, cat *catalog.Catalog) error {
 		}
 		return out
 	}
-	jc := jsonCatalog{Resources: conv(cat.Resources), Containers: conv(cat.Containers), Edges: []jsonEdge{}}
-	for _, e := range cat.Edges {
+	jc := jsonCatalog{Resources: conv(cat.Resources()), Containers: conv(cat.Containers()), Edges: []jsonEdge{}}
+	for _, e := range cat.Edges() {
 		jc.Edges = append(jc.Edges, jsonEdge{Source: e.From, Target: e.To, Kind: string(e.Kind), Via: e.Via, File: e.Pos.File, Line: e.Pos.Line})
 	}
 	enc := json.NewEncoder(w)

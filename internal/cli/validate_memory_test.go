@@ -9,41 +9,99 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/almanac-sh/almanac/internal/servetest"
 )
 
-// writeBigManifest writes a realistic manifest of about size bytes: chains
-// of execs with files and notifies, as a generated site manifest looks.
-func writeBigManifest(t *testing.T, size int) string {
-	t.Helper()
-	var b strings.Builder
-	for i := 0; b.Len() < size; i++ {
-		fmt.Fprintf(&b, "exec { 'step-%d':\n  command => '/usr/bin/env echo step %d && /bin/true',\n  path    => ['/usr/bin', '/bin'],\n  creates => '/var/lib/app/marker-%d',\n", i, i, i)
+// manifestShapes are the large manifests validate's memory is measured on:
+// each writes statements while the builder is smaller than size.
+var manifestShapes = []struct {
+	name  string
+	write func(b *strings.Builder, i int)
+}{
+	// Chains of execs with files and notifies, as a generated site
+	// manifest looks.
+	{"mixed", func(b *strings.Builder, i int) {
+		fmt.Fprintf(b, "exec { 'step-%d':\n  command => '/usr/bin/env echo step %d && /bin/true',\n  path    => ['/usr/bin', '/bin'],\n  creates => '/var/lib/app/marker-%d',\n", i, i, i)
 		if i > 0 {
-			fmt.Fprintf(&b, "  require => Exec['step-%d'],\n", i-1)
+			fmt.Fprintf(b, "  require => Exec['step-%d'],\n", i-1)
 		}
-		fmt.Fprintf(&b, "}\nfile { '/etc/app/conf-%d.d':\n  ensure => directory,\n  mode   => '0755',\n}\nnotify { \"message %d\": message => \"configured number %d\", }\n", i, i, i)
-	}
-	p := filepath.Join(t.TempDir(), "site.pp")
-	if err := os.WriteFile(p, []byte(b.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
+		fmt.Fprintf(b, "}\nfile { '/etc/app/conf-%d.d':\n  ensure => directory,\n  mode   => '0755',\n}\nnotify { \"message %d\": message => \"configured number %d\", }\n", i, i, i)
+	}},
+	// exec resources with four attributes each.
+	{"exec", func(b *strings.Builder, i int) {
+		fmt.Fprintf(b, "exec { 'step-%d':\n  command => '/usr/bin/env echo step %d',\n  path    => ['/usr/bin', '/bin'],\n  creates => '/var/lib/app/marker-%d',\n  timeout => 30,\n}\n", i, i, i)
+	}},
+	// The smallest resources there are: the cost per resource dominates.
+	{"notify", func(b *strings.Builder, i int) {
+		fmt.Fprintf(b, "notify { 'n%d': }\n", i)
+	}},
 }
 
-// TestValidateMemoryBound runs `almanac validate` on a 10 MB manifest and
-// checks its peak resident memory (from the kernel's rusage) stays under
-// 20 times the input.
+// writeShape writes a manifest of the given shape, of about size bytes,
+// to a file in dir and returns its path and exact size.
+func writeShape(tb testing.TB, dir string, write func(*strings.Builder, int), size int) (string, int) {
+	tb.Helper()
+	var b strings.Builder
+	b.Grow(size + 256)
+	for i := 0; b.Len() < size; i++ {
+		write(&b, i)
+	}
+	p := filepath.Join(dir, "site.pp")
+	if err := os.WriteFile(p, []byte(b.String()), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	return p, b.Len()
+}
+
+// maxPeakPerInputByte bounds validate's peak resident memory relative to the
+// size of its input, for every shape of manifestShapes.
+const maxPeakPerInputByte = 10
+
+// TestValidateMemoryBound runs `almanac validate` on a 10 MB manifest of
+// each shape and checks its peak resident memory (from the kernel's rusage)
+// stays under maxPeakPerInputByte times the input.
 func TestValidateMemoryBound(t *testing.T) {
 	bin := almanacBinary(t)
-	const size = 10 << 20
-	p := writeBigManifest(t, size)
-	out, peak, err := peakRSS(bin, "validate", p)
-	if err != nil {
-		t.Fatalf("validate: %v\n%s", err, out)
+	for _, shape := range manifestShapes {
+		t.Run(shape.name, func(t *testing.T) {
+			p, size := writeShape(t, t.TempDir(), shape.write, 10<<20)
+			out, peak, err := peakRSS(bin, "validate", p)
+			if err != nil {
+				t.Fatalf("validate: %v\n%s", err, out)
+			}
+			ratio := float64(peak) / float64(size)
+			t.Logf("validate of %d MB: %s peak RSS %d MB (%.1f× the input)", size>>20, strings.TrimSpace(string(out)), peak>>20, ratio)
+			if ratio >= maxPeakPerInputByte {
+				t.Errorf("peak RSS %d MB is %.1f times the %d MB input, not under %d", peak>>20, ratio, size>>20, maxPeakPerInputByte)
+			}
+		})
 	}
-	t.Logf("validate of %d MB: %s peak RSS %d MB (%.1f× the input)", size>>20, strings.TrimSpace(string(out)), peak>>20, float64(peak)/size)
-	if peak > 20*size {
-		t.Errorf("peak RSS %d MB is more than 20 times the %d MB input", peak>>20, size>>20)
+}
+
+// BenchmarkValidate10MB runs `almanac validate` on a 10 MB manifest of each
+// shape and reports its peak resident memory per byte of input
+// (peak-B/input-B) besides the time of the whole process.
+func BenchmarkValidate10MB(b *testing.B) {
+	if testing.Short() {
+		b.Skip("builds the binary; skipped with -short")
+	}
+	bin := servetest.Binary(b)
+	for _, shape := range manifestShapes {
+		b.Run(shape.name, func(b *testing.B) {
+			p, size := writeShape(b, b.TempDir(), shape.write, 10<<20)
+			var worst int64
+			b.ResetTimer()
+			for b.Loop() {
+				out, peak, err := peakRSS(bin, "validate", p)
+				if err != nil {
+					b.Fatalf("validate: %v\n%s", err, out)
+				}
+				worst = max(worst, peak)
+			}
+			b.ReportMetric(float64(worst)/float64(size), "peak-B/input-B")
+			b.ReportMetric(float64(worst)/(1<<20), "peak-MB")
+		})
 	}
 }
 

@@ -15,6 +15,9 @@ type Expr interface {
 	loc() Loc
 }
 
+// LocOf returns where e starts, in the compact form nodes store.
+func LocOf(e Expr) Loc { return e.loc() }
+
 // File is one parsed manifest.
 type File struct {
 	Name string

@@ -3,6 +3,8 @@ package manifest
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"slices"
 	"testing"
 )
 
@@ -19,15 +21,28 @@ var fuzzSeeds = []string{
 	`"\u{1F600} \u00e9 \s $a[0]['k'] ${b.map |$x| { $x }}"`,
 }
 
-// FuzzParse checks that no input panics the parser and that every reported
-// error is positioned inside the input.
+// FuzzParse checks that no input panics the parser, that every reported
+// error is positioned inside the input, and that ParseEach, which lexes as
+// it parses, finds what ParseFile finds.
 func FuzzParse(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		_, err := ParseFile("f.pp", src)
+		file, err := ParseFile("f.pp", src)
+		var each []string
+		eachErr := ParseEach("f.pp", string(src), func(e Expr) { each = append(each, render(e)) })
+		if fmt.Sprint(eachErr) != fmt.Sprint(err) {
+			t.Fatalf("ParseEach reports\n%v\nParseFile\n%v", eachErr, err)
+		}
 		if err == nil {
+			var body []string
+			for _, e := range file.Body {
+				body = append(body, render(e))
+			}
+			if !slices.Equal(each, body) {
+				t.Fatalf("ParseEach passes\n%q\nParseFile parses\n%q", each, body)
+			}
 			return
 		}
 		var el ErrorList

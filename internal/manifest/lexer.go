@@ -51,11 +51,15 @@ type Token struct {
 }
 
 // texts resolves token texts: most are substrings of the source, the rest
-// live in side tables filled by the lexer.
+// live in side tables filled by the lexer. Aux numbers entries from the
+// start of the file; entries no token refers to any more are dropped from
+// the front of the tables (see drop), and the bases count them.
 type texts struct {
-	src   string
-	strs  []string    // decoded strings and regular expressions
-	parts [][]StrPart // the pieces of DQ tokens
+	src       string
+	strs      []string    // decoded strings and regular expressions
+	parts     [][]StrPart // the pieces of DQ tokens
+	strsBase  int32       // entries dropped from the front of strs
+	partsBase int32       // entries dropped from the front of parts
 }
 
 // text returns the text of t: the name of a NAME, TYPE or VAR (without '$'),
@@ -63,9 +67,33 @@ type texts struct {
 // NUMBER, the operator of a PUNCT.
 func (x *texts) text(t *Token) string {
 	if t.Aux > 0 && t.Kind != DQ {
-		return x.strs[t.Aux-1]
+		return x.strs[t.Aux-1-x.strsBase]
 	}
 	return x.src[t.Start:t.End]
+}
+
+// partsOf returns the pieces of the DQ token t.
+func (x *texts) partsOf(t *Token) []StrPart {
+	return x.parts[t.Aux-1-x.partsBase]
+}
+
+// dropBefore forgets the entries of the side tables before strs and parts
+// (counted from the file's start), which no token left refers to.
+func (x *texts) dropBefore(strs, parts int32) {
+	x.strs = dropFront(x.strs, int(strs-x.strsBase))
+	x.strsBase = strs
+	x.parts = dropFront(x.parts, int(parts-x.partsBase))
+	x.partsBase = parts
+}
+
+// dropFront removes the first n elements of list, in place.
+func dropFront[T any](list []T, n int) []T {
+	if n == 0 {
+		return list
+	}
+	k := copy(list, list[n:])
+	clear(list[k:])
+	return list[:k]
 }
 
 // span is a token whose text is the source bytes start:end.
@@ -76,13 +104,13 @@ func span(kind Kind, off int32, start, end int) Token {
 // decoded is a token whose text s differs from the source.
 func (lx *lexer) decoded(kind Kind, off int32, s string) Token {
 	lx.tt.strs = append(lx.tt.strs, s)
-	return Token{Kind: kind, Off: off, Aux: int32(len(lx.tt.strs))}
+	return Token{Kind: kind, Off: off, Aux: lx.tt.strsBase + int32(len(lx.tt.strs))}
 }
 
 // dq is an interpolated string token.
 func (lx *lexer) dq(off int32, parts []StrPart) Token {
 	lx.tt.parts = append(lx.tt.parts, parts)
-	return Token{Kind: DQ, Off: off, Aux: int32(len(lx.tt.parts))}
+	return Token{Kind: DQ, Off: off, Aux: lx.tt.partsBase + int32(len(lx.tt.parts))}
 }
 
 // StrPart is one piece of an interpolated string: either literal text, or the
@@ -113,8 +141,7 @@ func (x *texts) describe(t *Token) string {
 
 type lexer struct {
 	source *Source
-	src    []byte
-	text   string // src as a string: token texts are substrings of it
+	src    string // token texts are substrings of it
 	off    int
 	errs   *ErrorList
 	tt     texts
@@ -142,22 +169,21 @@ type lexStacks struct {
 	spans     []int
 }
 
-func newLexer(source *Source, src []byte, errs *ErrorList) *lexer {
-	text := string(src)
+func newLexer(source *Source, src string, errs *ErrorList) *lexer {
 	// A UTF-8 byte-order mark at the start is skipped, as Puppet skips it.
-	return &lexer{source: source, src: src, text: text, errs: errs, tt: texts{src: text}, off: len(text) - len(strings.TrimPrefix(text, "\ufeff"))}
+	return &lexer{source: source, src: src, errs: errs, tt: texts{src: src}, off: len(src) - len(strings.TrimPrefix(src, "\ufeff"))}
 }
 
 // checkUTF8 reports, at its position, the first byte of src that is not
 // part of a UTF-8 encoded character, and whether there was one. A manifest
 // must be UTF-8 throughout, comments included, like Puppet's.
-func checkUTF8(source *Source, src []byte, errs *ErrorList) bool {
-	if utf8.Valid(src) {
+func checkUTF8(source *Source, src string, errs *ErrorList) bool {
+	if utf8.ValidString(src) {
 		return false
 	}
 	off := 0
 	for off < len(src) {
-		r, size := utf8.DecodeRune(src[off:])
+		r, size := utf8.DecodeRuneInString(src[off:])
 		if r == utf8.RuneError && size <= 1 {
 			break
 		}
@@ -170,7 +196,8 @@ func checkUTF8(source *Source, src []byte, errs *ErrorList) bool {
 // Lex splits src into tokens, ending with an EOF token. Problems are
 // appended to errs; lexing always continues to the end of the input, so
 // every lexical error is reported.
-func Lex(file string, src []byte, errs *ErrorList) []Token {
+func Lex(file string, srcBytes []byte, errs *ErrorList) []Token {
+	src := string(srcBytes)
 	source := NewSource(file, src)
 	if len(src) > maxSource {
 		errs.Add(source.Pos(0), "file too large: %d bytes (the limit is %d)", len(src), maxSource)
@@ -243,7 +270,7 @@ func (lx *lexer) step(out *[]Token, closeDepth int, depth *int) (closed, eof boo
 	default:
 		op := lx.matchPunct()
 		if op == "" {
-			r, size := utf8.DecodeRune(lx.src[lx.off:])
+			r, size := utf8.DecodeRuneInString(lx.src[lx.off:])
 			if r == utf8.RuneError && size <= 1 {
 				lx.errs.Add(lx.posAt(p), "invalid byte 0x%02x", c)
 				size = 1
@@ -312,7 +339,7 @@ func (lx *lexer) skipSpace() {
 			}
 		case c == '/' && lx.peekAt(1) == '*':
 			p := lx.here()
-			end := strings.Index(lx.text[lx.off+2:], "*/")
+			end := strings.Index(lx.src[lx.off+2:], "*/")
 			if end < 0 {
 				lx.errs.Add(lx.posAt(p), "unterminated /* comment")
 				lx.advance(len(lx.src) - lx.off)
@@ -382,7 +409,7 @@ func (lx *lexer) lexVar(out *[]Token, p int32) {
 			}
 		}
 	}
-	name := lx.text[start:lx.off]
+	name := lx.src[start:lx.off]
 	if name == "" || strings.HasSuffix(name, "::") {
 		lx.errs.Add(lx.posAt(p), "invalid variable name '$%s'", name)
 	}

@@ -41,15 +41,15 @@ type heredoc struct {
 // lexHeredoc lexes the heredoc whose "@(" is at lx.off into a STRING or,
 // when its tag is quoted, an interpolated DQ token.
 func (lx *lexer) lexHeredoc(out *[]Token, p int32) {
-	lineEnd := strings.IndexByte(lx.text[lx.off:], '\n')
+	lineEnd := strings.IndexByte(lx.src[lx.off:], '\n')
 	if lineEnd < 0 {
 		lineEnd = len(lx.src)
 	} else {
 		lineEnd += lx.off
 	}
-	closeAt := strings.IndexByte(lx.text[lx.off:lineEnd], ')')
+	closeAt := strings.IndexByte(lx.src[lx.off:lineEnd], ')')
 	if closeAt < 0 {
-		rest := lx.text[lx.off+2 : lineEnd]
+		rest := lx.src[lx.off+2 : lineEnd]
 		if len(rest) > 20 {
 			rest = rest[:20]
 		}
@@ -58,7 +58,7 @@ func (lx *lexer) lexHeredoc(out *[]Token, p int32) {
 		return
 	}
 	afterHeader := lx.off + closeAt + 1
-	h, msg := parseHeredocSpec(lx.text[lx.off:afterHeader])
+	h, msg := parseHeredocSpec(lx.src[lx.off:afterHeader])
 	if msg != "" {
 		lx.errs.Add(lx.posAt(p), "%s", msg)
 		lx.advance(closeAt + 1)
@@ -79,7 +79,7 @@ func (lx *lexer) lexHeredoc(out *[]Token, p int32) {
 		start = lineEnd + 1
 	}
 	lx.hdJump = 0 // the text's own interpolations must not jump
-	segs, next, ok := h.body(lx.text, start)
+	segs, next, ok := h.body(lx.src, start)
 	if !ok {
 		lx.errs.Add(lx.posAt(p), "Heredoc without end-tagged line")
 		lx.off = len(lx.src)
@@ -93,7 +93,7 @@ func (lx *lexer) lexHeredoc(out *[]Token, p int32) {
 	} else {
 		var b strings.Builder
 		for _, s := range segs {
-			b.WriteString(lx.text[s[0]:s[1]])
+			b.WriteString(lx.src[s[0]:s[1]])
 		}
 		t = lx.decoded(STRING, p, lx.heredocEscapes(p, h, b.String()))
 	}
@@ -340,7 +340,7 @@ func (lx *lexer) heredocInterp(p int32, h *heredoc, segs [][2]int) Token {
 			}
 			switch {
 			case c == '\\' && h.escapes != nil && pos+1 < segs[i][1]:
-				pos += 1 + lx.heredocEscape(&b, p, h, lx.text[pos+1:segs[i][1]])
+				pos += 1 + lx.heredocEscape(&b, p, h, lx.src[pos+1:segs[i][1]])
 				continue
 			case c == '$' && pos+1 < len(lx.src) && (lx.src[pos+1] == '{' || startsInterpVar(lx.src[pos+1], byteAt(lx.src, pos+2))):
 				flush()
@@ -369,7 +369,7 @@ func (lx *lexer) heredocInterp(p int32, h *heredoc, segs [][2]int) Token {
 	return lx.stringToken(p, partBase, tokBase, spanBase)
 }
 
-func byteAt(b []byte, i int) byte {
+func byteAt(b string, i int) byte {
 	if i < len(b) {
 		return b[i]
 	}

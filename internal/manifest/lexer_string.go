@@ -94,7 +94,7 @@ func (lx *lexer) lexDouble(out *[]Token, p int32) {
 			b.Reset()
 			escaped = false
 		case lx.here() > litPos:
-			lx.partStack = append(lx.partStack, StrPart{Lit: lx.text[litPos:lx.off], Off: litPos})
+			lx.partStack = append(lx.partStack, StrPart{Lit: lx.src[litPos:lx.off], Off: litPos})
 		}
 	}
 	for lx.off < len(lx.src) {
@@ -109,7 +109,7 @@ func (lx *lexer) lexDouble(out *[]Token, p int32) {
 			return
 		case c == '\\':
 			if !escaped {
-				b.WriteString(lx.text[litPos:lx.off])
+				b.WriteString(lx.src[litPos:lx.off])
 				escaped = true
 			}
 			lx.escape(&b)
@@ -253,7 +253,7 @@ func (lx *lexer) runUntilBracket(out *[]Token) bool {
 			lx.lexWord(out, p)
 		case c == '[' || c == ']' || c == ',' || c == '-':
 			lx.advance(1)
-			*out = append(*out, punct(p, lx.text[p:p+1]))
+			*out = append(*out, punct(p, lx.src[p:p+1]))
 		default:
 			return false
 		}
@@ -308,12 +308,12 @@ func (lx *lexer) escape(b *strings.Builder) {
 func (lx *lexer) unicode(b *strings.Builder, p int32) {
 	var hex string
 	if lx.peekAt(0) == '{' {
-		end := strings.IndexByte(lx.text[lx.off:min(lx.off+10, len(lx.src))], '}')
+		end := strings.IndexByte(lx.src[lx.off:min(lx.off+10, len(lx.src))], '}')
 		if end < 2 {
 			lx.errs.Add(lx.posAt(p), "invalid unicode escape: want \\u{X} with 1 to 6 hex digits")
 			return
 		}
-		hex = lx.text[lx.off+1 : lx.off+end]
+		hex = lx.src[lx.off+1 : lx.off+end]
 		lx.advance(end + 1)
 	} else {
 		if lx.off+4 > len(lx.src) {
@@ -321,7 +321,7 @@ func (lx *lexer) unicode(b *strings.Builder, p int32) {
 			lx.advance(len(lx.src) - lx.off)
 			return
 		}
-		hex = lx.text[lx.off : lx.off+4]
+		hex = lx.src[lx.off : lx.off+4]
 		lx.advance(4)
 	}
 	var r rune

@@ -1,6 +1,8 @@
 package manifest
 
 import (
+	"math"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -37,16 +39,35 @@ var keywords = map[string]bool{
 // its scratch stacks are kept.
 type buffers struct {
 	toks  []Token
+	marks []mark
 	lexer lexStacks
 	a     arena
 }
 
 var parseBufs = sync.Pool{New: func() any { return new(buffers) }}
 
-// maxPooledTokens bounds the token buffer kept for reuse (10 MB, enough
-// for a 2 MB manifest), so that a huge file does not keep its tokens'
-// memory alive after its parse.
+// maxPooledTokens bounds the token buffer kept for reuse (10 MB), so that
+// one huge statement does not keep its tokens' memory alive after its
+// parse.
 const maxPooledTokens = 1 << 19
+
+// rebaseAt is how many parsed tokens the buffer holds at most between
+// top-level statements while the file is lexed as it is parsed: past it,
+// they are dropped.
+const rebaseAt = 1 << 10
+
+// lexAhead is how many tokens the lexer reads at a time while the file is
+// lexed as it is parsed: lexing in runs keeps each loop's code and data in
+// the processor's caches, as lexing a whole file first does.
+const lexAhead = 256
+
+// maxLexedWhole is the largest file ParseFile lexes whole before parsing
+// it: its tokens, about 5 bytes per byte of source, are a passing cost
+// next to the tree ParseFile returns (twice as large), and lexing first
+// lets the tree's chunks be sized exactly and the collector run less
+// often (the pooled token buffer keeps the heap larger). A larger file,
+// and every file ParseEach parses, is lexed as it is parsed.
+const maxLexedWhole = 4 << 20
 
 // bailout unwinds the parser to the enclosing statement after an error.
 type bailout struct{}
@@ -54,74 +75,230 @@ type bailout struct{}
 type parser struct {
 	src     *Source
 	tt      *texts
-	toks    []Token // every token of the file, or of an interpolation, ending with EOF
+	toks    []Token // tokens lexed and not yet dropped; the file's end with EOF
 	i       int     // index of the current token
 	errs    *ErrorList
 	depth   int
 	noBrace bool // while parsing a condition, `name {` does not start a resource
 	a       *arena
+
+	// lx lexes the file as the parser asks for tokens; nil once it has
+	// reached the end, and in parsers of interpolated expressions, whose
+	// tokens are all there from the start.
+	lx *lexer
+	// base is how many of the file's tokens were dropped from the front
+	// of toks.
+	base int
+	// marks are, while the file is lexed as it is parsed, the sizes of
+	// the side tables before each token of toks was lexed: what the
+	// tokens dropped no longer need (see rebase).
+	marks []mark
+	f     *fileParse
+}
+
+// mark is the sizes of the side tables (counted from the file's start)
+// before a token was lexed.
+type mark struct{ strs, parts int32 }
+
+// fileParse is what the parsers of one file (its own and those of its
+// interpolated expressions) share.
+type fileParse struct {
+	root *parser // the parser of the file
+	// lexErrs are the lexer's errors, kept apart from the parser's: input
+	// nested too deeply for the lexer is reported by the lexer alone.
+	lexErrs ErrorList
+	// errTok holds the index (from the file's start) of the token being
+	// lexed when each lexer error was found: the lexer errors that count
+	// against maxErrors are those up to the token the parser is at,
+	// however far ahead the lexer has read.
+	errTok []int32
+	// emit, when set, takes each top-level statement as soon as it is
+	// parsed, instead of the file's body.
+	emit func(Expr)
 }
 
 // ParseFile parses one manifest. On any problem it returns the (possibly
 // partial) file together with an ErrorList holding every error found.
 func ParseFile(name string, src []byte) (*File, error) {
-	var errs ErrorList
+	body, errs := parse(name, string(src), nil)
+	if len(errs) > 0 {
+		return &File{Name: name, Body: body}, errs
+	}
+	return &File{Name: name, Body: body}, nil
+}
+
+// ParseEach parses one manifest statement by statement, calling fn with
+// each top-level statement as soon as it is parsed. The parser keeps no
+// reference to a statement once fn returns, and the file is lexed as it is
+// parsed, so the memory of a large manifest is never all taken at once by
+// its tokens or its syntax tree: a statement fn does not keep becomes
+// garbage. Statements that fail to parse are not passed to fn; every error
+// found is returned in an ErrorList, as ParseFile returns them (fn may have
+// been called before an error later in the file).
+func ParseEach(name, src string, fn func(Expr)) error {
+	_, errs := parse(name, src, fn)
+	return errs.Err()
+}
+
+// parse parses the manifest src, named name in positions, into its body,
+// or passes each top-level statement to emit when set. errs is sorted.
+func parse(name, src string, emit func(Expr)) (body []Expr, errs ErrorList) {
 	source := NewSource(name, src)
-	f := &File{Name: name}
 	if len(src) > maxSource {
 		errs.Add(source.Pos(0), "file too large: %d bytes (the limit is %d)", len(src), maxSource)
-		return f, errs
+		return nil, errs
 	}
 	if checkUTF8(source, src, &errs) {
-		return f, errs
+		return nil, errs
 	}
-	// The whole file is lexed first, so that the arena's chunks can be
-	// sized from its tokens. Nothing in the tree points into the token
-	// buffer or the scratch stacks (empty between statements), so they are
-	// reused from file to file.
+	// Unless it is lexed whole first (below), the file is lexed as the
+	// parser needs tokens, into a buffer that is emptied between
+	// top-level statements. Nothing in the tree points into the token
+	// buffer or the scratch stacks (empty between statements), so they
+	// are reused from file to file.
 	buf := parseBufs.Get().(*buffers)
-	lx := newLexer(source, src, &errs)
+	f := &fileParse{emit: emit}
+	lx := newLexer(source, src, &f.lexErrs)
 	lx.lexStacks = buf.lexer
-	toks := buf.toks
-	if want := len(src)/4 + 1; cap(toks) < want {
-		// Manifests run at 4 to 7 bytes a token: one allocation instead
-		// of a series of ever larger copies.
-		toks = make([]Token, 0, want)
+	p := &parser{src: source, tt: &lx.tt, toks: buf.toks[:0], errs: &errs, a: &buf.a, lx: lx, f: f}
+	f.root = p
+	if emit == nil && len(src) <= maxLexedWhole {
+		// A file of ordinary size is lexed whole first, so that the
+		// arena's chunks can be sized from its tokens.
+		if want := len(src)/4 + 1; cap(p.toks) < want {
+			// Manifests run at 4 to 7 bytes a token: one allocation
+			// instead of a series of ever larger copies.
+			p.toks = make([]Token, 0, want)
+		}
+		p.lex(math.MaxInt)
+		if !lx.tooDeep {
+			p.a.size(p.tt, p.toks)
+		}
+	} else {
+		p.marks = buf.marks[:0]
+		if p.marks == nil {
+			p.marks = make([]mark, 0, 2*lexAhead)
+		}
 	}
-	lx.run(&toks, -1)
-	toks = append(toks, Token{Kind: EOF, Off: lx.here()})
-	if lx.tooDeep {
-		// The lexer stopped at nesting no parse could take; its error
-		// is the report (parsing the truncated rest would add noise).
-		return f, errs
+	if !lx.tooDeep {
+		body = p.statements(true)
 	}
-	p := &parser{src: source, tt: &lx.tt, toks: toks, errs: &errs, a: &buf.a}
-	p.a.size(p.tt, toks)
-	f.Body = p.statements(true)
 	// Tokens hold no pointers, so the pooled token buffer keeps nothing of
 	// this file alive; the scratch stacks are cleared as they are popped,
 	// and the arena forgets its chunks.
-	if cap(p.toks) <= maxPooledTokens {
-		*buf = buffers{toks: p.toks[:0], lexer: lx.lexStacks, a: p.a.reset()}
+	if cap(p.toks) <= maxPooledTokens && cap(p.marks) <= maxPooledTokens {
+		*buf = buffers{toks: p.toks[:0], marks: p.marks[:0], lexer: lx.lexStacks, a: p.a.reset()}
 		parseBufs.Put(buf)
 	}
-	errs.Sort()
-	if len(errs) > 0 {
-		return f, errs
+	if lx.tooDeep {
+		// The lexer stopped at nesting no parse could take; its error
+		// is the report (what the parser made of the truncated input
+		// would only add noise).
+		f.lexErrs.Sort()
+		return nil, f.lexErrs
 	}
-	return f, nil
+	errs = append(f.lexErrs, errs...)
+	errs.Sort()
+	return body, errs
 }
 
-// at returns the token at index j; past the end it returns the EOF token.
+// lex lexes tokens into the buffer until it holds limit tokens or the
+// input ends (then with the EOF token), noting which token each lexer
+// error came with (see errTok) and, while the file is lexed as it is
+// parsed, the marks.
+func (p *parser) lex(limit int) {
+	var depth int
+	tt := p.tt
+	for len(p.toks) < limit {
+		errs, n := len(p.f.lexErrs), len(p.toks)
+		m := mark{tt.strsBase + int32(len(tt.strs)), tt.partsBase + int32(len(tt.parts))}
+		_, eof := p.lx.step(&p.toks, -1, &depth)
+		for range len(p.f.lexErrs) - errs {
+			p.f.errTok = append(p.f.errTok, int32(p.base+n))
+		}
+		if eof {
+			p.toks = append(p.toks, Token{Kind: EOF, Off: p.lx.here()})
+		}
+		if p.marks != nil && len(p.toks) > n {
+			p.marks = append(p.marks, m)
+		}
+		if eof {
+			p.lx = nil
+			return
+		}
+	}
+}
+
+// errCount is how many errors the file has so far, up to the token the
+// parser of the file is at.
+func (p *parser) errCount() int {
+	f := p.f
+	seen, _ := slices.BinarySearch(f.errTok, int32(f.root.base+f.root.i)+1)
+	return len(*p.errs) + seen
+}
+
+// skipToEnd gives up parsing: the rest of the input is lexed (for the
+// lexer's errors) without keeping its tokens, and the EOF token is all
+// that is left to parse. The tokens the parser has are left as they are
+// (a statement being parsed may still hold one), and so are the side
+// tables.
+func (p *parser) skipToEnd() {
+	if p.lx == nil {
+		// Every token is there already.
+		for p.tok().Kind != EOF {
+			p.next()
+		}
+		return
+	}
+	for p.lx != nil {
+		p.base += len(p.toks)
+		p.toks, p.marks = nil, nil
+		p.lex(lexAhead)
+	}
+	p.i = len(p.toks) - 1
+}
+
+// rebase drops the tokens before the current one, between top-level
+// statements, and the side tables' entries only they needed.
+func (p *parser) rebase() {
+	// The last statement may have ended with the last token lexed: the
+	// current one is lexed first, so that its mark is there.
+	p.at(p.i)
+	m := p.marks[p.i]
+	n := copy(p.toks, p.toks[p.i:])
+	p.toks = p.toks[:n]
+	copy(p.marks, p.marks[p.i:])
+	p.marks = p.marks[:n]
+	p.base += p.i
+	p.i = 0
+	p.tt.dropBefore(m.strs, m.parts)
+}
+
+// at returns the token at index j, lexing up to it; past the end it
+// returns the EOF token.
 func (p *parser) at(j int) *Token {
+	if j < len(p.toks) {
+		return &p.toks[j]
+	}
+	return p.beyond(j)
+}
+
+// beyond is at for a token not lexed yet (kept apart so that at, called
+// for every look at a token, is inlined).
+func (p *parser) beyond(j int) *Token {
+	if p.lx != nil {
+		p.lex(j + lexAhead)
+	}
 	if j >= len(p.toks) {
 		return &p.toks[len(p.toks)-1]
 	}
 	return &p.toks[j]
 }
 
-// tok returns the current token. Tokens are never moved once lexed, so the
-// pointer stays valid for the whole parse.
+// tok returns the current token. A token is never changed once lexed and
+// the buffer is only rebased between top-level statements, so the pointer
+// stays good for the statement being parsed (when the buffer grows, it
+// points into the old copy).
 func (p *parser) tok() *Token { return p.at(p.i) }
 
 func (p *parser) peek(n int) *Token { return p.at(p.i + n) }
@@ -177,10 +354,11 @@ func (p *parser) statements(top bool) []Expr {
 		return out
 	}
 	for {
-		if len(*p.errs) >= maxErrors {
-			for p.tok().Kind != EOF {
-				p.next()
-			}
+		if top && p.lx != nil && p.i >= rebaseAt {
+			p.rebase()
+		}
+		if p.errCount() >= maxErrors {
+			p.skipToEnd()
 			return done()
 		}
 		t := p.tok()
@@ -200,15 +378,27 @@ func (p *parser) statements(top bool) []Expr {
 			continue
 		}
 		start := p.i
+		def := top && p.f.emit != nil && p.definition()
+		if def {
+			// A definition may be kept while what surrounds it is
+			// dropped: its nodes get chunks of their own.
+			p.a.fresh()
+		}
 		e, ok := p.safeStatement()
+		if def {
+			p.a.fresh()
+		}
 		if _, isNode := e.(*NodeDef); ok && isNode && !top {
 			p.errs.Add(e.Position(), "Classes, definitions, and nodes may only appear at toplevel or inside other classes")
 		}
-		if ok {
+		switch {
+		case ok && top && p.f.emit != nil:
+			p.f.emit(e)
+		case ok:
 			p.a.scratch = append(p.a.scratch, e)
-			continue
+		default:
+			p.synchronize(start)
 		}
-		p.synchronize(start)
 	}
 }
 
@@ -338,6 +528,22 @@ func (p *parser) chained(n int, t *Token) {
 	if n >= maxChain {
 		p.fail(p.pos(t), "expression too long: more than %d operators in a row", maxChain)
 	}
+}
+
+// definition reports whether the statement at the current token defines a
+// class, a defined type or a node.
+func (p *parser) definition() bool {
+	t := p.tok()
+	if t.Kind != NAME {
+		return false
+	}
+	switch p.text(t) {
+	case "class":
+		return p.peek(1).Kind == NAME
+	case "define", "node":
+		return true
+	}
+	return false
 }
 
 // statement parses one statement: a definition or an expression.

@@ -102,7 +102,7 @@ func (p *parser) interp(t *Token) Expr {
 	*s = Interp{At: At{p.loc(t.Off)}}
 	var parts []StrPart
 	if t.Kind == DQ {
-		parts = p.tt.parts[t.Aux-1]
+		parts = p.tt.partsOf(t)
 	}
 	// The pieces are collected on the scratch stack (interpolated
 	// expressions push and pop above them) and carved out at their size.
@@ -137,7 +137,7 @@ func (p *parser) interp(t *Token) Expr {
 			p.errs.Add(p.src.Pos(int(part.Off)), "syntax error: empty ${} interpolation")
 			continue
 		}
-		sub := &parser{src: p.src, tt: p.tt, toks: toks, errs: p.errs, depth: p.depth, a: p.a}
+		sub := &parser{src: p.src, tt: p.tt, toks: toks, errs: p.errs, depth: p.depth, a: p.a, f: p.f}
 		x, ok := sub.safeExpr()
 		if !ok {
 			continue

@@ -153,7 +153,7 @@ func (w *Watcher) poll(ctx context.Context) {
 		LogError(w.log, err, "manifests not reloaded; the previous ones stay in force", "dir", w.dir)
 	case changed:
 		s := w.Current()
-		w.log.Info("manifests reloaded", "dir", w.dir, "files", len(s.Files), "resources", len(s.Catalog.Resources))
+		w.log.Info("manifests reloaded", "dir", w.dir, "files", len(s.Files), "resources", len(s.Catalog.Resources()))
 	}
 }
 

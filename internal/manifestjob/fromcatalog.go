@@ -63,7 +63,7 @@ func FromCatalogWindows(cat *catalog.Catalog, parse job.ParseFunc, windows job.G
 	var errs manifest.ErrorList
 	byRef := map[string]int{} // job ref -> index in set.Jobs
 	names := map[string]*catalog.Resource{}
-	for _, r := range cat.Applied() {
+	for _, r := range cat.Applied("job", "cron") {
 		switch r.Type {
 		case "job":
 		case "cron":
@@ -261,7 +261,7 @@ func convert(r *catalog.Resource, errs *manifest.ErrorList) (store.JobSpec, bool
 // require function) lands in the downstream's Requires, one declared on
 // its upstream end (before, notify) in the upstream's Before.
 func edges(cat *catalog.Catalog, set *Set, byRef map[string]int, errs *manifest.ErrorList) {
-	for _, e := range cat.Edges {
+	for _, e := range cat.RelationshipsWith("job", "cron") {
 		if e.Kind != catalog.Before && e.Kind != catalog.Notify {
 			continue
 		}

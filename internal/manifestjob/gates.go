@@ -69,7 +69,7 @@ func (g *Gates) StoreSet(set *Set) {
 // to Gates when it can gate a job, to Unusable with the reason when it has
 // a period. A schedule that takes the name of a named window is an error.
 func scheduleGates(cat *catalog.Catalog, set *Set, errs *manifest.ErrorList, windows job.GateFunc, opts []puppetsched.Option) {
-	for _, r := range cat.Applied() {
+	for _, r := range cat.Applied("schedule") {
 		if r.Type != "schedule" {
 			continue
 		}

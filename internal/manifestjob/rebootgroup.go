@@ -30,7 +30,7 @@ var rebootGroupRE = regexp.MustCompile(`^[a-zA-Z0-9.-]{1,128}$`)
 // names a manifest schedule becomes one of the set's gates; another name
 // is left for the daemon to find among its named windows.
 func rebootGroups(cat *catalog.Catalog, set *Set, errs *manifest.ErrorList, windows job.GateFunc, opts []puppetsched.Option) {
-	for _, r := range cat.Applied() {
+	for _, r := range cat.Applied("reboot_group") {
 		if r.Type != "reboot_group" {
 			continue
 		}

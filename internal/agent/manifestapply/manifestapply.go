@@ -325,7 +325,7 @@ type Schedules map[string]*puppetsched.Schedule
 // error at its position in the manifest.
 func CatalogSchedules(cat *catalog.Catalog, loc *time.Location) (Schedules, error) {
 	out := Schedules{}
-	for _, r := range cat.Applied() {
+	for _, r := range cat.Applied("schedule") {
 		if r.Type != "schedule" {
 			continue
 		}
