@@ -79,10 +79,8 @@ func (ms *manifestSchedules) load(cat *catalog.Catalog) {
 		return
 	}
 	var list []*manifestSchedule
-	for _, r := range cat.Applied() {
-		if r.Type == "schedule" {
-			list = append(list, buildSchedule(r, ms.loc))
-		}
+	for _, r := range cat.Applied("schedule") {
+		list = append(list, buildSchedule(r, ms.loc))
 	}
 	slices.SortFunc(list, func(a, b *manifestSchedule) int { return cmp.Compare(a.title, b.title) })
 	ms.list.Store(&list)
