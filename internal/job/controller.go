@@ -31,6 +31,9 @@ type Config struct {
 	// not any (fanout.go); nil means this node alone, live, without
 	// labels.
 	Nodes NodeLister
+	// Labels are this node's labels (serve --node-label, --node-window):
+	// a targeted run is not claimed while the window they give is closed.
+	Labels map[string]string
 	// Slots hands out reboot slots to jobs with a reboot_group; nil
 	// means such runs wait (and are missed at their deadline).
 	Slots SlotTaker

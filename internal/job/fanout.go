@@ -49,9 +49,86 @@ func fanned(spec store.JobSpec) bool {
 // alone.
 func (c *Controller) listNodes(ctx context.Context) ([]NodeInfo, error) {
 	if c.cfg.Nodes == nil {
-		return []NodeInfo{{Name: c.cfg.Node, Alive: true}}, nil
+		return []NodeInfo{c.self()}, nil
 	}
 	return c.cfg.Nodes.ListNodes(ctx)
+}
+
+// self is this node as fan-out sees it.
+func (c *Controller) self() NodeInfo {
+	return NodeInfo{Name: c.cfg.Node, Labels: c.cfg.Labels, Alive: true}
+}
+
+// closedHere lists the released runs targeted at this node that must not
+// start now because their window (or their job's gate) has closed since
+// the leader released them, for instance while the node was away. They
+// wait for it to open again, or for their deadline (expireUnclaimed).
+func (c *Controller) closedHere(ctx context.Context, now time.Time) []int64 {
+	if !c.fannedOut() {
+		return nil
+	}
+	runs, _, err := c.st.RunList(ctx, store.RunListParams{Node: c.cfg.Node, States: []store.RunState{store.RunPending}, Page: store.Page{Limit: 1000}})
+	if err != nil {
+		c.log.Error("list this node's pending runs", "err", err)
+		return nil
+	}
+	var skip []int64
+	for _, r := range runs {
+		e := c.jobs[r.Job]
+		if r.Target != c.cfg.Node || r.ReadyAt.IsZero() || r.ReadyAt.After(now) || e == nil {
+			continue
+		}
+		if !c.gatesOpen(e.c.spec, c.self(), now) {
+			skip = append(skip, r.ID)
+			if at, ok := c.opensAt(e.c.spec, c.self(), now); ok {
+				heap.Push(&c.readyAt, at) // look again then
+			}
+			if limit, ok := deadline(e.c.spec); ok {
+				heap.Push(&c.expireAt, r.ScheduledTime.Add(e.c.delay).Add(limit).Add(time.Nanosecond))
+			}
+		}
+	}
+	return skip
+}
+
+// opensAt returns when spec's gate and node's window may next both be
+// open: the latest of their next openings (the claim loop looks again
+// then); false if one never opens or does not exist.
+func (c *Controller) opensAt(spec store.JobSpec, node NodeInfo, now time.Time) (time.Time, bool) {
+	at := now
+	for _, name := range []string{spec.Schedule, nodeWindow(spec, node)} {
+		if name == "" || c.cfg.Gates == nil {
+			continue
+		}
+		g, ok := c.cfg.Gates(name)
+		if !ok {
+			return time.Time{}, false
+		}
+		open, ok := g.NextOpen(now)
+		if !ok {
+			return time.Time{}, false
+		}
+		at = maxTime(at, open)
+	}
+	return at, at.After(now)
+}
+
+// gatesOpen reports whether spec's gate and node's window are both open
+// at now (a gate that does not exist counts as closed).
+func (c *Controller) gatesOpen(spec store.JobSpec, node NodeInfo, now time.Time) bool {
+	for _, name := range []string{spec.Schedule, nodeWindow(spec, node)} {
+		if name == "" {
+			continue
+		}
+		if c.cfg.Gates == nil {
+			return false
+		}
+		g, ok := c.cfg.Gates(name)
+		if !ok || !g.Contains(now) {
+			return false
+		}
+	}
+	return true
 }
 
 // waveOrder sorts node names in the order spec's waves take them: by
@@ -459,9 +536,9 @@ func holdsTargeted(e *entry) bool {
 }
 
 // expireUnclaimed ends as missed the released targeted runs whose node
-// did not claim them before their starting deadline because it is down
-// (released while it was alive, it died before claiming). Called with the
-// heartbeat.
+// did not claim them before their starting deadline: it is down (released
+// while it was alive, it died before claiming), or its window closed
+// before it could (closedHere). Called with the heartbeat.
 func (c *Controller) expireUnclaimed(ctx context.Context, now time.Time) {
 	runs, _, err := c.st.RunList(ctx, store.RunListParams{States: []store.RunState{store.RunPending}, Page: store.Page{Limit: 1000}})
 	if err != nil {
@@ -489,10 +566,13 @@ func (c *Controller) expireUnclaimed(ctx context.Context, now time.Time) {
 				nodes[n.Name] = n
 			}
 		}
-		if n, ok := nodes[r.Target]; ok && n.Alive {
-			continue // it will claim it
+		n, ok := nodes[r.Target]
+		switch {
+		case !ok || !n.Alive:
+			c.miss(ctx, r, now, fmt.Sprintf("node %s was down until the starting deadline", r.Target))
+		case !c.gatesOpen(e.c.spec, n, now):
+			c.miss(ctx, r, now, fmt.Sprintf("the window of node %s closed before the node could start the run", r.Target))
 		}
-		c.miss(ctx, r, now, fmt.Sprintf("node %s was down until the starting deadline", r.Target))
 	}
 }
 

@@ -520,3 +520,50 @@ func TestNodeWindow(t *testing.T) {
 		})
 	}
 }
+
+// TestClaimWaitsForOwnWindow: a run released to this node while its
+// window was open (say, while the node was away) is not started once the
+// window has closed: it starts when the window opens again, or is missed
+// at its deadline.
+func TestClaimWaitsForOwnWindow(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		deadline *int64
+		want     store.RunState
+	}{
+		{"window opens in time", nil, store.RunRunning},
+		{"deadline first", ptr(int64(60)), store.RunMissed},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			nodes := fleet()
+			nodes.nodes[0].Labels[WindowLabel] = "w" // as the node registered itself
+			runWith(t, func(c *Config) {
+				c.Nodes = nodes
+				c.Labels = nodes.nodes[0].Labels
+			}, func(t *testing.T, b *bundle) {
+				b.gates["w"] = window{10 * time.Hour, 11 * time.Hour} // opens at 10:00; t0 is 09:00
+				b.put(spec("j", "24h", func(s *store.JobSpec) { s.Nodes, s.StartingDeadlineSeconds = "local", tt.deadline }))
+				// As if an earlier leader had released it for this node.
+				r, err := b.st.RunInsert(b.ctx, store.RunInsertParams{Run: store.Run{Job: "j", ScheduledTime: t0,
+					Attempt: 1, Reason: store.ReasonSchedule, Target: "local", ReadyAt: t0}, Now: t0})
+				if err != nil {
+					t.Fatal(err)
+				}
+				b.ctl.Notify("#wake")
+				synctest.Wait()
+				if got, _ := b.st.RunGet(b.ctx, r.ID); got.State != store.RunPending {
+					t.Fatalf("run %s while the node's window is closed", got.State)
+				}
+				b.advance(61 * time.Second) // the deadline, if any, passes
+				b.advance(time.Hour - 61*time.Second)
+				got, _ := b.st.RunGet(b.ctx, r.ID)
+				if got.State != tt.want {
+					t.Fatalf("at 10:00 the run is %s (%s), want %s", got.State, got.Error, tt.want)
+				}
+				if tt.want == store.RunMissed && !strings.Contains(got.Error, "window of node local closed") {
+					t.Errorf("missed for %q", got.Error)
+				}
+			})
+		})
+	}
+}

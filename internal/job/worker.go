@@ -55,8 +55,9 @@ const startWorkers = 8
 
 // claim starts every run that is ready now.
 func (c *Controller) claim(ctx context.Context, now time.Time) {
+	skip := c.closedHere(ctx, now)
 	for {
-		runs, err := c.st.RunClaim(ctx, store.RunClaimParams{Node: c.cfg.Node, Now: now, Limit: claimBatch})
+		runs, err := c.st.RunClaim(ctx, store.RunClaimParams{Node: c.cfg.Node, Now: now, Limit: claimBatch, Skip: skip})
 		c.noteWrite(err, now)
 		if err != nil {
 			c.writeFailed(now, "claim runs", "err", err)

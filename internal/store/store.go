@@ -480,6 +480,9 @@ type RunClaimParams struct {
 	// node (a node that cannot run arbitrary commands, such as the demo's
 	// simulated ones).
 	TargetedOnly bool
+	// Skip lists runs not to claim now (targeted runs whose node's window
+	// has closed since they were released).
+	Skip []int64
 }
 
 // RunHeartbeatParams refreshes HeartbeatAt of the running runs IDs owned by Node.

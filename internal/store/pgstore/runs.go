@@ -189,6 +189,10 @@ func (s *Store) RunClaim(ctx context.Context, p store.RunClaimParams) ([]store.R
 	}
 	now := s.now(p.Now)
 	limit := max(p.Limit, 1)
+	skip := p.Skip
+	if skip == nil {
+		skip = []int64{}
+	}
 	// One statement claims the runs and logs a run.started event for each,
 	// so it commits atomically without a round trip in between.
 	rows, err := s.pool.Query(ctx, `
@@ -197,6 +201,7 @@ func (s *Store) RunClaim(ctx context.Context, p store.RunClaimParams) ([]store.R
 		     WHERE id IN (
 		           SELECT id FROM runs
 		            WHERE state = 'pending' AND ready_at <= $2 AND (target = $1 OR (target = '' AND NOT $5::boolean))
+		              AND NOT (id = ANY($6::bigint[]))
 		            ORDER BY ready_at, id
 		            LIMIT $3
 		              FOR UPDATE SKIP LOCKED)
@@ -207,7 +212,7 @@ func (s *Store) RunClaim(ctx context.Context, p store.RunClaimParams) ([]store.R
 		           to_char(scheduled_time AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))
 		      FROM claimed
 		)
-		SELECT `+runCols+` FROM claimed`, p.Node, now, limit, string(store.EventRunStarted), p.TargetedOnly)
+		SELECT `+runCols+` FROM claimed`, p.Node, now, limit, string(store.EventRunStarted), p.TargetedOnly, skip)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: claim runs: %w", err)
 	}

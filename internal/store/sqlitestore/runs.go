@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/store"
@@ -205,8 +206,9 @@ func (s *Store) RunClaim(ctx context.Context, p store.RunClaimParams) ([]store.R
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `UPDATE runs SET state = 'running', node = ?1, started_at = ?2, heartbeat_at = ?2
 			WHERE id IN (SELECT id FROM runs WHERE state = 'pending' AND ready_at IS NOT NULL AND ready_at <= ?2 AND (target = ?1 OR (target = '' AND NOT ?4))
+				AND id NOT IN (SELECT value FROM json_each(?5))
 				ORDER BY ready_at, id LIMIT ?3)
-			RETURNING `+runColumnsNoOutput, p.Node, now.UnixMicro(), p.Limit, p.TargetedOnly)
+			RETURNING `+runColumnsNoOutput, p.Node, now.UnixMicro(), p.Limit, p.TargetedOnly, skipJSON(p.Skip))
 		if err != nil {
 			return fmt.Errorf("claim runs: %w", err)
 		}
@@ -497,4 +499,17 @@ func forTarget(target string) string {
 		return ""
 	}
 	return " for " + target
+}
+
+// skipJSON renders a claim's Skip list as the JSON array json_each reads.
+func skipJSON(ids []int64) string {
+	b := make([]byte, 0, 2+len(ids)*8)
+	b = append(b, '[')
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, id, 10)
+	}
+	return string(append(b, ']'))
 }

@@ -105,6 +105,10 @@ func testRunTargetClaim(t *testing.T, s store.Store) {
 	if r, _ := s.RunGet(ctx, forB.ID); r.State != store.RunPending {
 		t.Errorf("run for b is %s after a and c claimed; want pending", r.State)
 	}
+	got, err = s.RunClaim(ctx, store.RunClaimParams{Node: "b", Now: now, Limit: 10, Skip: []int64{forB.ID, 1 << 40}})
+	if err != nil || len(got) != 0 {
+		t.Fatalf("node b claimed %v, %v skipping its run; want nothing", targetsOf(got), err)
+	}
 	got, err = s.RunClaim(ctx, store.RunClaimParams{Node: "b", Now: now, Limit: 10})
 	if err != nil || len(got) != 1 || got[0].ID != forB.ID {
 		t.Errorf("node b claimed %+v, %v; want run %d", got, err, forB.ID)
