@@ -408,6 +408,17 @@ func (a *fleetAudit) checkMissed(t *testing.T, deadlines map[string]time.Duratio
 			if early || taken < 2 {
 				wrong("%d of 2 slots taken when given up (deadline %s)", taken, ts(end))
 			}
+		case r.Err == fmt.Sprintf("the window of node %s closed before the node could start the run", r.Target):
+			// Released while its window was open, not claimed (the node
+			// was away), and given up at the deadline with the window shut.
+			switch open, ok := a.opens(r.Job, r.Target, r.Finished); {
+			case r.Ready.IsZero():
+				wrong("the run was never released")
+			case early:
+				wrong("given up before the deadline %s", ts(end))
+			case ok && !open.After(r.Finished):
+				wrong("the window was open when the run was given up at %s", ts(r.Finished))
+			}
 		case r.Err == "the starting deadline passed while the job was suspended":
 			if r.Finished.Before(suspended) {
 				wrong("the job was suspended only at %s", ts(suspended))
