@@ -3,8 +3,6 @@ package fleetlock_test
 import (
 	"errors"
 	"net/http"
-	"net/http/httptest"
-	"net/netip"
 	"testing"
 
 	"github.com/almanac-sh/almanac/internal/clock"
@@ -16,16 +14,7 @@ import (
 func TestAcquireSharesSlotsWithZincati(t *testing.T) {
 	clk := clock.NewFake(t0) // a Wednesday: the db group's weekend window is closed
 	st := openSQLite(t, clk)
-	s := fleetlock.New(fleetlock.Config{
-		Groups:  func() []fleetlock.Group { return groups },
-		Windows: func(name string) (fleetlock.Window, bool) { return weekend{}, name == "weekend" },
-		Store:   st, Clock: clk,
-		Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")},
-	})
-	mux := http.NewServeMux()
-	mux.Handle("/fleetlock/", s)
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
+	s, srv := newLockServer(t, st, clk)
 	ctx := t.Context()
 
 	if err := s.Acquire(ctx, "default", "node-a"); err != nil {

@@ -48,6 +48,13 @@ var groups = []fleetlock.Group{
 
 func newServer(t *testing.T, st fleetlock.Store, clk clock.Clock) *httptest.Server {
 	t.Helper()
+	_, srv := newLockServer(t, st, clk)
+	return srv
+}
+
+// newLockServer is newServer that also returns the lock server itself.
+func newLockServer(t *testing.T, st fleetlock.Store, clk clock.Clock) (*fleetlock.Server, *httptest.Server) {
+	t.Helper()
 	s := fleetlock.New(fleetlock.Config{
 		Groups:  func() []fleetlock.Group { return groups },
 		Windows: func(name string) (fleetlock.Window, bool) { return weekend{}, name == "weekend" },
@@ -58,7 +65,7 @@ func newServer(t *testing.T, st fleetlock.Store, clk clock.Clock) *httptest.Serv
 	mux.Handle("/fleetlock/", s)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	return srv
+	return s, srv
 }
 
 // zincati sends exactly the request Zincati's fleet_lock client sends.
