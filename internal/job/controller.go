@@ -90,6 +90,7 @@ type Controller struct {
 	waiting   map[string]*entry // entries holding pending runs
 	fires     []pendingFire     // ready runs to insert at the end of the step
 	beforeOf  map[string]map[string]bool
+	fanned    int                       // jobs whose nodes selector is not any
 	scheds    map[schedKey]*sharedSched // compiled cron schedules, shared by jobs with the same expression and zone
 	stopping  bool
 	claimable bool // a run may be ready to claim
@@ -372,11 +373,11 @@ func (c *Controller) setJob(j store.Job, now time.Time) {
 		e = &entry{index: -1, fresh: true}
 		c.jobs[j.Spec.Name] = e
 	} else {
-		c.indexBefore(e.c.spec, false)
+		c.index(e.c.spec, false)
 		c.unshare(e.c)
 	}
 	e.c, e.created, e.last = comp, j.CreatedAt, j.Status.LastScheduleTime
-	c.indexBefore(comp.spec, true)
+	c.index(comp.spec, true)
 	c.schedule(e, now)
 }
 
@@ -434,7 +435,7 @@ func (c *Controller) removeJob(name string) {
 	if e == nil {
 		return
 	}
-	c.indexBefore(e.c.spec, false)
+	c.index(e.c.spec, false)
 	c.unshare(e.c)
 	if e.index >= 0 {
 		heap.Remove(&c.wakes, e.index)
@@ -524,14 +525,20 @@ func (c *Controller) reloadAll(ctx context.Context, now time.Time) {
 // loadHeld replaces what each job's entry holds with the store's held runs.
 func (c *Controller) loadHeld(ctx context.Context) error { return c.loadPending(ctx, false) }
 
-// fannedOut reports whether some job fans out to nodes.
-func (c *Controller) fannedOut() bool {
-	for _, e := range c.jobs {
-		if fanned(e.c.spec) {
-			return true
-		}
+// fannedOut reports whether some job fans out to nodes. The claim and
+// every wake-up ask, so it is a counter, not a walk over the jobs.
+func (c *Controller) fannedOut() bool { return c.fanned > 0 }
+
+// index records (or forgets) what the controller keeps across jobs about
+// spec: the reverse edges of its before list, and whether it fans out.
+func (c *Controller) index(spec store.JobSpec, add bool) {
+	c.indexBefore(spec, add)
+	switch {
+	case fanned(spec) && add:
+		c.fanned++
+	case fanned(spec):
+		c.fanned--
 	}
-	return false
 }
 
 // loadPending reads every pending run: held ones replace what each job's

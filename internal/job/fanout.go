@@ -301,24 +301,12 @@ func (c *Controller) evaluateWave(ctx context.Context, e *entry, at time.Time, h
 		return wake, held
 	}
 	if spec.Schedule != "" {
-		g, ok := Gate(nil), false
-		if c.cfg.Gates != nil {
-			g, ok = c.cfg.Gates(spec.Schedule)
-		}
+		open, wait, why := c.gateWait(spec.Schedule, fmt.Sprintf("schedule gate %q", spec.Schedule), now, end, hasLimit, expired)
 		switch {
-		case !ok && expired:
-			return missAll(func(store.Run) string { return fmt.Sprintf("schedule gate %q does not exist", spec.Schedule) })
-		case !ok:
-			untilDeadline()
-			return wake, held
-		case !g.Contains(now):
-			open, ok := g.NextOpen(now)
-			if !ok || hasLimit && !open.Before(end) {
-				return missAll(func(store.Run) string {
-					return fmt.Sprintf("schedule gate %q does not open before the starting deadline", spec.Schedule)
-				})
-			}
-			return open, held
+		case why != "":
+			return missAll(func(store.Run) string { return why })
+		case !open:
+			return wait, held
 		}
 	}
 	for _, up := range c.upstreams(spec) {
@@ -374,26 +362,13 @@ func (c *Controller) evaluateWave(ctx context.Context, e *entry, at time.Time, h
 			continue
 		}
 		if w := nodeWindow(spec, node); w != "" {
-			g, ok := Gate(nil), false
-			if c.cfg.Gates != nil {
-				g, ok = c.cfg.Gates(w)
-			}
+			open, wait, why := c.gateWait(w, fmt.Sprintf("window %q of node %s", w, r.Target), now, end, hasLimit, expired)
 			switch {
-			case !ok && expired:
-				c.miss(ctx, r, now, fmt.Sprintf("window %q of node %s does not exist", w, r.Target))
+			case why != "":
+				c.miss(ctx, r, now, why)
 				continue
-			case !ok:
-				untilDeadline()
-				earliest(now.Add(waveRecheck))
-				keep = append(keep, r)
-				continue
-			case !g.Contains(now):
-				open, ok := g.NextOpen(now)
-				if !ok || hasLimit && !open.Before(end) {
-					c.miss(ctx, r, now, fmt.Sprintf("window %q of node %s does not open before the starting deadline", w, r.Target))
-					continue
-				}
-				earliest(open)
+			case !open:
+				earliest(wait)
 				keep = append(keep, r)
 				continue
 			}
@@ -540,6 +515,9 @@ func holdsTargeted(e *entry) bool {
 // while it was alive, it died before claiming), or its window closed
 // before it could (closedHere). Called with the heartbeat.
 func (c *Controller) expireUnclaimed(ctx context.Context, now time.Time) {
+	if !c.fannedOut() {
+		return // no targeted runs to look for
+	}
 	runs, _, err := c.st.RunList(ctx, store.RunListParams{States: []store.RunState{store.RunPending}, Page: store.Page{Limit: 1000}})
 	if err != nil {
 		c.log.Error("list pending runs", "err", err)
@@ -604,4 +582,31 @@ func (c *Controller) releaseSlot(ctx context.Context, spec store.JobSpec, r stor
 	if err := c.cfg.Slots.Release(ctx, spec.RebootGroup, r.Target); err != nil {
 		c.log.Error("release reboot slot", "job", r.Job, "run", r.ID, "group", spec.RebootGroup, "node", r.Target, "err", err)
 	}
+}
+
+// gateWait decides what a held run does about the gate called name,
+// described in messages as what: open means it may go on; otherwise it is
+// missed for why or, when why is empty, waits until wait (zero: until
+// something changes). A gate that does not exist is waited for until the
+// starting deadline; one that opens only at or after it is missed at once.
+func (c *Controller) gateWait(name, what string, now, end time.Time, hasLimit, expired bool) (open bool, wait time.Time, why string) {
+	g, ok := Gate(nil), false
+	if c.cfg.Gates != nil {
+		g, ok = c.cfg.Gates(name)
+	}
+	switch {
+	case !ok && expired:
+		return false, time.Time{}, what + " does not exist"
+	case !ok && hasLimit:
+		return false, end.Add(time.Nanosecond), ""
+	case !ok:
+		return false, time.Time{}, ""
+	case g.Contains(now):
+		return true, time.Time{}, ""
+	}
+	at, ok := g.NextOpen(now)
+	if !ok || hasLimit && !at.Before(end) {
+		return false, time.Time{}, what + " does not open before the starting deadline"
+	}
+	return false, at, ""
 }

@@ -255,26 +255,13 @@ func (c *Controller) evaluate(ctx context.Context, e *entry, r store.Run, now ti
 		return time.Time{}, true
 	}
 	if spec.Schedule != "" {
-		g, ok := Gate(nil), false
-		if c.cfg.Gates != nil {
-			g, ok = c.cfg.Gates(spec.Schedule)
-		}
+		open, wait, why := c.gateWait(spec.Schedule, fmt.Sprintf("schedule gate %q", spec.Schedule), now, end, hasLimit, expired)
 		switch {
-		case !ok && expired:
-			c.miss(ctx, r, now, fmt.Sprintf("schedule gate %q does not exist", spec.Schedule))
+		case why != "":
+			c.miss(ctx, r, now, why)
 			return time.Time{}, false
-		case !ok:
-			if hasLimit {
-				return end.Add(time.Nanosecond), true
-			}
-			return time.Time{}, true
-		case !g.Contains(now):
-			open, ok := g.NextOpen(now)
-			if !ok || hasLimit && !open.Before(end) {
-				c.miss(ctx, r, now, fmt.Sprintf("schedule gate %q does not open before the starting deadline", spec.Schedule))
-				return time.Time{}, false
-			}
-			return open, true
+		case !open:
+			return wait, true
 		}
 	}
 	if expired {
