@@ -38,7 +38,12 @@ UPDATE jobs SET succeeded = jobs.succeeded + d.ok, failed = jobs.failed + d.bad,
   FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS d(dname, ok, bad), locked
  WHERE jobs.name = d.dname AND locked.name = d.dname`
 
-// pruneMany is prune for several jobs, each with its own limits.
+// pruneMany deletes the finished runs of several jobs, each with its own
+// limits, beyond those limits: the newest by scheduled time, then ID, are
+// kept. The limits count per target node, so a fanned-out job keeps as many
+// instants of each node as a plain job keeps of itself, and one node's runs
+// never push out another's. It is the store's only prune statement: every
+// path that ends a run, and RunPrune, goes through it.
 //
 // The doomed rows are locked in id order before they are deleted, so two
 // batches pruning the same jobs cannot deadlock.
@@ -47,7 +52,7 @@ WITH doomed AS (
     SELECT id AS did FROM runs WHERE id IN (
         SELECT id FROM (
             SELECT r.id, r.state, p.ks, p.kf, row_number() OVER (
-                       PARTITION BY r.job, r.state = 'succeeded'
+                       PARTITION BY r.job, r.state = 'succeeded', r.target
                        ORDER BY r.scheduled_time DESC, r.id DESC) AS rank
               FROM runs r JOIN unnest($1::text[], $2::bigint[], $3::bigint[]) AS p(pjob, ks, kf) ON r.job = p.pjob
              WHERE r.state IN ('succeeded', 'failed', 'killed', 'missed')) ranked

@@ -373,19 +373,10 @@ func (s *Store) RunPrune(ctx context.Context, p store.RunPruneParams) (int, erro
 	return n, err
 }
 
-// prune deletes a job's finished runs beyond the limits, keeping the newest
-// by scheduled time, then ID; the limits count per target node.
+// prune deletes a job's finished runs beyond the limits, with the one
+// prune statement (pruneMany).
 func prune(ctx context.Context, tx querier, job string, l store.HistoryLimits) (int, error) {
-	tag, err := tx.Exec(ctx, `
-		DELETE FROM runs WHERE id IN (
-		    SELECT id FROM (
-		        SELECT id, state, row_number() OVER (
-		                   PARTITION BY state = 'succeeded', target
-		                   ORDER BY scheduled_time DESC, id DESC) AS rank
-		          FROM runs
-		         WHERE job = $1 AND state IN ('succeeded', 'failed', 'killed', 'missed')) ranked
-		     WHERE rank > CASE WHEN state = 'succeeded' THEN $2::bigint ELSE $3::bigint END)`,
-		job, max(l.KeepSucceeded, 0), max(l.KeepFailed, 0))
+	tag, err := tx.Exec(ctx, pruneMany, []string{job}, []int64{int64(max(l.KeepSucceeded, 0))}, []int64{int64(max(l.KeepFailed, 0))})
 	if err != nil {
 		return 0, fmt.Errorf("pgstore: prune runs of %q: %w", job, err)
 	}

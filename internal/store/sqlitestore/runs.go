@@ -473,24 +473,15 @@ func (s *Store) RunPrune(ctx context.Context, p store.RunPruneParams) (int, erro
 	return n, err
 }
 
-// prune deletes a job's finished runs beyond the limits, newest kept.
+// prune deletes a job's finished runs beyond the limits, newest kept, with
+// the one prune statement (sqlPrune).
 func (s *Store) prune(ctx context.Context, tx *sql.Tx, job string, l store.HistoryLimits) (int, error) {
-	var total int64
-	for _, g := range []struct {
-		query string
-		keep  int
-	}{
-		{sqlPruneSucceeded, l.KeepSucceeded},
-		{sqlPruneFailed, l.KeepFailed},
-	} {
-		res, err := s.stmt(ctx, tx, g.query).ExecContext(ctx, job, max(g.keep, 0))
-		if err != nil {
-			return 0, fmt.Errorf("prune runs of %q: %w", job, err)
-		}
-		n, _ := res.RowsAffected()
-		total += n
+	res, err := s.stmt(ctx, tx, sqlPrune).ExecContext(ctx, job, max(l.KeepSucceeded, 0), max(l.KeepFailed, 0))
+	if err != nil {
+		return 0, fmt.Errorf("prune runs of %q: %w", job, err)
 	}
-	return int(total), nil
+	n, _ := res.RowsAffected()
+	return int(n), nil
 }
 
 // forTarget names a run's target node in a message; empty for any node.

@@ -26,23 +26,20 @@ const (
 			RETURNING ` + runColumns
 )
 
-// A job's history beyond its limits, pruned at every run's end: the
-// oldest succeeded runs past ?2, and likewise the failed ones. The limits
-// count per target node, so a fanned-out job keeps as many instants of
-// each node as a plain job keeps of itself.
-const (
-	sqlPruneSucceeded = `DELETE FROM runs WHERE job = ?1 AND state = 'succeeded'
-			AND id NOT IN (SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY target
+// sqlPrune deletes a job's history beyond its limits, at every run's end
+// and in RunPrune: the oldest succeeded runs past ?2 and the oldest other
+// finished runs past ?3. The limits count per target node, so a fanned-out
+// job keeps as many instants of each node as a plain job keeps of itself,
+// and one node's runs never push out another's. It is the store's only
+// prune statement.
+const sqlPrune = `DELETE FROM runs WHERE id IN (
+			SELECT id FROM (SELECT id, state, row_number() OVER (PARTITION BY state = 'succeeded', target
 					ORDER BY scheduled_time DESC, id DESC) AS rank
-				FROM runs WHERE job = ?1 AND state = 'succeeded') WHERE rank <= ?2)`
-	sqlPruneFailed = `DELETE FROM runs WHERE job = ?1 AND state IN ('failed', 'killed', 'missed')
-			AND id NOT IN (SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY target
-					ORDER BY scheduled_time DESC, id DESC) AS rank
-				FROM runs WHERE job = ?1 AND state IN ('failed', 'killed', 'missed')) WHERE rank <= ?2)`
-)
+				FROM runs WHERE job = ?1 AND state IN ('succeeded', 'failed', 'killed', 'missed'))
+			 WHERE rank > CASE WHEN state = 'succeeded' THEN ?2 ELSE ?3 END)`
 
 var hotStatements = []string{sqlAdvance, sqlEvent, sqlRunByID, sqlFinish, sqlSucceed, sqlFail, sqlInsertRun,
-	sqlPruneSucceeded, sqlPruneFailed}
+	sqlPrune}
 
 // prepare prepares the hot statements on the writer connection. It runs
 // before any transaction: with one writer connection, preparing on the

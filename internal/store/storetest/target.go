@@ -21,6 +21,7 @@ var targetTests = []struct {
 	{"RunTargetClaim", testRunTargetClaim},
 	{"RunListNode", testRunListNode},
 	{"RunPrunePerTarget", testRunPrunePerTarget},
+	{"RunFinishPrunePerTarget", testRunFinishPrunePerTarget},
 }
 
 func insertTargeted(ctx context.Context, s store.Store, job string, at time.Time, target string, attempt int, ready time.Time) (store.Run, error) {
@@ -224,4 +225,100 @@ func targetsOf(runs []store.Run) []string {
 		out = append(out, fmt.Sprintf("%d:%s", r.ID, r.Target))
 	}
 	return out
+}
+
+// testRunFinishPrunePerTarget: every way a run ends (RunFinish and
+// RunFinishBatch, to every terminal state) prunes the job's history per
+// target node: a node's runs never count against another's limits, and
+// one node's failure never deletes another node's.
+func testRunFinishPrunePerTarget(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	nodes := []string{"a", "b", "c"}
+	limits := &store.HistoryLimits{KeepSucceeded: 2, KeepFailed: 1}
+	finishers := []struct {
+		name   string
+		finish func(job string, ids []int64, state store.RunState) error
+	}{
+		{"RunFinish", func(_ string, ids []int64, state store.RunState) error {
+			for _, id := range ids {
+				if _, err := s.RunFinish(ctx, store.RunFinishParams{ID: id, State: state, Prune: limits}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+		{"RunFinishBatch", func(_ string, ids []int64, state store.RunState) error {
+			items := make([]store.RunFinishParams, len(ids))
+			for i, id := range ids {
+				items[i] = store.RunFinishParams{ID: id, State: state, Prune: limits}
+			}
+			res, err := s.RunFinishBatch(ctx, store.RunFinishBatchParams{Items: items})
+			if err != nil {
+				return err
+			}
+			for _, r := range res {
+				if r.Err != nil {
+					return r.Err
+				}
+			}
+			return nil
+		}},
+	}
+	states := []store.RunState{store.RunSucceeded, store.RunFailed, store.RunKilled, store.RunMissed}
+	for _, f := range finishers {
+		for _, state := range states {
+			job := fmt.Sprintf("%s-%s", f.name, state)
+			createJob(t, s, job)
+			// Four instants, each on every node, all ending in state.
+			for i := range 4 {
+				at := base.Add(time.Duration(i) * time.Minute)
+				var ids []int64
+				for _, n := range nodes {
+					r, err := insertTargeted(ctx, s, job, at, n, 1, time.Time{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					ids = append(ids, r.ID)
+				}
+				if err := f.finish(job, ids, state); err != nil {
+					t.Fatalf("%s: finish instant %d as %s: %v", f.name, i, state, err)
+				}
+			}
+			keep := limits.KeepFailed
+			if state == store.RunSucceeded {
+				keep = limits.KeepSucceeded
+			}
+			runs, _, err := s.RunList(ctx, store.RunListParams{Job: job})
+			if err != nil {
+				t.Fatal(err)
+			}
+			perNode := map[string]int{}
+			for _, r := range runs {
+				perNode[r.Target]++
+			}
+			for _, n := range nodes {
+				if perNode[n] != keep {
+					t.Errorf("%s to %s: node %s keeps %d runs, want %d (runs per node %v)", f.name, state, n, perNode[n], keep, perNode)
+				}
+			}
+			// One node's later failure leaves the others' runs alone.
+			r, err := insertTargeted(ctx, s, job, base.Add(time.Hour), "a", 1, time.Time{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := f.finish(job, []int64{r.ID}, store.RunFailed); err != nil {
+				t.Fatalf("%s: finish a later failure: %v", f.name, err)
+			}
+			runs, _, _ = s.RunList(ctx, store.RunListParams{Job: job})
+			clear(perNode)
+			for _, r := range runs {
+				perNode[r.Target]++
+			}
+			for _, n := range nodes[1:] {
+				if perNode[n] != keep {
+					t.Errorf("%s to %s: after a failure on a, node %s keeps %d runs, want %d", f.name, state, n, perNode[n], keep)
+				}
+			}
+		}
+	}
 }
