@@ -65,9 +65,11 @@ type Exec struct {
 }
 
 // Env returns the variables almanac adds to every run's environment.
+// ALMANAC_NODE is the node that claimed the run (the one running it).
 func Env(run store.Run) []string {
 	return []string{
 		"ALMANAC_JOB=" + run.Job,
+		"ALMANAC_NODE=" + run.Node,
 		"ALMANAC_RUN_ID=" + strconv.FormatInt(run.ID, 10),
 		"ALMANAC_SCHEDULED_TIME=" + run.ScheduledTime.UTC().Format(time.RFC3339),
 		"ALMANAC_ATTEMPT=" + strconv.Itoa(run.Attempt),

@@ -246,9 +246,9 @@ func TestWaveMaxFailures(t *testing.T) {
 // time gets its run.
 func TestWaveDownNode(t *testing.T) {
 	nodes := fleet("a", "b", "c")
-	nodes.setAlive("b", false)
-	nodes.setAlive("c", false)
 	runFleet(t, nodes, func(t *testing.T, b *bundle) {
+		nodes.setAlive("b", false) // here: every backend starts with b and c down
+		nodes.setAlive("c", false)
 		b.put(spec("j", "1h", func(s *store.JobSpec) { s.Nodes = "role=web"; s.StartingDeadlineSeconds = ptr(int64(60)) }))
 		b.advance(time.Hour)
 		if got := targets(b.runs("j")); !slices.Equal(got, []string{"a:ready", "b:pending", "c:pending"}) {

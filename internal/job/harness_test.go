@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/pgtest"
 	"github.com/almanac-sh/almanac/internal/store"
+	"github.com/almanac-sh/almanac/internal/store/pgstore"
 	"github.com/almanac-sh/almanac/internal/store/sqlitestore"
 )
 
@@ -127,18 +129,43 @@ func (p *fakeProc) exited() bool {
 	}
 }
 
-// bundle is one controller under test on a real SQLite store and a fake
-// clock, inside a synctest bubble so synctest.Wait means "the controller
-// has done everything it can do at this instant".
+// backend is a store the controller tests run on: open returns a new
+// handle on the database at where (a directory or a URL), which prepare
+// makes outside the test's synctest bubble.
+type backend struct {
+	name    string
+	prepare func(t *testing.T) string
+	open    func(ctx context.Context, where string, clk clock.Clock) (store.Store, error)
+}
+
+// backends are every store the controller runs on: each controller test
+// runs on all of them, so a store that disagrees with the others fails a
+// scheduling test, not only the conformance suite. PostgreSQL is skipped
+// (or, under scripts/test, fails) when no server is reachable.
+var backends = []backend{
+	{"sqlite", func(t *testing.T) string { return t.TempDir() },
+		func(ctx context.Context, dir string, clk clock.Clock) (store.Store, error) {
+			return sqlitestore.Open(ctx, dir, sqlitestore.WithClock(clk))
+		}},
+	{"postgres", func(t *testing.T) string { return pgtest.Schema(t) },
+		func(ctx context.Context, url string, clk clock.Clock) (store.Store, error) {
+			return pgstore.Open(ctx, url, pgstore.WithClock(clk))
+		}},
+}
+
+// bundle is one controller under test on a real store and a fake clock,
+// inside a synctest bubble so synctest.Wait means "the controller has
+// done everything it can do at this instant".
 type bundle struct {
 	t   *testing.T
 	ctx context.Context
 	clk *clock.Fake
-	dir string             // the store's directory
-	st  *sqlitestore.Store // the test's handle on the store
+	be  backend
+	dir string      // where the store's database is (backend.open)
+	st  store.Store // the test's handle on the store
 	// own is the running controller's handle on the same database, when
 	// cfg.Store leaves the choice to start (nil): a crash closes it.
-	own    *sqlitestore.Store
+	own    store.Store
 	ex     *fakeExec
 	gates  map[string]Gate
 	ctl    *Controller
@@ -153,18 +180,29 @@ func run(t *testing.T, fn func(t *testing.T, b *bundle)) {
 	runWith(t, nil, fn)
 }
 
-// runWith is run with the controller's configuration changed by mod.
+// runWith is run with the controller's configuration changed by mod, once
+// on every backend.
 func runWith(t *testing.T, mod func(*Config), fn func(t *testing.T, b *bundle)) {
 	t.Helper()
+	for _, be := range backends {
+		t.Run(be.name, func(t *testing.T) {
+			runOn(t, be, mod, fn)
+		})
+	}
+}
+
+// runOn is runWith on one backend.
+func runOn(t *testing.T, be backend, mod func(*Config), fn func(t *testing.T, b *bundle)) {
+	t.Helper()
+	dir := be.prepare(t)
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
 		clk := clock.NewFake(t0)
-		dir := t.TempDir()
-		st, err := sqlitestore.Open(ctx, dir, sqlitestore.WithClock(clk))
+		st, err := be.open(ctx, dir, clk)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b := &bundle{t: t, ctx: ctx, clk: clk, dir: dir, st: st, ex: &fakeExec{}, gates: map[string]Gate{}}
+		b := &bundle{t: t, ctx: ctx, clk: clk, be: be, dir: dir, st: st, ex: &fakeExec{}, gates: map[string]Gate{}}
 		b.cfg = Config{Clock: clk, Parse: parseEvery, Executor: b.ex,
 			Gates: func(name string) (Gate, bool) { g, ok := b.gates[name]; return g, ok }}
 		if mod != nil {
@@ -186,7 +224,7 @@ func (b *bundle) start() {
 	b.t.Helper()
 	cfg := b.cfg
 	if cfg.Store == nil {
-		own, err := sqlitestore.Open(b.ctx, b.dir, sqlitestore.WithClock(b.clk))
+		own, err := b.be.open(b.ctx, b.dir, b.clk)
 		if err != nil {
 			b.t.Fatal(err)
 		}
