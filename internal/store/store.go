@@ -267,6 +267,43 @@ type Run struct {
 	Process RunProcess
 }
 
+// WaitKind names what a held pending run waits for.
+type WaitKind string
+
+// Wait kinds.
+const (
+	WaitGate        WaitKind = "gate"         // the job's schedule gate is closed
+	WaitWindow      WaitKind = "window"       // the node's maintenance window is closed
+	WaitNodeDown    WaitKind = "node-down"    // the run's node is down
+	WaitUpstream    WaitKind = "upstream"     // a required job has not succeeded for the instant
+	WaitBackoff     WaitKind = "backoff"      // a retry waits out its backoff
+	WaitSlot        WaitKind = "slot"         // no slot of the job's reboot group is free
+	WaitMaxParallel WaitKind = "max-parallel" // max_parallel of the job's nodes are active
+	WaitPaused      WaitKind = "paused"       // the job is suspended or its waves are paused
+	WaitCatchUp     WaitKind = "catch-up"     // an earlier instant's run of the node goes first
+)
+
+// Waiting is why a held pending run has not started, and until when (zero:
+// until something changes).
+type Waiting struct {
+	Kind   WaitKind  `json:"kind"`
+	Detail string    `json:"detail"`
+	Until  time.Time `json:"until"`
+}
+
+// RunWaiting is one run's waiting reason; a nil Waiting clears it.
+type RunWaiting struct {
+	ID      int64
+	Waiting *Waiting
+}
+
+// RunSetWaitingParams records the waiting reasons of held runs. Items of
+// runs that are no longer pending are ignored.
+type RunSetWaitingParams struct {
+	Items []RunWaiting
+	Term  int64
+}
+
 // RunProcess identifies a run's process group on its node's machine.
 type RunProcess struct {
 	// ID is the run (in RunSetProcessParams).
@@ -663,6 +700,12 @@ type Store interface {
 	RunListStale(ctx context.Context, p RunListStaleParams) ([]Run, error)
 	// RunPrune deletes finished runs beyond the history limits and reports how many.
 	RunPrune(ctx context.Context, p RunPruneParams) (int, error)
+	// RunSetWaiting records why held runs wait, in one transaction.
+	RunSetWaiting(ctx context.Context, p RunSetWaitingParams) error
+	// RunWaiting returns the recorded waiting reasons of those of ids that
+	// are pending and have one. A run's reason goes with the run: released,
+	// claimed or finished, it has none.
+	RunWaiting(ctx context.Context, ids []int64) (map[int64]Waiting, error)
 
 	// EventAppend appends events; IDs and zero times are assigned by the store.
 	EventAppend(ctx context.Context, events ...Event) error
