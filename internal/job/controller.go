@@ -113,9 +113,12 @@ type entry struct {
 	// created is when the job was created; last is its LastScheduleTime.
 	created, last time.Time
 	held          []store.Run // pending runs the controller holds
-	wake          time.Time   // zero: nothing scheduled
-	index         int         // in wakes; -1 if absent
-	fresh         bool        // not reconciled since the controller started
+	// waits are the waiting reasons last recorded for held runs
+	// (lifecycle.go), so that only a change is written.
+	waits map[int64]store.Waiting
+	wake  time.Time // zero: nothing scheduled
+	index int       // in wakes; -1 if absent
+	fresh bool      // not reconciled since the controller started
 	// retry, when set, is when to try again an instant whose run the
 	// store refused to create (storehealth.go).
 	retry time.Time
@@ -280,8 +283,8 @@ func (c *Controller) step(ctx context.Context) {
 		c.claimable = true // a trigger, or another node's release
 		// A run may have ended on another node: waves waiting for a slot
 		// look again now rather than at their next recheck.
-		if c.fannedOut() {
-			// Retries other nodes inserted join the waves held here.
+		if c.fannedOut() || c.cfg.Nodes != nil {
+			// Retries other nodes inserted are held here like any run.
 			if err := c.loadHeld(ctx); err != nil {
 				c.log.Error("reload held runs", "err", err)
 			}

@@ -1,7 +1,6 @@
 package job
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -328,13 +327,9 @@ func (c *Controller) retry(ctx context.Context, r store.Run, spec store.JobSpec,
 		return
 	}
 	delay := c.backoff(r.Attempt)
-	next := store.Run{Job: r.Job, ScheduledTime: r.ScheduledTime, Attempt: r.Attempt + 1, Reason: store.ReasonRetry,
-		ReadyAt: now.Add(delay), Target: r.Target}
-	if r.Target != "" {
-		// A node's retry rejoins the wave: it waits for its turn, its
-		// window and its reboot slot after the backoff (fanout.go).
-		next.ReadyAt = time.Time{}
-	}
+	// The retry is held like any run (lifecycle.go): it waits out its
+	// backoff, then its gate, window, turn and slot.
+	next := store.Run{Job: r.Job, ScheduledTime: r.ScheduledTime, Attempt: r.Attempt + 1, Reason: store.ReasonRetry, Target: r.Target}
 	inserted, err := c.st.RunInsert(ctx, store.RunInsertParams{Run: next, Term: c.term(), Now: now, Events: []store.Event{{
 		Kind:    store.EventRunRetry,
 		Message: fmt.Sprintf("attempt %d of %d after run %d failed; starting in %s", next.Attempt, spec.BackoffLimit+1, r.ID, delay),
@@ -344,15 +339,11 @@ func (c *Controller) retry(ctx context.Context, r store.Run, spec store.JobSpec,
 		return
 	}
 	c.log.Info("run retry scheduled", "job", r.Job, "run", r.ID, "instant", r.ScheduledTime, "attempt", next.Attempt, "in", delay)
-	if next.ReadyAt.IsZero() {
-		if e := c.jobs[r.Job]; e != nil && err == nil {
-			e.held = append(e.held, inserted)
-			c.waiting[r.Job] = e
-			c.schedule(e, now)
-		}
-		return
+	if e := c.jobs[r.Job]; e != nil && err == nil {
+		e.held = append(e.held, inserted)
+		c.waiting[r.Job] = e
+		c.schedule(e, now)
 	}
-	heap.Push(&c.readyAt, next.ReadyAt)
 }
 
 // logEnd logs a recorded run end, one line.

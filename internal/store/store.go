@@ -169,6 +169,12 @@ type JobSpec struct {
 	// WavePaused holds back the job's waiting targeted runs (an operator's
 	// `almanac wave pause`); runs already started continue.
 	WavePaused bool `json:"wave_paused,omitempty"`
+	// CatchUp says what happens to the instants a run could not start at
+	// (daemon down, gate or window closed, wave paused, node away):
+	// "latest" (or "", the default) keeps only the latest waiting and
+	// records the others missed, "all" keeps every one (they run one after
+	// another per node), "none" misses them all.
+	CatchUp string `json:"catch_up,omitempty"`
 }
 
 // JobStatus is what the store remembers about a job's runs beyond the runs
