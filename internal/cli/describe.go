@@ -44,8 +44,15 @@ func runDescribe(ctx context.Context, e *env, args []string) error {
 		}
 		return describeApply(ctx, e, c, pos[1], jsonOut)
 	}
+	if len(pos) == 2 && pos[0] == "run" {
+		c, err := cf.client()
+		if err != nil {
+			return err
+		}
+		return describeRun(ctx, e, c, pos[1], jsonOut)
+	}
 	if len(pos) != 2 || (pos[0] != "job" && pos[0] != "resource") {
-		return usagef("describe: usage: almanac describe job NAME | describe resource ID | describe apply ID")
+		return usagef("describe: usage: almanac describe job NAME | describe run ID | describe resource ID | describe apply ID")
 	}
 	if *nRuns < 0 || *nRuns > 1000 {
 		return usagef("describe: --runs %d: want 0 to 1000", *nRuns)
@@ -233,4 +240,44 @@ func outlookNote(fires []apitype.Fire, i int) string {
 		return "  will be missed: " + f.Reason
 	}
 	return ""
+}
+
+// describeRun prints one run: what it is for, its state and, while it
+// waits, why and until when.
+func describeRun(ctx context.Context, e *env, c *apiclient.Client, idArg string, jsonOut bool) error {
+	id, err := strconv.ParseInt(idArg, 10, 64)
+	if err != nil || id <= 0 {
+		return usagef("describe run: %q is not a run id (see 'almanac get runs')", idArg)
+	}
+	r, err := c.RunGet(ctx, id)
+	if err != nil {
+		return apiErr(err)
+	}
+	if jsonOut {
+		return writeJSONOut(e.stdout, r)
+	}
+	w := e.stdout
+	kv := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(w, "%-12s %s\n", k+":", v)
+		}
+	}
+	kv("ID", strconv.FormatInt(r.ID, 10))
+	kv("Job", r.Job)
+	kv("Scheduled", fmtTime(&r.ScheduledTime))
+	kv("Reason", r.Reason)
+	kv("Attempt", strconv.Itoa(r.Attempt))
+	kv("State", r.State)
+	kv("Waiting", waitingText(r.Waiting))
+	kv("Target", r.Target)
+	kv("Node", r.Node)
+	kv("Created", fmtTime(&r.CreatedAt))
+	kv("Started", fmtTime(r.StartedAt))
+	kv("Finished", fmtTime(r.FinishedAt))
+	kv("Duration", duration(r))
+	if r.ExitCode != nil {
+		kv("Exit code", strconv.Itoa(*r.ExitCode))
+	}
+	kv("Error", r.Error)
+	return nil
 }

@@ -151,13 +151,21 @@ func printRuns(e *env, runs []apitype.Run) error { return printRunsOn(e, runs, f
 // fanned-out run is for, else the node that started it) is shown when
 // withNode is set or some run has a target node, so the runs of a single
 // daemon read as before.
+//
+// A WAITING column (why a pending run has not started, and until when) is
+// shown when some run waits.
 func printRunsOn(e *env, runs []apitype.Run, withNode bool) error {
+	withWaiting := false
 	for _, r := range runs {
 		withNode = withNode || r.Target != ""
+		withWaiting = withWaiting || r.Waiting != nil
 	}
 	header := []string{"ID", "JOB", "STATE", "REASON", "ATTEMPT", "SCHEDULED", "STARTED", "DURATION", "EXIT"}
 	if withNode {
 		header = slices.Insert(header, 2, "NODE")
+	}
+	if withWaiting {
+		header = append(header, "WAITING")
 	}
 	t := newTable(e.stdout, header...)
 	for _, r := range runs {
@@ -170,9 +178,36 @@ func printRunsOn(e *env, runs []apitype.Run, withNode bool) error {
 		if withNode {
 			row = slices.Insert(row, 2, cmp.Or(r.Target, r.Node))
 		}
+		if withWaiting {
+			row = append(row, waitingShort(r.Waiting))
+		}
 		t.row(row...)
 	}
 	return t.flush()
+}
+
+// waitingShort is a run's waiting reason in a table cell: its kind and,
+// when known, until when.
+func waitingShort(w *apitype.Waiting) string {
+	switch {
+	case w == nil:
+		return ""
+	case w.Until != nil:
+		return w.Kind + " until " + fmtTime(w.Until)
+	}
+	return w.Kind
+}
+
+// waitingText is a run's waiting reason in a sentence.
+func waitingText(w *apitype.Waiting) string {
+	if w == nil {
+		return ""
+	}
+	s := w.Kind + ": " + w.Detail
+	if w.Until != nil {
+		s += " (until " + fmtTime(w.Until) + ")"
+	}
+	return s
 }
 
 func duration(r apitype.Run) string {

@@ -26,6 +26,7 @@ type MemStore struct {
 	runs   []store.Run // ID order
 	events []store.Event
 	nextID int64
+	waits  map[int64]store.Waiting
 }
 
 // NewMemStore returns an empty store.
@@ -158,6 +159,30 @@ func (m *MemStore) AddEvent(e store.Event) {
 }
 
 // RunGet implements the store method.
+// SetWaiting records why a held run waits, as the controller would.
+func (m *MemStore) SetWaiting(id int64, w store.Waiting) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.waits == nil {
+		m.waits = map[int64]store.Waiting{}
+	}
+	m.waits[id] = w
+}
+
+// RunWaiting implements httpapi.Store: the reasons of those of ids that
+// are held (pending, not released).
+func (m *MemStore) RunWaiting(_ context.Context, ids []int64) (map[int64]store.Waiting, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := map[int64]store.Waiting{}
+	for _, r := range m.runs {
+		if w, ok := m.waits[r.ID]; ok && r.State == store.RunPending && r.ReadyAt.IsZero() && slices.Contains(ids, r.ID) {
+			out[r.ID] = w
+		}
+	}
+	return out, nil
+}
+
 func (m *MemStore) RunGet(_ context.Context, id int64) (store.Run, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

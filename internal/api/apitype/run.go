@@ -46,6 +46,33 @@ type Run struct {
 	// Error says why a run failed or was killed when it is more than an exit
 	// status ("timed out after 30s", "daemon restarted during the run").
 	Error string `json:"error,omitempty"`
+	// Waiting says why a pending run has not been released to start yet;
+	// null when it is not waiting (released, started or finished).
+	Waiting *Waiting `json:"waiting"`
+}
+
+// Wait kinds: what a pending run waits for.
+const (
+	WaitGate        = "gate"         // the job's schedule gate is closed
+	WaitWindow      = "window"       // its node's maintenance window is closed
+	WaitNodeDown    = "node-down"    // its node is down
+	WaitUpstream    = "upstream"     // a required job has not succeeded for the instant
+	WaitBackoff     = "backoff"      // a retry waits out its backoff
+	WaitSlot        = "slot"         // no slot of the job's reboot group is free
+	WaitMaxParallel = "max-parallel" // max_parallel of the job's nodes are active
+	WaitPaused      = "paused"       // the job is suspended or its waves are paused
+	WaitCatchUp     = "catch-up"     // an earlier instant's run of the node goes first
+)
+
+// Waiting is why a pending run waits and until when.
+type Waiting struct {
+	Kind string `json:"kind"`
+	// Detail says it in a sentence ("schedule gate \"tue\" is closed").
+	Detail string `json:"detail"`
+	// Until is when the obstacle is expected to go (a gate's or window's
+	// next opening, the end of a backoff); null when unknown (a node's
+	// return, a slot freeing).
+	Until *time.Time `json:"until"`
 }
 
 // Finished reports whether the run reached a final state.

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -58,6 +59,9 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) error {
 	for _, run := range runs {
 		page.Items = append(page.Items, runFromStore(run))
 	}
+	if err := s.addWaiting(r.Context(), runs, page.Items); err != nil {
+		return err
+	}
 	if next != 0 {
 		page.NextPage = strconv.FormatInt(next, 10)
 	}
@@ -114,7 +118,35 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, runFromStore(run))
+	out := []apitype.Run{runFromStore(run)}
+	if err := s.addWaiting(r.Context(), []store.Run{run}, out); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, out[0])
+	return nil
+}
+
+// addWaiting fills in why the held ones among runs wait (out[i] is
+// runs[i]), with one store read.
+func (s *Server) addWaiting(ctx context.Context, runs []store.Run, out []apitype.Run) error {
+	var ids []int64
+	for _, r := range runs {
+		if r.State == store.RunPending && r.ReadyAt.IsZero() {
+			ids = append(ids, r.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	waits, err := s.cfg.Store.RunWaiting(ctx, ids)
+	if err != nil {
+		return fmt.Errorf("read why runs wait: %w", err)
+	}
+	for i, r := range runs {
+		if w, ok := waits[r.ID]; ok {
+			out[i].Waiting = &apitype.Waiting{Kind: string(w.Kind), Detail: w.Detail, Until: timePtr(w.Until)}
+		}
+	}
 	return nil
 }
 

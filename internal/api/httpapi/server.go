@@ -41,6 +41,7 @@ type Store interface {
 	JobList(ctx context.Context, p store.JobListParams) ([]store.Job, error)
 	RunGet(ctx context.Context, id int64) (store.Run, error)
 	RunList(ctx context.Context, p store.RunListParams) ([]store.Run, int64, error)
+	RunWaiting(ctx context.Context, ids []int64) (map[int64]store.Waiting, error)
 	EventList(ctx context.Context, p store.EventListParams) ([]store.Event, int64, error)
 }
 
