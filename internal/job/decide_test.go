@@ -18,7 +18,9 @@ func TestDecide(t *testing.T) {
 	closed := func(name string) gateFact {
 		return gateFact{name: name, what: "schedule gate " + name, exists: true, next: opensAt, opens: true}
 	}
-	open := func(name string) gateFact { return gateFact{name: name, what: "gate " + name, exists: true, open: true} }
+	open := func(name string) gateFact {
+		return gateFact{name: name, what: "gate " + name, exists: true, open: true}
+	}
 	window := func(g gateFact) gateFact { g.what = "window of node n1"; return g }
 	// base is an untargeted first attempt with nothing in its way.
 	base := heldFacts{run: store.Run{ID: 7, Job: "j", ScheduledTime: at, Attempt: 1, Reason: store.ReasonSchedule},
