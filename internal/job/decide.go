@@ -117,9 +117,12 @@ type heldFacts struct {
 	// earlier is the instant of an earlier held run of the same node, if
 	// any: runs of one node start in instant order.
 	earlier time.Time
-	// newer is the instant of a newer held run of the same node, if any.
-	newer   time.Time
-	catchUp string // CatchUpLatest, CatchUpAll or CatchUpNone
+	// newer is the instant of a newer held run of the same node, if any;
+	// prevUnavailable: the run's last decision had it wait for a gate,
+	// a window, its node or a paused wave.
+	newer           time.Time
+	prevUnavailable bool
+	catchUp         string // CatchUpLatest, CatchUpAll or CatchUpNone
 	// policy is the job's concurrency policy and activeHere the ID of one
 	// of its runs active on the same node (0 = none).
 	policy     store.ConcurrencyPolicy
@@ -131,10 +134,54 @@ type heldFacts struct {
 	loc       *time.Location
 }
 
-// decide is the lifecycle's one decision; see the file comment. The order
-// of the checks is the order in which a run's obstacles are reported: the
-// first one that holds it back is its waiting reason.
+// decide is the lifecycle's one decision; see the file comment. The
+// run's obstacles are looked at first (obstacles), then the job's catch-up
+// policy says whether an instant that could not start keeps waiting.
 func decide(f heldFacts) decision {
+	return catchUp(f, obstacles(f))
+}
+
+// catchUp applies the job's catch-up policy to d, the decision about a
+// run's obstacles. It concerns the instants that could not start when
+// due, held by unavailability (a closed gate or window, a down node, a
+// paused wave), not runs waiting for their turn: with "none" such a run is
+// missed at once; with "latest" it is missed as soon as a newer instant of
+// its node is held, even if what held it has just gone (the newer run goes
+// instead); with "all" it waits. Manual runs and retries (their instant
+// did start) are not concerned.
+func catchUp(f heldFacts, d decision) decision {
+	r := f.run
+	if r.Reason == store.ReasonManual || r.Reason == store.ReasonRetry || f.stopping {
+		return d // a shutdown is no reason to give an instant up
+	}
+	held := d.verdict == verdictWait && unavailable(d.wait.Kind)
+	switch {
+	case f.catchUp == CatchUpNone && held:
+		return decision{verdict: verdictMiss, why: fmt.Sprintf("catch_up none: %s at its instant", d.wait.Detail)}
+	case f.catchUp == CatchUpAll || f.newer.IsZero():
+		return d
+	case held:
+		return decision{verdict: verdictMiss, why: fmt.Sprintf("superseded by the run for %s (catch_up latest): %s", stamp(f.newer, f.loc), d.wait.Detail)}
+	case d.verdict == verdictRelease && f.prevUnavailable:
+		return decision{verdict: verdictMiss, why: fmt.Sprintf("superseded by the run for %s (catch_up latest)", stamp(f.newer, f.loc))}
+	}
+	return d
+}
+
+// unavailable reports whether kind is a reason an instant could not start
+// at all (as opposed to waiting for its turn), which catch_up is about.
+func unavailable(kind WaitKind) bool {
+	switch kind {
+	case WaitGate, WaitWindow, WaitNodeDown, WaitPaused:
+		return true
+	}
+	return false
+}
+
+// obstacles decides from what stands in a run's way. The order of the
+// checks is the order in which they are reported: the first one that
+// holds the run back is its waiting reason.
+func obstacles(f heldFacts) decision {
 	r := f.run
 	if r.Reason == store.ReasonManual {
 		// A manual run is an operator's explicit "now".
@@ -174,21 +221,8 @@ func decide(f heldFacts) decision {
 	if f.backoff.After(f.now) {
 		return wait(WaitBackoff, fmt.Sprintf("attempt %d waits out its retry backoff", r.Attempt), f.backoff)
 	}
-	// What keeps the run from its instant: unavailability the catch-up
-	// policy applies to.
-	unavailable := func(d decision) decision {
-		switch {
-		case d.verdict != verdictWait:
-			return d
-		case f.catchUp == CatchUpNone:
-			return miss(fmt.Sprintf("catch_up none: %s at its instant", d.wait.Detail))
-		case f.catchUp != CatchUpAll && !f.newer.IsZero():
-			return miss(fmt.Sprintf("superseded by the run for %s (catch_up latest): %s", stamp(f.newer, f.loc), d.wait.Detail))
-		}
-		return d
-	}
 	if d, ok := gateDecision(f.gate, WaitGate, f, expired); !ok {
-		return unavailable(untilDeadline(d))
+		return untilDeadline(d)
 	}
 	if f.up.name != "" {
 		switch {
@@ -205,10 +239,10 @@ func decide(f heldFacts) decision {
 		}
 		d := wait(WaitNodeDown, fmt.Sprintf("node %s is down", node), time.Time{})
 		d.recheck = f.now.Add(waveRecheck)
-		return unavailable(untilDeadline(d))
+		return untilDeadline(d)
 	}
 	if d, ok := gateDecision(f.window, WaitWindow, f, expired); !ok {
-		return unavailable(untilDeadline(d))
+		return untilDeadline(d)
 	}
 	if expired {
 		switch {
@@ -220,10 +254,12 @@ func decide(f heldFacts) decision {
 		return miss(fmt.Sprintf("the starting deadline passed before node %s's run could start", node))
 	}
 	if f.paused {
-		return unavailable(untilDeadline(wait(WaitPaused, "the job's waves are paused by an operator", time.Time{})))
+		return untilDeadline(wait(WaitPaused, "the job's waves are paused by an operator", time.Time{}))
 	}
 	if !f.earlier.IsZero() {
-		return untilDeadline(wait(WaitCatchUp, fmt.Sprintf("the run for %s goes first", stamp(f.earlier, f.loc)), time.Time{}))
+		d := wait(WaitCatchUp, fmt.Sprintf("the run for %s goes first", stamp(f.earlier, f.loc)), time.Time{})
+		d.recheck = f.now.Add(waveRecheck) // it may end on another node
+		return untilDeadline(d)
 	}
 	if f.free == 0 {
 		d := wait(WaitMaxParallel, fmt.Sprintf("%d of max_parallel %d node(s) active", f.active, f.limit), time.Time{})

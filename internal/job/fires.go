@@ -52,3 +52,39 @@ func nth(c Counter, from, to time.Time, k int64) time.Time {
 	}
 	return from.Add(hi)
 }
+
+// maxBacklog bounds the runs catch_up all creates for the instants that
+// passed at once (a daemon down for a day would otherwise queue a run per
+// instant): the latest ones run, the others are reported missed, as a
+// Kubernetes CronJob gives up past 100 missed schedules.
+const maxBacklog = 100
+
+// backlogOf returns the latest k instants of d before d.last, oldest
+// first, and the instant before them (zero if there is none, that is if
+// no instant of d is left out).
+func backlogOf(s Schedule, d due, k int) (backlog []time.Time, before time.Time) {
+	n := d.n
+	if n <= 1 || k <= 0 {
+		return nil, time.Time{}
+	}
+	want := min(n-1, int64(k)) // fires n-want .. n-1
+	from := d.first.Add(-time.Nanosecond)
+	if c, ok := s.(Counter); ok && n-want > 1 {
+		before = nth(c, from, d.last, n-want-1)
+		for t := s.Next(before); len(backlog) < int(want) && !t.IsZero() && t.Before(d.last); t = s.Next(t) {
+			backlog = append(backlog, t)
+		}
+		return backlog, before
+	}
+	var all []time.Time
+	for t := d.first; !t.IsZero() && t.Before(d.last); t = s.Next(t) {
+		all = append(all, t)
+		if len(all) > int(want)+1 {
+			all = all[1:]
+		}
+	}
+	if len(all) > int(want) {
+		before, all = all[0], all[1:]
+	}
+	return all, before
+}

@@ -49,7 +49,8 @@ func (c *Controller) evaluateHeld(ctx context.Context, e *entry, held []store.Ru
 	// The job's runs active anywhere: max_parallel counts them across
 	// instants, and the concurrency policy looks at those of a run's node.
 	var active []store.Run
-	if targeted && spec.MaxParallel != "" || spec.ConcurrencyPolicy == store.Forbid || spec.ConcurrencyPolicy == store.Replace {
+	all := base.catchUp == CatchUpAll
+	if targeted && spec.MaxParallel != "" || spec.ConcurrencyPolicy == store.Forbid || spec.ConcurrencyPolicy == store.Replace || all {
 		active = c.activeRuns(ctx, spec.Name, 0)
 	}
 	// busy counts the job's targeted runs active across instants, and
@@ -67,12 +68,24 @@ func (c *Controller) evaluateHeld(ctx context.Context, e *entry, held []store.Ru
 		w := waves[a.ScheduledTime.UTC()]
 		return cmp.Compare(w.order[a.Target], w.order[b.Target])
 	})
-	// Per node, the instants of its held runs, oldest first.
+	// Per node, the instants of its held runs (and with catch_up all, of
+	// its active ones: a backlog runs one instant after another), oldest
+	// first.
 	byNode := map[string][]time.Time{}
+	if all {
+		for _, a := range active {
+			if a.Reason != store.ReasonManual {
+				byNode[a.Target] = append(byNode[a.Target], a.ScheduledTime)
+			}
+		}
+	}
 	for _, r := range held {
 		if r.Reason != store.ReasonManual {
 			byNode[r.Target] = append(byNode[r.Target], r.ScheduledTime)
 		}
+	}
+	for _, list := range byNode {
+		slices.SortFunc(list, time.Time.Compare)
 	}
 	ups := c.upstreams(spec)
 	upFacts := map[time.Time]upstreamFact{}
@@ -102,6 +115,9 @@ func (c *Controller) evaluateHeld(ctx context.Context, e *entry, held []store.Ru
 			if last := instants[len(instants)-1]; last.After(r.ScheduledTime) {
 				f.newer = last
 			}
+		}
+		if w, ok := e.waits[r.ID]; ok {
+			f.prevUnavailable = unavailable(w.Kind)
 		}
 		for _, a := range active {
 			if a.Target == r.Target && a.ID != r.ID {
@@ -167,7 +183,9 @@ func (c *Controller) evaluateHeld(ctx context.Context, e *entry, held []store.Ru
 				}
 			}
 		}
-		c.dropHeld(byNode, r)
+		if !all {
+			c.dropHeld(byNode, r) // with catch_up all, it is now active and still first
+		}
 		c.release(ctx, r, now)
 		if r.Target != "" {
 			busy++

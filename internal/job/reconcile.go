@@ -81,7 +81,19 @@ func (c *Controller) fire(ctx context.Context, e *entry, d due, now time.Time, f
 	limit, hasLimit := deadline(spec)
 	// The starting deadline counts from the delayed instant (docs/jobs.md).
 	runIt := !hasLimit || now.Sub(d.last.Add(e.c.delay)) <= limit
+	policy := catchUpOf(spec)
+	late := d.n > 1 || fresh // the instants passed while nobody could start them
+	if policy == CatchUpNone && late {
+		runIt = false
+	}
+	// With catch_up all, the latest instants before d.last also get runs
+	// (a backlog), up to maxBacklog of them; the ones before are missed.
 	missed, lastMissed := d.n-1, d.penult
+	var backlog []time.Time
+	if policy == CatchUpAll && runIt && d.n > 1 {
+		backlog, lastMissed = backlogOf(e.c.sched, d, maxBacklog)
+		missed -= int64(len(backlog))
+	}
 	if !runIt {
 		missed, lastMissed = d.n, d.last
 	}
@@ -90,8 +102,17 @@ func (c *Controller) fire(ctx context.Context, e *entry, d due, now time.Time, f
 		data, _ := json.Marshal(missedData{Count: missed, First: d.first, Last: lastMissed})
 		msg := fmt.Sprintf("missed %d scheduled run(s) from %s to %s", missed,
 			d.first.In(e.c.loc).Format(time.RFC3339), lastMissed.In(e.c.loc).Format(time.RFC3339))
-		if hasLimit {
+		switch {
+		case policy == CatchUpNone && late:
+			msg += ": catch_up none"
+		case len(backlog) > 0:
+			msg += fmt.Sprintf(": catch_up all keeps the latest %d", maxBacklog)
+		case hasLimit && !runIt:
 			msg += fmt.Sprintf(": later than the starting deadline of %s", limit)
+		case hasLimit:
+			msg += fmt.Sprintf(": later than the starting deadline of %s, or not the latest (catch_up %s)", limit, policy)
+		default:
+			msg += fmt.Sprintf(": only the latest runs (catch_up %s)", policy)
 		}
 		events = append(events, store.Event{Time: now, Kind: store.EventRunMissed, Job: spec.Name, Message: msg, Data: data})
 		c.report(ctx, Outcome{Kind: OutcomeMissed, Spec: spec, Run: store.Run{Job: spec.Name, ScheduledTime: lastMissed}, Message: msg, Time: now})
@@ -102,8 +123,21 @@ func (c *Controller) fire(ctx context.Context, e *entry, d due, now time.Time, f
 		return
 	}
 	reason := store.ReasonSchedule
-	if d.n > 1 || fresh {
+	if late {
 		reason = store.ReasonCatchUp
+	}
+	for _, at := range backlog {
+		// Held: each waits for the one before it (decide's catch-up order).
+		if fanned(spec) {
+			c.fireNodes(ctx, e, at, store.ReasonCatchUp, now, nil)
+			continue
+		}
+		p := store.RunInsertParams{Run: store.Run{Job: spec.Name, ScheduledTime: at, Attempt: 1, Reason: store.ReasonCatchUp},
+			Advance: true, Term: c.term(), Now: now,
+			Events: []store.Event{{Time: now, Kind: store.EventRunScheduled, Job: spec.Name,
+				Message: fmt.Sprintf("scheduled catch-up run for %s (catch_up all)", at.In(e.c.loc).Format(time.RFC3339))}}}
+		r, err := c.st.RunInsert(ctx, p)
+		c.fired(ctx, e, p.Run, r, err)
 	}
 	if fanned(spec) {
 		c.fireNodes(ctx, e, d.last, reason, now, events)
@@ -122,7 +156,9 @@ func (c *Controller) fire(ctx context.Context, e *entry, d due, now time.Time, f
 	// A run with nothing to wait for is inserted ready to start, saving a
 	// round trip; otherwise it is held and evaluated below.
 	var readyAt time.Time
-	if c.canStart(spec, now) {
+	if len(e.held) == 0 && c.canStart(spec, now) {
+		// Nothing of the job is held: no earlier instant to go first or
+		// to supersede.
 		if spec.ConcurrencyPolicy == store.Replace {
 			for _, a := range c.activeRuns(ctx, spec.Name, 0) {
 				c.replace(ctx, a, "replaced by the run for "+at, now)

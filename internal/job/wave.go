@@ -227,8 +227,10 @@ func (c *Controller) instantRuns(ctx context.Context, job string, instant time.T
 }
 
 // WavePause holds back the job's waiting targeted runs until WaveResume;
-// runs already started go on. It is kept in the job's spec, so it holds
-// across restarts and on every node.
+// runs already started go on. The pause is operator state, kept beside the
+// job's spec (store.JobSetWavePaused), so it holds across restarts, on
+// every node, and across a replacement of the spec (a PUT, a manifest
+// reload).
 func (c *Controller) WavePause(ctx context.Context, job string) error {
 	return c.setWavePaused(ctx, job, true)
 }
@@ -239,22 +241,16 @@ func (c *Controller) WaveResume(ctx context.Context, job string) error {
 }
 
 func (c *Controller) setWavePaused(ctx context.Context, name string, paused bool) error {
-	j, err := c.st.JobGet(ctx, name)
-	if err != nil {
-		return err
-	}
-	if j.Spec.WavePaused == paused {
-		return nil
-	}
-	j.Spec.WavePaused = paused
 	kind, verb := store.EventWaveResumed, "resumed"
 	if paused {
 		kind, verb = store.EventWavePaused, "paused"
 	}
-	if _, _, err := c.PutJob(ctx, j.Spec, j.Source); err != nil {
-		return err
+	changed, err := c.st.JobSetWavePaused(ctx, store.JobSetWavePausedParams{Name: name, Paused: paused, Now: c.clock.Now(),
+		Events: []store.Event{{Kind: kind, Message: fmt.Sprintf("waves of %s %s by an operator", name, verb)}}})
+	if err == nil && changed {
+		c.Notify(name)
 	}
-	return c.st.EventAppend(ctx, store.Event{Time: c.clock.Now(), Kind: kind, Job: name, Message: fmt.Sprintf("waves of %s %s by an operator", name, verb)})
+	return err
 }
 
 // WaveAbort ends every waiting targeted run of job (all instants) as

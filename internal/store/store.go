@@ -167,7 +167,11 @@ type JobSpec struct {
 	// and Zincati share the group's limit and window. Fanned-out jobs only.
 	RebootGroup string `json:"reboot_group,omitempty"`
 	// WavePaused holds back the job's waiting targeted runs (an operator's
-	// `almanac wave pause`); runs already started continue.
+	// `almanac wave pause`); runs already started continue. It is operator
+	// state, not part of the spec: the stores keep it beside the spec
+	// (JobSetWavePaused) and fill it in when they read a job, and a
+	// JobCreate or JobUpdate neither stores nor changes it, so replacing a
+	// job's spec (a PUT, a manifest reload) keeps its waves paused.
 	WavePaused bool `json:"wave_paused,omitempty"`
 	// CatchUp says what happens to the instants a run could not start at
 	// (daemon down, gate or window closed, wave paused, node away):
@@ -175,6 +179,23 @@ type JobSpec struct {
 	// records the others missed, "all" keeps every one (they run one after
 	// another per node), "none" misses them all.
 	CatchUp string `json:"catch_up,omitempty"`
+}
+
+// EncodeSpec encodes a spec as the stores keep it: JSON without the
+// operator state (WavePaused) that lives beside it.
+func EncodeSpec(spec JobSpec) ([]byte, error) {
+	spec.WavePaused = false
+	return json.Marshal(spec)
+}
+
+// JobSetWavePausedParams sets a job's wave pause (operator state).
+// Events are appended only when it changes.
+type JobSetWavePausedParams struct {
+	Name   string
+	Paused bool
+	Now    time.Time
+	Term   int64
+	Events []Event
 }
 
 // JobStatus is what the store remembers about a job's runs beyond the runs
@@ -665,6 +686,9 @@ type Store interface {
 	RebootLockRelease(ctx context.Context, group, holder string) error
 	// RebootLocks lists the slots held, by group then holder.
 	RebootLocks(ctx context.Context) ([]RebootLock, error)
+	// JobSetWavePaused pauses or resumes a job's waves, kept apart from
+	// its spec; changed reports whether it was not so already. ErrNotFound.
+	JobSetWavePaused(ctx context.Context, p JobSetWavePausedParams) (changed bool, err error)
 	// JobAdvance moves a job's LastScheduleTime forward (never back); ErrNotFound.
 	JobAdvance(ctx context.Context, p JobAdvanceParams) error
 

@@ -14,7 +14,7 @@ import (
 )
 
 const jobCols = `name, spec, source, version, created_at, updated_at,
-	last_schedule_time, last_successful_time, succeeded, failed`
+	last_schedule_time, last_successful_time, succeeded, failed, wave_paused`
 
 func scanJob(r pgx.Row) (store.Job, error) {
 	var j store.Job
@@ -22,13 +22,16 @@ func scanJob(r pgx.Row) (store.Job, error) {
 	var source string
 	var created, updated, lastSched, lastOK pgtype.Timestamptz
 	var name string
+	var paused bool
 	if err := r.Scan(&name, &spec, &source, &j.Version, &created, &updated,
-		&lastSched, &lastOK, &j.Status.Succeeded, &j.Status.Failed); err != nil {
+		&lastSched, &lastOK, &j.Status.Succeeded, &j.Status.Failed, &paused); err != nil {
 		return j, err
 	}
 	if err := json.Unmarshal(spec, &j.Spec); err != nil {
 		return j, fmt.Errorf("job %q: decode spec: %w", name, err)
 	}
+	// Operator state lives beside the spec, not in it.
+	j.Spec.WavePaused = paused
 	j.Spec.Name = name
 	j.Source = store.Source(source)
 	j.CreatedAt, j.UpdatedAt = fromTS(created), fromTS(updated)
@@ -41,7 +44,7 @@ func (s *Store) JobCreate(ctx context.Context, p store.JobCreateParams) (store.J
 	if p.Spec.Name == "" {
 		return store.Job{}, errors.New("pgstore: create job: empty name")
 	}
-	spec, err := json.Marshal(p.Spec)
+	spec, err := store.EncodeSpec(p.Spec)
 	if err != nil {
 		return store.Job{}, fmt.Errorf("pgstore: encode job %q: %w", p.Spec.Name, err)
 	}
@@ -70,7 +73,7 @@ func (s *Store) JobCreate(ctx context.Context, p store.JobCreateParams) (store.J
 
 // JobUpdate replaces a job's spec (and source, when given), keeping its status.
 func (s *Store) JobUpdate(ctx context.Context, p store.JobUpdateParams) (store.Job, error) {
-	spec, err := json.Marshal(p.Spec)
+	spec, err := store.EncodeSpec(p.Spec)
 	if err != nil {
 		return store.Job{}, fmt.Errorf("pgstore: encode job %q: %w", p.Spec.Name, err)
 	}
@@ -177,4 +180,30 @@ func (s *Store) JobAdvance(ctx context.Context, p store.JobAdvanceParams) error 
 		}
 		return appendEvents(ctx, tx, now, p.Name, 0, p.Events)
 	})
+}
+
+// JobSetWavePaused sets a job's operator wave pause. Naming source in the
+// SET list fires the jobs trigger, so every node hears of it.
+func (s *Store) JobSetWavePaused(ctx context.Context, p store.JobSetWavePausedParams) (bool, error) {
+	now := s.now(p.Now)
+	var changed bool
+	err := s.tx(ctx, p.Term, func(tx querier) error {
+		tag, err := tx.Exec(ctx, `UPDATE jobs SET wave_paused = $2, source = source WHERE name = $1 AND wave_paused <> $2`, p.Name, p.Paused)
+		if err != nil {
+			return fmt.Errorf("pgstore: pause waves of %q: %w", p.Name, err)
+		}
+		if tag.RowsAffected() == 0 {
+			var exists bool
+			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM jobs WHERE name = $1)`, p.Name).Scan(&exists); err != nil {
+				return fmt.Errorf("pgstore: pause waves of %q: %w", p.Name, err)
+			}
+			if !exists {
+				return fmt.Errorf("pgstore: job %q: %w", p.Name, store.ErrNotFound)
+			}
+			return nil
+		}
+		changed = true
+		return appendEvents(ctx, tx, now, p.Name, 0, p.Events)
+	})
+	return changed, err
 }

@@ -12,7 +12,7 @@ import (
 )
 
 const jobColumns = `name, spec, source, version, created_at, updated_at,
-	last_schedule_time, last_successful_time, succeeded, failed`
+	last_schedule_time, last_successful_time, succeeded, failed, wave_paused`
 
 type rowScanner interface{ Scan(dest ...any) error }
 
@@ -23,13 +23,16 @@ func scanJob(r rowScanner) (store.Job, error) {
 		created, updated int64
 		last, lastOK     sql.NullInt64
 	)
+	var paused bool
 	if err := r.Scan(&name, &spec, &src, &j.Version, &created, &updated, &last, &lastOK,
-		&j.Status.Succeeded, &j.Status.Failed); err != nil {
+		&j.Status.Succeeded, &j.Status.Failed, &paused); err != nil {
 		return store.Job{}, err
 	}
 	if err := json.Unmarshal([]byte(spec), &j.Spec); err != nil {
 		return store.Job{}, fmt.Errorf("job %q: decode stored spec: %w", name, err)
 	}
+	// Operator state lives beside the spec, not in it.
+	j.Spec.WavePaused = paused
 	j.Spec.Name = name
 	j.Source = store.Source(src)
 	j.CreatedAt = time.UnixMicro(created).UTC()
@@ -44,7 +47,7 @@ func (s *Store) JobCreate(ctx context.Context, p store.JobCreateParams) (store.J
 	if p.Spec.Name == "" {
 		return store.Job{}, errors.New("create job: empty name")
 	}
-	spec, err := json.Marshal(p.Spec)
+	spec, err := store.EncodeSpec(p.Spec)
 	if err != nil {
 		return store.Job{}, fmt.Errorf("create job %q: %w", p.Spec.Name, err)
 	}
@@ -72,7 +75,7 @@ func (s *Store) JobCreate(ctx context.Context, p store.JobCreateParams) (store.J
 
 // JobUpdate implements store.Store.
 func (s *Store) JobUpdate(ctx context.Context, p store.JobUpdateParams) (store.Job, error) {
-	spec, err := json.Marshal(p.Spec)
+	spec, err := store.EncodeSpec(p.Spec)
 	if err != nil {
 		return store.Job{}, fmt.Errorf("update job %q: %w", p.Spec.Name, err)
 	}
@@ -195,4 +198,29 @@ func (s *Store) advance(ctx context.Context, tx *sql.Tx, name string, t time.Tim
 		return fmt.Errorf("advance job %q: %w", name, store.ErrNotFound)
 	}
 	return nil
+}
+
+// JobSetWavePaused implements store.Store.
+func (s *Store) JobSetWavePaused(ctx context.Context, p store.JobSetWavePausedParams) (bool, error) {
+	now := s.now(p.Now)
+	var changed bool
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		var paused bool
+		err := tx.QueryRowContext(ctx, `SELECT wave_paused FROM jobs WHERE name = ?`, p.Name).Scan(&paused)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("job %q: %w", p.Name, store.ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("pause waves of %q: %w", p.Name, err)
+		}
+		if paused == p.Paused {
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE jobs SET wave_paused = ? WHERE name = ?`, p.Paused, p.Name); err != nil {
+			return fmt.Errorf("pause waves of %q: %w", p.Name, err)
+		}
+		changed = true
+		return s.appendEvents(ctx, tx, now, p.Name, 0, p.Events)
+	})
+	return changed, err
 }

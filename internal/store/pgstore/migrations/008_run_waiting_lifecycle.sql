@@ -7,3 +7,9 @@ CREATE TABLE run_waiting (
     detail text NOT NULL DEFAULT '',
     until  timestamptz
 );
+
+-- A job's wave pause is operator state: it lives beside the spec, so that
+-- replacing the spec (a PUT, a manifest reload) does not resume it. The
+-- pauses recorded in specs so far carry over.
+ALTER TABLE jobs ADD COLUMN wave_paused boolean NOT NULL DEFAULT false;
+UPDATE jobs SET wave_paused = true WHERE spec->>'wave_paused' = 'true';

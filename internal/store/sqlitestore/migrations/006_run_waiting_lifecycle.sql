@@ -7,3 +7,9 @@ CREATE TABLE run_waiting (
     detail TEXT NOT NULL DEFAULT '',
     until  INTEGER
 );
+
+-- A job's wave pause is operator state: it lives beside the spec, so that
+-- replacing the spec (a PUT, a manifest reload) does not resume it. The
+-- pauses recorded in specs so far carry over.
+ALTER TABLE jobs ADD COLUMN wave_paused INTEGER NOT NULL DEFAULT 0;
+UPDATE jobs SET wave_paused = 1 WHERE json_extract(spec, '$.wave_paused') = 1;
