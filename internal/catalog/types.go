@@ -92,6 +92,7 @@ var builtinTypes = map[string]*typeSpec{
 		"randomized_delay": {kind: kNumber}, "nodes": {kind: kString},
 		"window": {kind: kAny}, "max_parallel": {kind: kIntOrString}, "max_failures": {kind: kInt},
 		"wave_order": {kind: kEnum, enum: []string{"name", "random"}}, "reboot_group": {kind: kString},
+		"catch_up": {kind: kEnum, enum: []string{"latest", "all", "none"}},
 	}, check: checkJob},
 }
 

@@ -164,6 +164,7 @@ func runDescribe(ctx context.Context, e *env, args []string) error {
 		kv("Max failures", strconv.Itoa(s.MaxFailures))
 	}
 	kv("Wave order", s.WaveOrder)
+	kv("Catch-up", s.CatchUp)
 	kv("Reboot group", s.RebootGroup)
 	if s.WavePaused {
 		kv("Wave paused", "true (waiting runs are held: almanac wave resume "+j.Name+")")

@@ -48,6 +48,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	maxFailures := fs.Int("max-failures", 0, "with --nodes: stop an instant's wave after this many failed nodes (default 0: never stop)")
 	waveOrder := fs.String("wave-order", "", "with --nodes: the order nodes take their turn: name (default) or random")
 	rebootGroup := fs.String("reboot-group", "", "with --nodes: the FleetLock reboot group whose slot each node's run takes while it runs")
+	catchUp := fs.String("catch-up", "", "instants a run could not start at (daemon down, gate closed, node away): latest (default: only the latest waits), all, or none")
 	var window stringsFlag
 	fs.Var(&window, "window", "with --nodes: SELECTOR=NAME, the window (schedule gate) the matching nodes' runs wait for; default=NAME for the other nodes (repeatable)")
 	cf := addOutputFlags(fs)
@@ -66,7 +67,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		return usagef("run: missing COMMAND after -- (usage: almanac run NAME --schedule CRON -- COMMAND...)")
 	}
 	spec := apitype.JobSpec{TimeZone: *tz, Notify: notify, AlertAfter: apitype.Duration(*alertAfter), RunAs: *runAs, Nodes: *nodes,
-		MaxParallel: *maxParallel, MaxFailures: *maxFailures, WaveOrder: *waveOrder, RebootGroup: *rebootGroup}
+		MaxParallel: *maxParallel, MaxFailures: *maxFailures, WaveOrder: *waveOrder, RebootGroup: *rebootGroup, CatchUp: *catchUp}
 	if spec.Window, err = parseWindows(window); err != nil {
 		return err
 	}
@@ -116,7 +117,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	}
 	j, created, err := c.JobPut(ctx, name, spec)
 	if err != nil {
-		return apiErr(runInputErr(name, runInput{*schedule, onCalendar, *at, *tz, window, *maxParallel, *waveOrder}, err))
+		return apiErr(runInputErr(name, runInput{*schedule, onCalendar, *at, *tz, window, *maxParallel, *waveOrder, *catchUp}, err))
 	}
 	if jsonOut {
 		return writeJSONOut(e.stdout, j)
@@ -144,6 +145,7 @@ type runInput struct {
 	at, tz                 string
 	window                 []string
 	maxParallel, waveOrder string
+	catchUp                string
 }
 
 // runInputErr rewrites an error the daemon gave for one field of the job
@@ -162,6 +164,7 @@ func runInputErr(name string, in runInput, err error) error {
 		"max_parallel": "--max-parallel " + strconv.Quote(in.maxParallel),
 		"max_failures": "--max-failures",
 		"wave_order":   "--wave-order " + strconv.Quote(in.waveOrder),
+		"catch_up":     "--catch-up " + strconv.Quote(in.catchUp),
 		"window":       "--window",
 		"reboot_group": "--reboot-group",
 	}[ae.API.Field]

@@ -156,21 +156,27 @@ func TestNamedWindowGates(t *testing.T) {
 	opening := time.Date(2030, 6, 1, 12, 10, 0, 0, time.UTC)
 	clk.Set(opening.Add(-time.Minute)) // 12:09, still closed
 	runsOf(t, c, "in-open", func(rs []apitype.Run) bool { return len(rs) >= 2 })
-	for _, r := range runsOf(t, c, "in-later", func(rs []apitype.Run) bool { return len(rs) >= 2 }) {
-		if r.State != apitype.RunPending {
+	// catch_up latest (the default): of the instants waiting for the
+	// window, only the latest keeps waiting; the others are missed.
+	for _, r := range runsOf(t, c, "in-later", func(rs []apitype.Run) bool { return len(rs) >= 2 && rs[0].State == apitype.RunPending }) {
+		latest := r.ScheduledTime.Equal(opening.Add(-time.Minute))
+		switch {
+		case latest && r.State != apitype.RunPending:
 			t.Fatalf("in-later run %d for %s is %s before its window opened", r.ID, r.ScheduledTime, r.State)
+		case !latest && (r.State != apitype.RunMissed || !strings.Contains(r.Error, "superseded")):
+			t.Errorf("in-later run %d for %s is %s %q; want it superseded by the latest", r.ID, r.ScheduledTime, r.State, r.Error)
 		}
 	}
 	clk.Set(opening)
 	for _, r := range runsOf(t, c, "in-later", func(rs []apitype.Run) bool {
 		for _, r := range rs {
-			if r.State != apitype.RunSucceeded {
+			if r.State != apitype.RunSucceeded && r.State != apitype.RunMissed {
 				return false
 			}
 		}
-		return len(rs) > 0
+		return len(rs) > 0 && rs[0].State == apitype.RunSucceeded
 	}) {
-		if r.StartedAt == nil || r.StartedAt.Before(opening) {
+		if r.State == apitype.RunSucceeded && (r.StartedAt == nil || r.StartedAt.Before(opening)) {
 			t.Errorf("in-later run for %s started at %v, before its window opened at %s", r.ScheduledTime, r.StartedAt, opening)
 		}
 	}

@@ -190,6 +190,11 @@ func (v *validator) fleet(spec *store.JobSpec) {
 	if spec.MaxFailures < 0 || spec.MaxFailures > MaxWaveFailures {
 		v.add("max_failures", "must be between 0 (never stop) and %d, not %d", MaxWaveFailures, spec.MaxFailures)
 	}
+	switch spec.CatchUp {
+	case "", CatchUpLatest, CatchUpAll, CatchUpNone:
+	default:
+		v.add("catch_up", "%.40q is not one of %s, %s, %s", spec.CatchUp, CatchUpLatest, CatchUpAll, CatchUpNone)
+	}
 	switch spec.WaveOrder {
 	case "", WaveOrderName, WaveOrderRandom:
 	default:

@@ -136,6 +136,8 @@ func TestValidateWave(t *testing.T) {
 			`job "a": max_parallel: 40 bytes long; want a count or a percentage such as 25%`},
 		{"max_failures negative", base(func(s *store.JobSpec) { s.MaxFailures = -1 }),
 			`job "a": max_failures: must be between 0 (never stop) and 1048576, not -1`},
+		{"catch_up bad", base(func(s *store.JobSpec) { s.CatchUp = "some" }),
+			`job "a": catch_up: "some" is not one of latest, all, none`},
 		{"wave_order bad", base(func(s *store.JobSpec) { s.WaveOrder = "alphabetical" }),
 			`job "a": wave_order: "alphabetical" is not one of name, random`},
 		{"bad nodes alone", base(func(s *store.JobSpec) { s.Nodes, s.MaxParallel = "db-1,db-2", "2" }),

@@ -91,6 +91,11 @@ job { 'patch': cron => '0 3 * * *', command => 'patch', nodes => 'role=db',
 				`"window":{"default":"anytime","role=db, zone=eu":"db-weekend"},"max_parallel":"2","max_failures":1,"wave_order":"random"}]`,
 		},
 		{
+			name: "catch_up",
+			src:  `job { 'gated': cron => '* * * * *', command => 'x', catch_up => all }`,
+			want: `[{"name":"gated","cron":"* * * * *","shell":"x","concurrency_policy":"Allow","catch_up":"all"}]`,
+		},
+		{
 			name: "rolling wave: one window for every node, a percentage",
 			src: `schedule { 'nights': range => '01:00 - 04:00' }
 job { 'patch': cron => '0 3 * * *', command => 'patch', nodes => all, window => 'nights', max_parallel => ' 25% ', reboot_group => 'db' }`,

@@ -14,6 +14,8 @@ func TestWaveAttributesCompile(t *testing.T) {
 	tests := []struct{ src, want string }{
 		{"job { 'a': cron => '* * * * *', command => 'x', nodes => all,\n  wave_order => 'alphabetical' }",
 			`site.pp:2:3: Parameter wave_order failed on Job[a]: Invalid value "alphabetical". Valid values are name, random.`},
+		{"job { 'a': cron => '* * * * *', command => 'x',\n  catch_up => 'some' }",
+			`site.pp:2:3: Parameter catch_up failed on Job[a]: Invalid value "some". Valid values are latest, all, none.`},
 		{"job { 'a': cron => '* * * * *', command => 'x', nodes => all, max_failures => 'two' }",
 			`site.pp:1:63: Parameter max_failures failed on Job[a]: Invalid value "two": expected an Integer`},
 		{"job { 'a': cron => '* * * * *', command => 'x', nodes => all, max_parallel => 2.5 }",

@@ -108,8 +108,15 @@ type JobSpec struct {
 	// RebootGroup names a FleetLock reboot group whose slot each node's
 	// run takes before it starts and gives back when it ends.
 	RebootGroup string `json:"reboot_group,omitempty"`
-	// WavePaused holds back the waiting runs of the job's waves.
+	// WavePaused reports that an operator paused the job's waves (POST
+	// .../wave/pause). It is operator state, not part of the spec: a PUT
+	// neither sets nor clears it.
 	WavePaused bool `json:"wave_paused,omitempty"`
+	// CatchUp is what happens to the instants a run could not start at
+	// (daemon down, gate or window closed, wave paused, node away):
+	// "latest" (the default: only the latest waits, the others are
+	// missed), "all" or "none".
+	CatchUp string `json:"catch_up,omitempty"`
 }
 
 // JobStatus is what the controller has observed about a job.

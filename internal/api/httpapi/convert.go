@@ -53,8 +53,8 @@ func specToStore(name string, in apitype.JobSpec) (store.JobSpec, error) {
 		MaxParallel:                strings.TrimSpace(in.MaxParallel),
 		MaxFailures:                in.MaxFailures,
 		WaveOrder:                  strings.TrimSpace(in.WaveOrder),
-		WavePaused:                 in.WavePaused,
 		RebootGroup:                strings.TrimSpace(in.RebootGroup),
+		CatchUp:                    strings.TrimSpace(in.CatchUp),
 	}
 	var err error
 	if out.AlertAfterSeconds, err = wholeSeconds("alert_after", time.Duration(in.AlertAfter)); err != nil {
@@ -166,6 +166,7 @@ func specFromStore(in store.JobSpec) apitype.JobSpec {
 		WaveOrder:                  in.WaveOrder,
 		WavePaused:                 in.WavePaused,
 		RebootGroup:                in.RebootGroup,
+		CatchUp:                    in.CatchUp,
 	}
 	if in.Shell != "" {
 		out.Command = apitype.Command{Shell: in.Shell}
