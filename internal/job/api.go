@@ -150,8 +150,12 @@ func (c *Controller) Kill(ctx context.Context, id int64) error {
 		return err
 	}
 	if r.State == store.RunPending {
-		_, err := c.st.RunFinish(ctx, store.RunFinishParams{ID: id, State: store.RunKilled, Error: "killed before it started",
-			Now: c.clock.Now(), Events: []store.Event{{Kind: store.EventRunKilled, Message: fmt.Sprintf("run %d killed before it started", id)}}})
+		p := store.RunFinishParams{ID: id, State: store.RunKilled, Error: "killed before it started",
+			Now: c.clock.Now(), Events: []store.Event{{Kind: store.EventRunKilled, Message: fmt.Sprintf("run %d killed before it started", id)}}}
+		if j, err := c.st.JobGet(ctx, r.Job); err == nil {
+			p.Prune = historyLimits(j.Spec)
+		}
+		_, err := c.st.RunFinish(ctx, p)
 		if !errors.Is(err, store.ErrConflict) {
 			c.Notify(r.Job)
 			return err

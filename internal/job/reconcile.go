@@ -338,7 +338,8 @@ func (c *Controller) replace(ctx context.Context, a store.Run, why string, now t
 	}
 	if a.State == store.RunPending {
 		_, err := c.st.RunFinish(ctx, store.RunFinishParams{ID: a.ID, State: store.RunKilled, Error: why, Now: now, Term: c.term(),
-			Events: []store.Event{{Kind: store.EventRunKilled, Message: fmt.Sprintf("run %d %s before it started", a.ID, why)}}})
+			Events: []store.Event{{Kind: store.EventRunKilled, Message: fmt.Sprintf("run %d %s before it started", a.ID, why)}},
+			Prune:  c.pruneOf(a.Job)})
 		if err == nil || !errors.Is(err, store.ErrConflict) {
 			return
 		}
@@ -373,12 +374,29 @@ func (c *Controller) miss(ctx context.Context, r store.Run, now time.Time, why s
 
 func (c *Controller) finishHeld(ctx context.Context, r store.Run, now time.Time, state store.RunState, why string, kind store.EventKind, msg string) {
 	_, err := c.st.RunFinish(ctx, store.RunFinishParams{ID: r.ID, State: state, Error: why, Now: now, Term: c.term(),
-		Events: []store.Event{{Kind: kind, Message: msg}}})
+		Events: []store.Event{{Kind: kind, Message: msg}}, Prune: c.pruneOf(r.Job)})
 	if err != nil {
 		c.log.Error("finish run", "run", r.ID, "err", err)
 		return
 	}
 	c.afterFinish(ctx, r.Job, now)
+}
+
+// pruneOf returns the history limits of job for a run's end, so that every
+// way a run ends prunes the job's history as the workers' ends do; nil
+// for a job the controller no longer has. Called from the Run goroutine.
+func (c *Controller) pruneOf(job string) *store.HistoryLimits {
+	e := c.jobs[job]
+	if e == nil {
+		return nil
+	}
+	return historyLimits(e.c.spec)
+}
+
+// historyLimits are spec's history limits as a prune.
+func historyLimits(spec store.JobSpec) *store.HistoryLimits {
+	ok, failed := spec.HistoryLimits()
+	return &store.HistoryLimits{KeepSucceeded: ok, KeepFailed: failed}
 }
 
 func maxTime(a, b time.Time) time.Time {

@@ -256,7 +256,8 @@ func (c *Controller) setWavePaused(ctx context.Context, name string, paused bool
 // WaveAbort ends every waiting targeted run of job (all instants) as
 // skipped ("wave aborted") and returns how many; started runs go on.
 func (c *Controller) WaveAbort(ctx context.Context, job string) (int, error) {
-	if _, err := c.st.JobGet(ctx, job); err != nil {
+	j, err := c.st.JobGet(ctx, job)
+	if err != nil {
 		return 0, err
 	}
 	runs, _, err := c.st.RunList(ctx, store.RunListParams{Job: job, States: []store.RunState{store.RunPending}, Page: store.Page{Limit: 1000}})
@@ -270,7 +271,8 @@ func (c *Controller) WaveAbort(ctx context.Context, job string) (int, error) {
 			continue
 		}
 		_, err := c.st.RunFinish(ctx, store.RunFinishParams{ID: r.ID, State: store.RunMissed, Error: "skipped: wave aborted", Now: now,
-			Events: []store.Event{{Kind: store.EventRunSkipped, Message: fmt.Sprintf("run %d on %s skipped: wave aborted by an operator", r.ID, r.Target)}}})
+			Events: []store.Event{{Kind: store.EventRunSkipped, Message: fmt.Sprintf("run %d on %s skipped: wave aborted by an operator", r.ID, r.Target)}},
+			Prune:  historyLimits(j.Spec)})
 		switch {
 		case errors.Is(err, store.ErrConflict):
 			continue // it started or ended meanwhile

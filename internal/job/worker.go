@@ -285,10 +285,7 @@ func (c *Controller) recordEnds(ctx context.Context, ends []ending, now time.Tim
 			msg += ": " + p.Error
 		}
 		p.Events = []store.Event{{Kind: store.EventRunFinished(p.State), Message: msg}}
-		if e := c.jobs[en.run.Job]; e != nil {
-			ok, failed := e.c.spec.HistoryLimits()
-			p.Prune = &store.HistoryLimits{KeepSucceeded: ok, KeepFailed: failed}
-		}
+		p.Prune = c.pruneOf(en.run.Job)
 		items[i] = p
 	}
 	recorded := make([]bool, len(ends))
