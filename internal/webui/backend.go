@@ -162,6 +162,9 @@ type Job struct {
 	MaxFailures int
 	WaveOrder   string
 	WavePaused  bool
+	// CatchUp is the job's catch_up policy as set ("" = the default,
+	// latest): what happens to instants a run could not start at.
+	CatchUp string
 
 	// Active holds the ids of the job's active runs: executing now, or
 	// pending (waiting for a gate, an upstream job or a retry).

@@ -155,6 +155,7 @@ func (d *daemonBackend) viewWith(ctx context.Context, j store.Job, st httpapi.Jo
 		Suspended: s.Suspend, ConcurrencyPolicy: string(s.ConcurrencyPolicy), BackoffLimit: s.BackoffLimit,
 		Timeout: time.Duration(s.TimeoutSeconds) * time.Second, Gate: s.Schedule, Requires: s.Requires,
 		Nodes: s.Nodes, MaxParallel: s.MaxParallel, MaxFailures: s.MaxFailures, WaveOrder: s.WaveOrder, WavePaused: s.WavePaused,
+		CatchUp:   s.CatchUp,
 		Succeeded: j.Status.Succeeded, Failed: j.Status.Failed,
 		LastScheduleTime: j.Status.LastScheduleTime, LastSuccessfulTime: j.Status.LastSuccessfulTime,
 	}

@@ -13,7 +13,8 @@ import (
 
 // TestScheduleDialectsShown: the job pages name a schedule's dialect, show
 // calendar events in systemd's normalized form, read a kubernetes-dialect
-// expression by its own rules, and show the randomized delay.
+// expression by its own rules, and show the randomized delay and a
+// catch_up policy other than the default.
 func TestScheduleDialectsShown(t *testing.T) {
 	ctx := t.Context()
 	c := clock.NewFake(demoNow)
@@ -28,7 +29,7 @@ func TestScheduleDialectsShown(t *testing.T) {
 	}
 	for _, spec := range []store.JobSpec{
 		{Name: "report", OnCalendar: []string{"mon..fri 9:00", "Sat 12:00"}, TimeZone: "Europe/Berlin", Shell: "true", RandomizedDelaySeconds: 600},
-		{Name: "kube", Cron: "0 0 */2 * 1", CronDialect: job.DialectKubernetes, Shell: "true"},
+		{Name: "kube", Cron: "0 0 */2 * 1", CronDialect: job.DialectKubernetes, Shell: "true", CatchUp: job.CatchUpAll},
 	} {
 		if _, err := ctrl.CreateJob(ctx, spec, store.SourceAPI); err != nil {
 			t.Fatal(err)
@@ -44,8 +45,9 @@ func TestScheduleDialectsShown(t *testing.T) {
 		"/jobs/report": {`<code id="job-schedule">mon..fri 9:00; Sat 12:00</code>`, `<dd id="job-dialect">systemd calendar</dd>`,
 			"normalized: Mon..Fri *-*-* 09:00:00; Sat *-*-* 12:00:00", `<dd id="job-delay">each run starts ` + delay.String()},
 		// Kubernetes ORs a stepped day of month with the day of week.
-		"/jobs/kube": {`<dd id="job-dialect">kubernetes cron</dd>`, "29 and 31 of the month and on Monday"},
-		"/jobs":      {"(systemd calendar)", "(kubernetes cron)"},
+		"/jobs/kube": {`<dd id="job-dialect">kubernetes cron</dd>`, "29 and 31 of the month and on Monday",
+			`<dd id="job-catchup">every instant that could not start runs, one after another (catch_up all)</dd>`},
+		"/jobs": {"(systemd calendar)", "(kubernetes cron)"},
 	} {
 		code, body := h.get(path)
 		if code != http.StatusOK {
