@@ -16,7 +16,7 @@ import (
 )
 
 func init() {
-	register("describe", "show a job, a managed resource or an apply report: describe job NAME | resource ID | apply ID", escaped(runDescribe))
+	register("describe", "show a job, a run, a managed resource or an apply report: describe job NAME | run ID | resource ID | apply ID", escaped(runDescribe))
 }
 
 // describeJSON is describe's -o json output.

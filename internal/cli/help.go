@@ -14,7 +14,7 @@ var synopses = map[string]string{
 	"apply":     "almanac apply [flags] FILE...   |   almanac apply --server URL [flags]",
 	"backup":    "almanac backup [--data DIR] FILE",
 	"delete":    "almanac delete [flags] NAME",
-	"describe":  "almanac describe [flags] job NAME | resource ID | apply ID",
+	"describe":  "almanac describe [flags] job NAME | run ID | resource ID | apply ID",
 	"get":       "almanac get [flags] jobs|runs|resources|events|applies|windows|nodes",
 	"import":    "almanac import crontab [--user U] [--system] [--tz ZONE] [--prefix P] FILE|-   |   almanac import cronjob [--container-runtime podman|docker] FILE.yaml|-   |   almanac import timer [--tz ZONE] UNIT.timer [UNIT.service] | DIR",
 	"inventory": "almanac inventory [flags]",
