@@ -230,3 +230,40 @@ func TestRunsByNode(t *testing.T) {
 		}
 	}
 }
+
+// TestRunWaiting: a held run's waiting reason is in its JSON, in the list
+// and alone, with until when known; a released or finished run has
+// "waiting": null.
+func TestRunWaiting(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.st.PutJob(store.Job{Spec: store.JobSpec{Name: "a", Cron: "* * * * *", Shell: "true"}, Version: 1})
+	held := b.st.AddRun(store.Run{Job: "a", ScheduledTime: t0, Attempt: 1, Reason: store.ReasonSchedule, State: store.RunPending})
+	down := b.st.AddRun(store.Run{Job: "a", ScheduledTime: t0.Add(time.Minute), Attempt: 1, Reason: store.ReasonSchedule,
+		State: store.RunPending, Target: "n2"})
+	ready := b.st.AddRun(store.Run{Job: "a", ScheduledTime: t0.Add(2 * time.Minute), Attempt: 1, Reason: store.ReasonSchedule,
+		State: store.RunPending, ReadyAt: t0})
+	opens := t0.Add(time.Hour)
+	b.st.SetWaiting(held.ID, store.Waiting{Kind: store.WaitGate, Detail: `schedule gate "w" is closed`, Until: opens})
+	b.st.SetWaiting(down.ID, store.Waiting{Kind: store.WaitNodeDown, Detail: "node n2 is down"})
+	b.st.SetWaiting(ready.ID, store.Waiting{Kind: store.WaitGate, Detail: "stale"}) // released since: not waiting
+
+	var run apitype.Run
+	b.do(t, "GET", "/api/v1/runs/"+strconv.FormatInt(held.ID, 10), "").decode(t, &run)
+	if w := run.Waiting; w == nil || w.Kind != apitype.WaitGate || w.Detail != `schedule gate "w" is closed` || w.Until == nil || !w.Until.Equal(opens) {
+		t.Errorf("held run waiting = %+v", w)
+	}
+	var page apitype.Page[apitype.Run]
+	r := b.do(t, "GET", "/api/v1/runs?job=a", "")
+	r.decode(t, &page)
+	got := map[int64]*apitype.Waiting{}
+	for _, x := range page.Items {
+		got[x.ID] = x.Waiting
+	}
+	if w := got[down.ID]; w == nil || w.Kind != apitype.WaitNodeDown || w.Until != nil {
+		t.Errorf("down run waiting = %+v", w)
+	}
+	if got[ready.ID] != nil || !strings.Contains(r.body, `"waiting":null`) {
+		t.Errorf("a released run is shown waiting (%+v) or without \"waiting\": null: %s", got[ready.ID], r.body)
+	}
+}
