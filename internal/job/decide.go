@@ -12,23 +12,7 @@ import (
 // untargeted run is a wave of one node that is always up and has no
 // window): release it now, let it wait (for what, and until when), or end
 // it missed (why). decide is pure: the controller gathers the facts
-// (gatherFacts in lifecycle.go) and carries out the verdict.
-
-// WaitKind names what a held run waits for.
-type WaitKind = store.WaitKind
-
-// Wait kinds, as the API, CLI and UI show them.
-const (
-	WaitGate        = store.WaitGate
-	WaitWindow      = store.WaitWindow
-	WaitNodeDown    = store.WaitNodeDown
-	WaitUpstream    = store.WaitUpstream
-	WaitBackoff     = store.WaitBackoff
-	WaitSlot        = store.WaitSlot
-	WaitMaxParallel = store.WaitMaxParallel
-	WaitPaused      = store.WaitPaused
-	WaitCatchUp     = store.WaitCatchUp
-)
+// (evaluateHeld in lifecycle.go) and carries out the verdict.
 
 // Catch-up policies (a job's catch_up attribute).
 const (
@@ -170,9 +154,9 @@ func catchUp(f heldFacts, d decision) decision {
 
 // unavailable reports whether kind is a reason an instant could not start
 // at all (as opposed to waiting for its turn), which catch_up is about.
-func unavailable(kind WaitKind) bool {
+func unavailable(kind store.WaitKind) bool {
 	switch kind {
-	case WaitGate, WaitWindow, WaitNodeDown, WaitPaused:
+	case store.WaitGate, store.WaitWindow, store.WaitNodeDown, store.WaitPaused:
 		return true
 	}
 	return false
@@ -189,17 +173,14 @@ func obstacles(f heldFacts) decision {
 	}
 	// A retry is not bound by the starting deadline: it was started in time.
 	expired := f.hasDeadline && f.now.After(f.deadline) && r.Reason != store.ReasonRetry
-	node := ""
-	if r.Target != "" {
-		node = r.Target
-	}
+	node := r.Target
 	untilDeadline := func(d decision) decision {
 		if f.hasDeadline && r.Reason != store.ReasonRetry && (d.wait.Until.IsZero() || f.deadline.Before(d.wait.Until)) {
 			d.recheck = earliestOf(d.recheck, f.deadline.Add(time.Nanosecond))
 		}
 		return d
 	}
-	wait := func(kind WaitKind, detail string, until time.Time) decision {
+	wait := func(kind store.WaitKind, detail string, until time.Time) decision {
 		return decision{verdict: verdictWait, wait: store.Waiting{Kind: kind, Detail: detail, Until: until}}
 	}
 	miss := func(why string) decision { return decision{verdict: verdictMiss, why: why} }
@@ -212,16 +193,16 @@ func obstacles(f heldFacts) decision {
 		if f.stopping && !f.suspended {
 			detail = "the daemon is shutting down"
 		}
-		return untilDeadline(wait(WaitPaused, detail, time.Time{}))
+		return untilDeadline(wait(store.WaitPaused, detail, time.Time{}))
 	}
 	if f.maxFailures > 0 && f.failed >= f.maxFailures {
 		return decision{verdict: verdictMiss, skip: true, stopped: true,
 			why: fmt.Sprintf("skipped: wave stopped after %d failed node(s) (max_failures %d)", f.failed, f.maxFailures)}
 	}
 	if f.backoff.After(f.now) {
-		return wait(WaitBackoff, fmt.Sprintf("attempt %d waits out its retry backoff", r.Attempt), f.backoff)
+		return wait(store.WaitBackoff, fmt.Sprintf("attempt %d waits out its retry backoff", r.Attempt), f.backoff)
 	}
-	if d, ok := gateDecision(f.gate, WaitGate, f, expired); !ok {
+	if d, ok := gateDecision(f.gate, store.WaitGate, f, expired); !ok {
 		return untilDeadline(d)
 	}
 	if f.up.name != "" {
@@ -231,17 +212,17 @@ func obstacles(f heldFacts) decision {
 		case expired:
 			return miss("the starting deadline passed while the run waited for " + f.up.name)
 		}
-		return untilDeadline(wait(WaitUpstream, fmt.Sprintf("job %q has not succeeded for %s yet", f.up.name, stamp(r.ScheduledTime, f.loc)), time.Time{}))
+		return untilDeadline(wait(store.WaitUpstream, fmt.Sprintf("job %q has not succeeded for %s yet", f.up.name, stamp(r.ScheduledTime, f.loc)), time.Time{}))
 	}
 	if !f.nodeUp {
 		if expired {
 			return miss(fmt.Sprintf("node %s was down until the starting deadline", node))
 		}
-		d := wait(WaitNodeDown, fmt.Sprintf("node %s is down", node), time.Time{})
+		d := wait(store.WaitNodeDown, fmt.Sprintf("node %s is down", node), time.Time{})
 		d.recheck = f.now.Add(waveRecheck)
 		return untilDeadline(d)
 	}
-	if d, ok := gateDecision(f.window, WaitWindow, f, expired); !ok {
+	if d, ok := gateDecision(f.window, store.WaitWindow, f, expired); !ok {
 		return untilDeadline(d)
 	}
 	if expired {
@@ -254,15 +235,15 @@ func obstacles(f heldFacts) decision {
 		return miss(fmt.Sprintf("the starting deadline passed before node %s's run could start", node))
 	}
 	if f.paused {
-		return untilDeadline(wait(WaitPaused, "the job's waves are paused by an operator", time.Time{}))
+		return untilDeadline(wait(store.WaitPaused, "the job's waves are paused by an operator", time.Time{}))
 	}
 	if !f.earlier.IsZero() {
-		d := wait(WaitCatchUp, fmt.Sprintf("the run for %s goes first", stamp(f.earlier, f.loc)), time.Time{})
+		d := wait(store.WaitCatchUp, fmt.Sprintf("the run for %s goes first", stamp(f.earlier, f.loc)), time.Time{})
 		d.recheck = f.now.Add(waveRecheck) // it may end on another node
 		return untilDeadline(d)
 	}
 	if f.free == 0 {
-		d := wait(WaitMaxParallel, fmt.Sprintf("%d of max_parallel %d node(s) active", f.active, f.limit), time.Time{})
+		d := wait(store.WaitMaxParallel, fmt.Sprintf("%d of max_parallel %d node(s) active", f.active, f.limit), time.Time{})
 		d.recheck = f.now.Add(waveRecheck) // a slot frees when a run ends anywhere
 		return untilDeadline(d)
 	}
@@ -276,7 +257,7 @@ func obstacles(f heldFacts) decision {
 		}
 	}
 	if f.slotErr != nil {
-		d := wait(WaitSlot, fmt.Sprintf("no slot of reboot group %q: %v", f.slotGroup, f.slotErr), time.Time{})
+		d := wait(store.WaitSlot, fmt.Sprintf("no slot of reboot group %q: %v", f.slotGroup, f.slotErr), time.Time{})
 		d.recheck = f.now.Add(waveRecheck)
 		return untilDeadline(d)
 	}
@@ -287,7 +268,7 @@ func obstacles(f heldFacts) decision {
 // is open; otherwise the run waits for it (until it opens; a gate that
 // does not exist is waited for until the starting deadline) or is missed
 // when it cannot open in time.
-func gateDecision(g gateFact, kind WaitKind, f heldFacts, expired bool) (decision, bool) {
+func gateDecision(g gateFact, kind store.WaitKind, f heldFacts, expired bool) (decision, bool) {
 	switch {
 	case g.name == "" || g.exists && g.open:
 		return decision{}, true

@@ -19,12 +19,13 @@ import (
 //   - At the instant, one held run is inserted per matching registered
 //     node, with Target set, in one batch; the unique key (job, instant,
 //     target, attempt) makes this exactly once per node.
-//   - Each held run is released (made claimable, by its node only) when
-//     its node is alive, the job's gate and the node's window are open, the
-//     wave is not paused or stopped, fewer than max_parallel of the
-//     instant's nodes are active, and the concurrency policy allows it on
-//     that node. Runs are considered in the wave's order, so a run whose
-//     window is closed keeps its place and goes first once it opens.
+//   - Each held run is decided like any held run (decide, lifecycle.go):
+//     released (made claimable, by its node only) when its node is alive,
+//     the job's gate and the node's window are open, the wave is not paused
+//     or stopped, fewer than max_parallel of the job's nodes are active
+//     across instants, and the concurrency policy allows it on that node.
+//     Runs are considered in instant order, then the wave's order, so a run
+//     whose window is closed keeps its place and goes first once it opens.
 //   - A run that cannot start before its starting deadline ends missed,
 //     saying why (node down, window closed, waiting for its turn).
 //   - When max_failures nodes have failed, the waiting nodes are skipped

@@ -160,7 +160,7 @@ func (c *Controller) evaluateHeld(ctx context.Context, e *entry, held []store.Ru
 			}
 			continue
 		case verdictMiss:
-			c.dropHeld(byNode, r)
+			dropHeld(byNode, r)
 			switch {
 			case d.stopped:
 				c.finishHeld(ctx, r, now, store.RunMissed, d.why, store.EventRunSkipped,
@@ -184,7 +184,7 @@ func (c *Controller) evaluateHeld(ctx context.Context, e *entry, held []store.Ru
 			}
 		}
 		if !all {
-			c.dropHeld(byNode, r) // with catch_up all, it is now active and still first
+			dropHeld(byNode, r) // with catch_up all, it is now active and still first
 		}
 		c.release(ctx, r, now)
 		if r.Target != "" {
@@ -216,7 +216,7 @@ func (c *Controller) evaluateHeld(ctx context.Context, e *entry, held []store.Ru
 
 // dropHeld forgets r's instant among its node's held instants once r is
 // no longer held, so the next instant of the node is no longer behind it.
-func (c *Controller) dropHeld(byNode map[string][]time.Time, r store.Run) {
+func dropHeld(byNode map[string][]time.Time, r store.Run) {
 	list := byNode[r.Target]
 	if i := slices.IndexFunc(list, r.ScheduledTime.Equal); i >= 0 {
 		byNode[r.Target] = slices.Delete(list, i, i+1)

@@ -34,7 +34,7 @@ type Outlook struct {
 }
 
 // outlook foresees what the gate of spec does to a fire at t, with the
-// same rules evaluate applies when the instant comes.
+// same rules the lifecycle decision (decide) applies when the instant comes.
 func (c *Controller) outlook(spec store.JobSpec, t time.Time) Outlook {
 	if spec.Schedule == "" {
 		return Outlook{State: OnTime}

@@ -16,7 +16,7 @@ import (
 // This file is the operator's side of rolling waves: parsing
 // max_parallel, the status of one instant's wave (derived from its runs,
 // so any node can answer it), and pause, resume and abort. The scheduling
-// side is in fanout.go.
+// side is in fanout.go and lifecycle.go.
 
 // NodeInfo is one cluster node as fan-out sees it.
 type NodeInfo struct {
