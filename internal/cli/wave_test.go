@@ -165,18 +165,19 @@ func TestRunWaveFlags(t *testing.T) {
 	t.Parallel()
 	st, _, server := fakeDaemon(t)
 	out, errOut, code := runCLI(t, "run", "patch", "--schedule", "0 3 * * *", "--nodes", "role=db", "--max-parallel", "25%", "--max-failures", "2",
-		"--wave-order", "random", "--window", "zone in (eu,us)=db-weekend", "--window", " default = anytime", "--reboot-group", "db", server, "--", "true")
+		"--wave-order", "random", "--window", "zone in (eu,us)=db-weekend", "--window", " default = anytime", "--reboot-group", "db",
+		"--catch-up", "all", server, "--", "true")
 	if code != 0 {
 		t.Fatalf("run: %d %q %q", code, out, errOut)
 	}
 	j, _ := st.Job("patch")
 	if s := j.Spec; s.MaxParallel != "25%" || s.MaxFailures != 2 || s.WaveOrder != "random" || len(s.Window) != 2 ||
-		s.Window["zone in (eu,us)"] != "db-weekend" || s.Window["default"] != "anytime" || s.RebootGroup != "db" {
+		s.Window["zone in (eu,us)"] != "db-weekend" || s.Window["default"] != "anytime" || s.RebootGroup != "db" || s.CatchUp != "all" {
 		t.Fatalf("stored spec %+v", s)
 	}
 	out, _, _ = runCLI(t, "describe", "job", "patch", server)
 	for _, re := range []string{`(?m)^Window:\s+zone in \(eu,us\): db-weekend; default: anytime$`, `(?m)^Max parallel:\s+25%$`,
-		`(?m)^Max failures:\s+2$`, `(?m)^Wave order:\s+random$`, `(?m)^Reboot group:\s+db$`} {
+		`(?m)^Max failures:\s+2$`, `(?m)^Wave order:\s+random$`, `(?m)^Reboot group:\s+db$`, `(?m)^Catch-up:\s+all$`} {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("describe does not match %s:\n%s", re, out)
 		}
@@ -192,6 +193,7 @@ func TestRunWaveFlags(t *testing.T) {
 		{[]string{"--nodes", "all", "--max-parallel", "0"}, `run bad: --max-parallel "0": want a positive count or a percentage such as 25%, got "0"`},
 		{[]string{"--nodes", "all", "--max-failures", "-1"}, `run bad: --max-failures: must be between 0 (never stop) and 1048576, not -1`},
 		{[]string{"--nodes", "all", "--wave-order", "abc"}, `run bad: --wave-order "abc": "abc" is not one of name, random`},
+		{[]string{"--catch-up", "some"}, `run bad: --catch-up "some": "some" is not one of latest, all, none`},
 		{[]string{"--nodes", "all", "--window", "all=w"}, `run bad: --window "all=w": "all" would be every node`},
 		{[]string{"--nodes", "all", "--window", "role=db zone=eu=w"}, `run bad: --window "role=db zone=eu=w": col 9: want ',' between terms`},
 		{[]string{"--max-parallel", "2"}, `run bad: --max-parallel "2": applies only to a job that fans out`},
