@@ -18,7 +18,7 @@ import (
 
 // TestRunWaitingShown: a pending run held by its gate says so in the API's
 // run JSON (waiting), in `get runs` and in `describe run`; a run that is
-// not waiting has "waiting": null.
+// not waiting has "waiting": null, and its process gets ALMANAC_NODE.
 func TestRunWaitingShown(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a daemon")
@@ -73,12 +73,22 @@ length_minutes = 60
 	if !strings.Contains(out, `Waiting:     gate: schedule gate "later" is closed (until `+fmtTime(&opens)+")") {
 		t.Errorf("describe run:\n%s", out)
 	}
-	// A run that is not held has waiting null, spelt out.
-	if _, _, err := c.JobPut(context.Background(), "free", apitype.JobSpec{At: &past, Command: apitype.Command{Argv: []string{"true"}}}); err != nil {
+	// A run that is not held has waiting null, spelt out; its process
+	// learns which node runs it.
+	if _, _, err := c.JobPut(context.Background(), "free", apitype.JobSpec{At: &past,
+		Command: apitype.Command{Shell: `echo "node=$ALMANAC_NODE job=$ALMANAC_JOB"`}}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "the free run to end", 10*time.Second, func() (bool, error) {
 		raw := d.cli(t, "get", "runs", "--job", "free", "-o", "json")
 		return strings.Contains(raw, `"state": "succeeded"`) && strings.Contains(raw, `"waiting": null`), nil
 	})
+	var page apitype.Page[apitype.Run]
+	if err := json.Unmarshal([]byte(d.cli(t, "get", "runs", "--job", "free", "-o", "json")), &page); err != nil || len(page.Items) != 1 {
+		t.Fatalf("runs of free: %v %+v", err, page)
+	}
+	ran := page.Items[0]
+	if out := d.cli(t, "logs", strconv.FormatInt(ran.ID, 10)); !strings.Contains(out, "node="+ran.Node+" job=free") || ran.Node == "" {
+		t.Errorf("the run on node %q printed %q; want ALMANAC_NODE set to it", ran.Node, out)
+	}
 }
