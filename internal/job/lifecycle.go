@@ -62,8 +62,8 @@ func (c *Controller) evaluateHeld(ctx context.Context, e *entry, held []store.Ru
 		}
 	}
 	slices.SortStableFunc(held, func(a, b store.Run) int {
-		if c := a.ScheduledTime.Compare(b.ScheduledTime); c != 0 {
-			return c
+		if by := a.ScheduledTime.Compare(b.ScheduledTime); by != 0 {
+			return by
 		}
 		w := waves[a.ScheduledTime.UTC()]
 		return cmp.Compare(w.order[a.Target], w.order[b.Target])
