@@ -216,3 +216,26 @@ func mapsEqual(a, b map[string]int) bool {
 	}
 	return true
 }
+
+// TestCatchUpAcrossRestart: a run a closed gate held is superseded by the
+// next instant even when the gate opened while the daemon was down: the
+// new controller reads why the run waited.
+func TestCatchUpAcrossRestart(t *testing.T) {
+	run(t, func(t *testing.T, b *bundle) {
+		b.gates["w"] = window{10 * time.Hour, 11 * time.Hour} // t0 is 09:00
+		b.put(spec("j", "1m", func(s *store.JobSpec) { s.Schedule = "w" }))
+		b.advance(59*time.Minute + 30*time.Second) // 09:59:30, the 09:59 run waits
+		b.stop()
+		b.advance(time.Minute) // 10:00:30: down when the gate opened
+		b.start()
+		p := b.procs("j")
+		if len(p) != 1 || !p[0].run.ScheduledTime.Equal(t0.Add(time.Hour)) {
+			t.Fatalf("after the restart %d runs started (%v); want only the 10:00 one", len(p), states(b.runs("j")))
+		}
+		for _, r := range b.runs("j") {
+			if r.ScheduledTime.Equal(t0.Add(59*time.Minute)) && (r.State != store.RunMissed || !strings.Contains(r.Error, "superseded")) {
+				t.Errorf("the 09:59 run is %s %q; want it superseded", r.State, r.Error)
+			}
+		}
+	})
+}

@@ -573,8 +573,10 @@ func (c *Controller) loadPending(ctx context.Context, ready bool) error {
 	for _, t := range readyAt {
 		heap.Push(&c.readyAt, t)
 	}
+	waits := c.recordedWaits(ctx, held)
 	for name, e := range c.jobs {
 		e.held = held[name]
+		e.waits = waits[name]
 		if len(e.held) > 0 {
 			c.waiting[name] = e
 		} else {

@@ -214,6 +214,39 @@ func (c *Controller) evaluateHeld(ctx context.Context, e *entry, held []store.Ru
 	return wake, keep
 }
 
+// recordedWaits reads the waiting reasons recorded for the held runs, per
+// job, so that the decision knows what held a run before this controller
+// took over (catch_up latest gives up a run a gate held once a newer
+// instant comes, even if the gate has opened meanwhile) and writes only
+// the reasons that change. A read error leaves them unknown: they are
+// written again.
+func (c *Controller) recordedWaits(ctx context.Context, held map[string][]store.Run) map[string]map[int64]store.Waiting {
+	var ids []int64
+	job := map[int64]string{}
+	for name, runs := range held {
+		for _, r := range runs {
+			ids = append(ids, r.ID)
+			job[r.ID] = name
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	waits, err := c.st.RunWaiting(ctx, ids)
+	if err != nil {
+		c.log.Error("read why held runs wait", "runs", len(ids), "err", err)
+		return nil
+	}
+	out := map[string]map[int64]store.Waiting{}
+	for id, w := range waits {
+		if out[job[id]] == nil {
+			out[job[id]] = map[int64]store.Waiting{}
+		}
+		out[job[id]][id] = w
+	}
+	return out
+}
+
 // dropHeld forgets r's instant among its node's held instants once r is
 // no longer held, so the next instant of the node is no longer behind it.
 func dropHeld(byNode map[string][]time.Time, r store.Run) {
