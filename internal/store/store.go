@@ -309,6 +309,9 @@ const (
 	// EventJobGateMissing: a job's schedule gate stopped existing (the
 	// manifests no longer declare it).
 	EventJobGateMissing EventKind = "job.gate-missing"
+	// EventJobUnrunnable: a manifest job was accepted that cannot run on
+	// this host as it stands (its run_as user does not exist here).
+	EventJobUnrunnable EventKind = "job.unrunnable"
 	// FleetLock reboot slots (Resource is "reboot-group/NAME").
 	EventRebootLocked   EventKind = "reboot.locked"
 	EventRebootUnlocked EventKind = "reboot.unlocked"
