@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/user"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -156,7 +157,7 @@ func convertImport(e *env, kind string, files []string, f *importFlags) (importe
 			system = importer.SystemYes
 		}
 		res, err = importer.Crontab(name, src, importer.CrontabOptions{User: f.user, System: system, Zone: zone,
-			IgnoreCronTZ: f.ignoreCronTZ, Prefix: f.prefix})
+			IgnoreCronTZ: f.ignoreCronTZ, Prefix: f.prefix, IsUser: hostAccount})
 	} else {
 		res, err = importer.CronJob(name, src, importer.CronJobOptions{NoNamespacePrefix: f.noNSPrefix, ContainerRuntime: f.runtime})
 	}
@@ -164,6 +165,13 @@ func convertImport(e *env, kind string, files []string, f *importFlags) (importe
 		return res, usagef("import %s: %v", kind, err)
 	}
 	return res, nil
+}
+
+// hostAccount reports whether name is an account in this host's user
+// database, which a system crontab's user column names.
+func hostAccount(name string) bool {
+	_, err := user.Lookup(name)
+	return err == nil
 }
 
 // importZone is --tz, or the host's zone: TZ, else /etc/localtime.
