@@ -26,8 +26,8 @@ const importUsage = "import: usage: almanac import crontab [--user U] [--system]
 // importFlags are every kind's flags; flagKinds says which kinds take each.
 type importFlags struct {
 	user, tz, prefix, runtime, root string
-	system                    boolFlag
-	ignoreCronTZ, noNSPrefix  bool
+	system                          boolFlag
+	ignoreCronTZ, noNSPrefix        bool
 }
 
 // boolFlag is a boolean flag that knows whether it was given.
