@@ -114,7 +114,7 @@ func (c *Controller) hostCheck(spec store.JobSpec, src store.Source) ([]store.Ev
 func scheduleChanged(a, b store.JobSpec) bool {
 	atEq := a.At == nil && b.At == nil || a.At != nil && b.At != nil && a.At.Equal(*b.At)
 	return a.Cron != b.Cron || a.CronDialect != b.CronDialect || !slices.Equal(a.OnCalendar, b.OnCalendar) ||
-		a.TimeZone != b.TimeZone || !atEq
+		a.TimeZone != b.TimeZone || !atEq || a.Manual != b.Manual
 }
 
 // DeleteJob deletes a job and its runs; its active runs on this node are

@@ -206,6 +206,9 @@ func convert(r *catalog.Resource, errs *manifest.ErrorList) (store.JobSpec, bool
 	if b, has := p["suspend"].(bool); has {
 		spec.Suspend = b
 	}
+	if b, has := p["manual"].(bool); has {
+		spec.Manual = b
+	}
 	if n, has := p["backoff_limit"].(int64); has {
 		if n > math.MaxInt32 {
 			fail("backoff_limit", "%d is too large", n)

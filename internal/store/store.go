@@ -86,6 +86,10 @@ type JobSpec struct {
 	Cron string `json:"cron,omitempty"`
 	// At is the instant of a one-shot job; nil for a repeating job.
 	At *time.Time `json:"at,omitempty"`
+	// Manual marks a job with no schedule at all: it runs only when
+	// triggered (`almanac trigger`, the API, the UI). Exclusive with Cron,
+	// OnCalendar and At, one of which every other job has.
+	Manual bool `json:"manual,omitempty"`
 	// CronDialect says which rules read Cron: "" or "vixie" (almanac's
 	// cron, docs/cron.md) or "kubernetes" (a Kubernetes CronJob's).
 	CronDialect string `json:"cron_dialect,omitempty"`
