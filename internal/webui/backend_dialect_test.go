@@ -13,7 +13,8 @@ import (
 
 // TestScheduleDialectsShown: the job pages name a schedule's dialect, show
 // calendar events in systemd's normalized form, read a kubernetes-dialect
-// expression by its own rules, and show the randomized delay.
+// expression by its own rules, show the randomized delay, and show a
+// manual job's schedule as manual.
 func TestScheduleDialectsShown(t *testing.T) {
 	ctx := t.Context()
 	c := clock.NewFake(demoNow)
@@ -29,6 +30,7 @@ func TestScheduleDialectsShown(t *testing.T) {
 	for _, spec := range []store.JobSpec{
 		{Name: "report", OnCalendar: []string{"mon..fri 9:00", "Sat 12:00"}, TimeZone: "Europe/Berlin", Shell: "true", RandomizedDelaySeconds: 600},
 		{Name: "kube", Cron: "0 0 */2 * 1", CronDialect: job.DialectKubernetes, Shell: "true"},
+		{Name: "by-hand", Manual: true, Suspend: true, Shell: "true"},
 	} {
 		if _, err := ctrl.CreateJob(ctx, spec, store.SourceAPI); err != nil {
 			t.Fatal(err)
@@ -46,6 +48,8 @@ func TestScheduleDialectsShown(t *testing.T) {
 		// Kubernetes ORs a stepped day of month with the day of week.
 		"/jobs/kube": {`<dd id="job-dialect">kubernetes cron</dd>`, "29 and 31 of the month and on Monday"},
 		"/jobs":      {"(systemd calendar)", "(kubernetes cron)"},
+		// A manual job names no schedule.
+		"/jobs/by-hand": {`<code id="job-schedule">manual</code>`, "no schedule: runs only when triggered"},
 	} {
 		code, body := h.get(path)
 		if code != http.StatusOK {
