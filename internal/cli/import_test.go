@@ -38,6 +38,8 @@ func TestImportThenValidate(t *testing.T) {
 		// www-data is an account of every Debian host (base-passwd).
 		{args: []string{"import", "crontab", "../../testdata/import-cron/www-data.crontab"}, wantCode: exitUsage, wantError: "starts with www-data, the name of an account on this host"},
 		{args: []string{"import", "crontab", "--system", "../../testdata/import-cron/www-data.crontab"}, jobs: 1, warning: "note:"},
+		{args: []string{"import", "cronjob", "../../testdata/import-kubectl/cronjobs-list.yaml"}, jobs: 3, warning: "imported as a manual job"},
+		{args: []string{"import", "cronjob", "--container-runtime", "docker", "../../testdata/import-kubectl/cronjobs-list.yaml"}, jobs: 3, warning: "BUCKET differs"},
 		{args: []string{"import", "crontab", "/dev/zero"}, wantCode: exitUsage, wantError: "not a regular file"},
 		{args: []string{"import", "crontab", "../../testdata/import/cronjobs.yaml"}, wantCode: exitFailure, wantError: "no entry that could be imported"},
 	}
