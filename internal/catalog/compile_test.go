@@ -186,7 +186,7 @@ func TestErrors(t *testing.T) {
 		{"missing schedule", `exec { 'a': command => '/bin/a', schedule => 'nightly' }`,
 			[]string{"m.pp:1:34: Could not find schedule nightly"}},
 		{"job needs trigger", `job { 'j': command => '/bin/j' }`,
-			[]string{"m.pp:1:7: Job[j]: exactly one of 'cron', 'on_calendar' or 'at' is required"}},
+			[]string{"m.pp:1:7: Job[j]: exactly one of 'cron', 'on_calendar' or 'at' is required, or 'manual => true' for a job that runs only when triggered"}},
 		{"selector without match", `$x = 'a' ? { 'b' => 1 }`,
 			[]string{"m.pp:1:10: No matching entry for selector parameter with value 'a'"}},
 		{"fail", `fail('stop here')`, []string{"m.pp:1:1: stop here"}},

@@ -93,6 +93,7 @@ var builtinTypes = map[string]*typeSpec{
 		"window": {kind: kAny}, "max_parallel": {kind: kIntOrString}, "max_failures": {kind: kInt},
 		"wave_order": {kind: kEnum, enum: []string{"name", "random"}}, "reboot_group": {kind: kString},
 		"catch_up": {kind: kEnum, enum: []string{"latest", "all", "none"}},
+		"manual": {kind: kBool},
 	}, check: checkJob},
 }
 
@@ -413,8 +414,10 @@ func checkJob(c *compiler, r int32) {
 	hasCron := c.has(r, "cron")
 	hasCalendar := c.has(r, "on_calendar")
 	at, hasAt := c.getString(r, "at")
-	if n := btoi(hasCron) + btoi(hasCalendar) + btoi(hasAt); n != 1 {
-		c.errorf(c.posOf(r), "%s: exactly one of 'cron', 'on_calendar' or 'at' is required", c.ref(r))
+	v, _ := c.get(r, "manual")
+	manual := v == true
+	if n := btoi(hasCron) + btoi(hasCalendar) + btoi(hasAt) + btoi(manual); n != 1 {
+		c.errorf(c.posOf(r), "%s: exactly one of 'cron', 'on_calendar' or 'at' is required, or 'manual => true' for a job that runs only when triggered", c.ref(r))
 	}
 	if hasAt {
 		if _, err := time.Parse(time.RFC3339, at); err != nil {

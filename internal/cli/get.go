@@ -218,9 +218,12 @@ func duration(r apitype.Run) string {
 }
 
 // schedule renders when a job runs: its cron expression (with its dialect
-// when not the default), its calendar events, or "at T".
+// when not the default), its calendar events, "at T", or "manual" for a
+// job that runs only when triggered.
 func schedule(s apitype.JobSpec) string {
 	switch {
+	case s.Manual:
+		return "manual"
 	case s.At != nil:
 		return "at " + fmtTime(s.At)
 	case len(s.OnCalendar) > 0:

@@ -2,13 +2,12 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/user"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/almanac-sh/almanac/internal/calendar"
@@ -22,13 +21,13 @@ func init() {
 }
 
 // importUsage is the synopsis a bad invocation repeats.
-const importUsage = "import: usage: almanac import crontab [--user U] [--system] [--tz ZONE] [--prefix P] FILE|-   or   almanac import cronjob [--container-runtime podman|docker] [--no-namespace-prefix] FILE.yaml|-   or   almanac import timer [--tz ZONE] [--prefix P] UNIT.timer [UNIT.service] | DIR"
+const importUsage = "import: usage: almanac import crontab [--user U] [--system] [--tz ZONE] [--prefix P] FILE|-   or   almanac import cronjob [--container-runtime podman|docker] [--no-namespace-prefix] FILE.yaml|-   or   almanac import timer [--tz ZONE] [--prefix P] [--root DIR] UNIT.timer [UNIT.service] | DIR"
 
 // importFlags are every kind's flags; flagKinds says which kinds take each.
 type importFlags struct {
-	user, tz, prefix, runtime string
-	system                    boolFlag
-	ignoreCronTZ, noNSPrefix  bool
+	user, tz, prefix, runtime, root string
+	system                          boolFlag
+	ignoreCronTZ, noNSPrefix        bool
 }
 
 // boolFlag is a boolean flag that knows whether it was given.
@@ -54,7 +53,7 @@ func parseBool(s string) (bool, error) {
 
 var flagKinds = map[string][]string{
 	"user": {"crontab"}, "system": {"crontab"}, "ignore-cron-tz": {"crontab"}, "tz": {"crontab", "timer"},
-	"prefix": {"crontab", "timer"}, "container-runtime": {"cronjob"}, "no-namespace-prefix": {"cronjob"},
+	"prefix": {"crontab", "timer"}, "root": {"timer"}, "container-runtime": {"cronjob"}, "no-namespace-prefix": {"cronjob"},
 }
 
 // runImport converts a crontab, CronJob YAML or timer units to a manifest
@@ -69,6 +68,7 @@ func runImport(_ context.Context, e *env, args []string) error {
 	fs.StringVar(&f.tz, "tz", "", "crontab, timer: read schedules that name no zone in `ZONE` (default: the host's zone, as cron and systemd read them)")
 	fs.BoolVar(&f.ignoreCronTZ, "ignore-cron-tz", false, "crontab: ignore CRON_TZ as Debian's cron does (default: follow it, as cronie does)")
 	fs.StringVar(&f.prefix, "prefix", "", "crontab, timer: start every job name with `PREFIX`-")
+	fs.StringVar(&f.root, "root", "", "timer: look units up in the search path under `DIR` (a mounted image of the old host) instead of /")
 	fs.StringVar(&f.runtime, "container-runtime", "", "cronjob: run each container's image with `RUNTIME` run --rm, RUNTIME podman or docker (default: run the container's command on the host)")
 	fs.BoolVar(&f.noNSPrefix, "no-namespace-prefix", false, "cronjob: name jobs after metadata.name alone, not NAMESPACE-NAME")
 	pos, err := parseFlags(fs, args)
@@ -132,7 +132,7 @@ func convertImport(e *env, kind string, files []string, f *importFlags) (importe
 		}
 	}
 	if kind == "timer" {
-		timers, load, err := timerInputs(files)
+		timers, load, err := timerInputs(files, f.root)
 		if err != nil {
 			return importer.Result{}, usagef("import timer: %v", unwrapPath(err))
 		}
@@ -156,7 +156,7 @@ func convertImport(e *env, kind string, files []string, f *importFlags) (importe
 			system = importer.SystemYes
 		}
 		res, err = importer.Crontab(name, src, importer.CrontabOptions{User: f.user, System: system, Zone: zone,
-			IgnoreCronTZ: f.ignoreCronTZ, Prefix: f.prefix})
+			IgnoreCronTZ: f.ignoreCronTZ, Prefix: f.prefix, IsUser: hostAccount})
 	} else {
 		res, err = importer.CronJob(name, src, importer.CronJobOptions{NoNamespacePrefix: f.noNSPrefix, ContainerRuntime: f.runtime})
 	}
@@ -164,6 +164,13 @@ func convertImport(e *env, kind string, files []string, f *importFlags) (importe
 		return res, usagef("import %s: %v", kind, err)
 	}
 	return res, nil
+}
+
+// hostAccount reports whether name is an account in this host's user
+// database, which a system crontab's user column names.
+func hostAccount(name string) bool {
+	_, err := user.Lookup(name)
+	return err == nil
 }
 
 // importZone is --tz, or the host's zone: TZ, else /etc/localtime.
@@ -182,73 +189,6 @@ func importZone(tz string) (string, error) {
 		return "", fmt.Errorf("--tz %s: %w", tz, err)
 	}
 	return tz, nil
-}
-
-// maxUnitFiles bounds how many unit files a directory import reads.
-const maxUnitFiles = 4096
-
-// timerInputs returns the timers to import and a loader for their
-// services: UNIT.timer [UNIT.service] (the service found beside the timer
-// when not given), or every *.timer in a directory with the services there.
-func timerInputs(files []string) ([]importer.UnitSource, importer.ServiceLoader, error) {
-	dir := ""
-	var timers []importer.UnitSource
-	if st, err := os.Stat(files[0]); err == nil && st.IsDir() {
-		if len(files) > 1 {
-			return nil, nil, fmt.Errorf("a directory imports every timer in it; name no service")
-		}
-		dir = files[0]
-		matches, err := filepath.Glob(filepath.Join(dir, "*.timer"))
-		if err != nil {
-			return nil, nil, err
-		}
-		if len(matches) == 0 {
-			return nil, nil, fmt.Errorf("%s: no *.timer file", dir)
-		}
-		if len(matches) > maxUnitFiles {
-			return nil, nil, fmt.Errorf("%s: %d timers, over the %d this command reads", dir, len(matches), maxUnitFiles)
-		}
-		sort.Strings(matches)
-		for _, m := range matches {
-			b, err := inputfile.Read(m)
-			if err != nil {
-				return nil, nil, err
-			}
-			timers = append(timers, importer.UnitSource{Path: m, Data: b})
-		}
-	} else {
-		if !strings.HasSuffix(files[0], ".timer") {
-			return nil, nil, fmt.Errorf("%s: not a .timer unit or a directory", files[0])
-		}
-		b, err := inputfile.Read(files[0])
-		if err != nil {
-			return nil, nil, err
-		}
-		timers = append(timers, importer.UnitSource{Path: files[0], Data: b})
-		dir = filepath.Dir(files[0])
-	}
-	given := ""
-	if len(files) == 2 {
-		given = files[1]
-	}
-	load := func(name string) (importer.UnitSource, error) {
-		p := given
-		if p == "" {
-			if strings.ContainsRune(name, '/') || name == ".." {
-				return importer.UnitSource{}, fmt.Errorf("%q is not a unit name", name)
-			}
-			p = filepath.Join(dir, name)
-		}
-		b, err := inputfile.Read(p)
-		if errors.Is(err, os.ErrNotExist) {
-			return importer.UnitSource{}, fmt.Errorf("%s: no such file (name the service after the timer)", p)
-		}
-		if err != nil {
-			return importer.UnitSource{}, err
-		}
-		return importer.UnitSource{Path: p, Data: b}, nil
-	}
-	return timers, load, nil
 }
 
 // readInput reads a user file through inputfile, or standard input for

@@ -35,6 +35,11 @@ func TestImportThenValidate(t *testing.T) {
 		{args: []string{"import", "timer", "../../testdata/import-timer", "x.service"}, wantCode: exitUsage, wantError: "name no service"},
 		{args: []string{"import", "cronjob", "--container-runtime", "podman", "../../testdata/import/cronjobs-mixed.yaml"}, jobs: 3, wantCode: exitFailure, warning: "document 3: found unexpected end of stream"},
 		{args: []string{"import", "cronjob", "--container-runtime", "lxc", "../../testdata/import/cronjobs.yaml"}, wantCode: exitUsage, wantError: "want podman or docker"},
+		// www-data is an account of every Debian host (base-passwd).
+		{args: []string{"import", "crontab", "../../testdata/import-cron/www-data.crontab"}, wantCode: exitUsage, wantError: "starts with www-data, the name of an account on this host"},
+		{args: []string{"import", "crontab", "--system", "../../testdata/import-cron/www-data.crontab"}, jobs: 1, warning: "note:"},
+		{args: []string{"import", "cronjob", "../../testdata/import-kubectl/cronjobs-list.yaml"}, jobs: 3, warning: "imported as a manual job"},
+		{args: []string{"import", "cronjob", "--container-runtime", "docker", "../../testdata/import-kubectl/cronjobs-list.yaml"}, jobs: 3, warning: "BUCKET differs"},
 		{args: []string{"import", "crontab", "/dev/zero"}, wantCode: exitUsage, wantError: "not a regular file"},
 		{args: []string{"import", "crontab", "../../testdata/import/cronjobs.yaml"}, wantCode: exitFailure, wantError: "no entry that could be imported"},
 	}

@@ -238,3 +238,54 @@ func TestDaemonExampleManifests(t *testing.T) {
 		t.Errorf("weekend gate: Saturday 02:00 %v, Monday 02:00 %v", g.Contains(sat), g.Contains(mon))
 	}
 }
+
+// A job whose run_as user does not exist on this host is that job's
+// problem: serve --manifests starts with the others, the job is listed
+// with a job.unrunnable event, and its runs fail with the reason instead of
+// running the command. validate warns about the same job.
+func TestServeAcceptsJobWithUnknownRunAs(t *testing.T) {
+	bin := almanacBinary(t)
+	t.Parallel()
+	dir := t.TempDir()
+	replaceManifest(t, filepath.Join(dir, "site.pp"), `job { 'fine':
+  cron    => '0 0 1 1 *',
+  command => 'echo fine',
+}
+job { 'orphan':
+  cron    => '0 0 1 1 *',
+  command => 'echo should not run',
+  run_as  => 'no-such-user-here',
+}
+`)
+	out, err := runBinary(t, bin, nil, "validate", filepath.Join(dir, "site.pp"))
+	if err != nil || !strings.Contains(out, `warning: Job[orphan]: run_as: no user "no-such-user-here"`) {
+		t.Errorf("validate: %v\n%s", err, out)
+	}
+	d := startDaemon(t, bin, t.TempDir(), "--manifests", dir)
+	c, err := apiclient.New(d.url, apiclient.WithToken(e2eToken))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, name := range []string{"fine", "orphan"} {
+		if _, err := c.JobGet(ctx, name); err != nil {
+			t.Fatalf("job %s: %v", name, err)
+		}
+	}
+	evs, err := c.EventList(ctx, apiclient.EventFilter{Job: "orphan", Kinds: []string{string(store.EventJobUnrunnable)}})
+	if err != nil || len(evs.Items) != 1 || !strings.Contains(evs.Items[0].Message, `no user "no-such-user-here"`) {
+		t.Fatalf("job.unrunnable events of orphan: %+v, %v", evs.Items, err)
+	}
+	id := triggerRun(t, d, bin, "orphan")
+	var run apitype.Run
+	eventually(t, "the orphan's run ends", 30*time.Second, func() (bool, error) {
+		run, err = c.RunGet(ctx, id)
+		return err == nil && run.Finished(), err
+	})
+	if run.State != apitype.RunFailed || !strings.Contains(run.Error, "no user") {
+		t.Errorf("orphan's run: %s %q; want failed, naming the missing user", run.State, run.Error)
+	}
+	if logs := d.cli(t, bin, "logs", strconv.FormatInt(id, 10)); strings.Contains(logs, "should not run") {
+		t.Errorf("the command ran: %q", logs)
+	}
+}

@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"sort"
@@ -10,6 +11,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/calendar"
 	"github.com/almanac-sh/almanac/internal/cron"
 	jobspec "github.com/almanac-sh/almanac/internal/job"
+	"go.yaml.in/yaml/v3"
 )
 
 // cronJob is the part of a Kubernetes CronJob (batch/v1, batch/v1beta1) or
@@ -105,46 +107,94 @@ func CronJob(file string, src []byte, opts CronJobOptions) (Result, error) {
 	budget := limit
 	for doc, d := range yamlDocuments(src) {
 		docNo := doc + 1
-		var cj cronJob
-		used, err := decodeBounded(d.text, budget, &cj)
+		var root yaml.Node
+		used, err := decodeBounded(d.text, budget, &root)
 		if err == nil {
 			budget -= used // what a refused document would have used is not spent
 		}
 		if err != nil {
-			line, msg := d.line, err.Error()
-			if l, rest, ok := yamlErrorLine(msg); ok {
-				line, msg = line+l-1, rest
+			reportBadDocument(&b, &res, file, d.line, d.line, fmt.Sprintf("document %d", docNo), err)
+			continue
+		}
+		for _, it := range documentItems(&root, d.line, docNo) {
+			var cj cronJob
+			if err := it.node.Decode(&cj); err != nil {
+				reportBadDocument(&b, &res, file, d.line, it.line, it.what, err)
+				continue
 			}
-			res.Errors = append(res.Errors, fmt.Sprintf("%s:%d: document %d: %s", file, line, docNo, msg))
-			fmt.Fprintf(&b, "\n# %s:%d: document %d: not imported: %s\n", file, line, docNo, oneLine(msg))
-			continue
+			convertCronJob(&b, &res, file, it, &cj, taken, opts)
 		}
-		warn := func(format string, a ...any) {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s:%d: document %d (%s): %s", file, d.line, docNo, cj.Metadata.Name, fmt.Sprintf(format, a...)))
-		}
-		switch {
-		case cj.Kind == "" && cj.APIVersion == "":
-			continue // an empty document
-		case cj.Kind != "CronJob" && cj.Kind != "ScheduledJob":
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s:%d: document %d: a %s, not a CronJob; skipped", file, d.line, docNo, cj.Kind))
-			continue
-		}
-		j, ok := cronJobToJob(file, docNo, &cj, taken, opts, warn)
-		if !ok {
-			fmt.Fprintf(&b, "\n# %s:%d: document %d (%s %s): not imported\n", file, d.line, docNo, cj.Kind, oneLine(cj.Metadata.Name))
-			continue
-		}
-		res.add(&b, j)
 	}
 	res.Manifest = b.String()
 	return res, nil
+}
+
+// docItem is one object of a YAML stream: a document, or an item of a
+// document of kind List (what `kubectl get cronjobs -A -o yaml` prints).
+type docItem struct {
+	node *yaml.Node
+	line int    // where it starts in the file
+	what string // "document 3", "document 1 item 2"
+}
+
+// documentItems returns the objects of a decoded document: its items when
+// it is a List (kind List, or CronJobList and the like), else itself.
+func documentItems(root *yaml.Node, line, docNo int) []docItem {
+	if root.Kind == 0 {
+		return nil // an empty document
+	}
+	var head struct {
+		Kind  string      `yaml:"kind"`
+		Items []yaml.Node `yaml:"items"`
+	}
+	if err := root.Decode(&head); err != nil || !strings.HasSuffix(head.Kind, "List") {
+		return []docItem{{node: root, line: line, what: fmt.Sprintf("document %d", docNo)}}
+	}
+	out := make([]docItem, len(head.Items))
+	for i := range head.Items {
+		out[i] = docItem{node: &head.Items[i], line: line + head.Items[i].Line - 1, what: fmt.Sprintf("document %d item %d", docNo, i+1)}
+	}
+	return out
+}
+
+// reportBadDocument records a document or item that could not be read:
+// an error at the line the parser names (counted from docLine, where the
+// document starts), else at line, and a comment.
+func reportBadDocument(b *strings.Builder, res *Result, file string, docLine, line int, what string, err error) {
+	msg := err.Error()
+	if l, rest, ok := yamlErrorLine(msg); ok {
+		line, msg = docLine+l-1, rest
+	}
+	res.Errors = append(res.Errors, fmt.Sprintf("%s:%d: %s: %s", file, line, what, msg))
+	fmt.Fprintf(b, "\n# %s:%d: %s: not imported: %s\n", file, line, what, oneLine(msg))
+}
+
+// convertCronJob converts one decoded object, writing its job or a
+// comment saying why there is none.
+func convertCronJob(b *strings.Builder, res *Result, file string, it docItem, cj *cronJob, taken *names, opts CronJobOptions) {
+	warn := func(format string, a ...any) {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s:%d: %s (%s): %s", file, it.line, it.what, cj.Metadata.Name, fmt.Sprintf(format, a...)))
+	}
+	switch {
+	case cj.Kind == "" && cj.APIVersion == "":
+		return // an empty document
+	case cj.Kind != "CronJob" && cj.Kind != "ScheduledJob":
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s:%d: %s: a %s, not a CronJob; skipped", file, it.line, it.what, cj.Kind))
+		return
+	}
+	j, ok := cronJobToJob(file, it.what, cj, taken, opts, warn)
+	if !ok {
+		fmt.Fprintf(b, "\n# %s:%d: %s (%s %s): not imported\n", file, it.line, it.what, cj.Kind, oneLine(cj.Metadata.Name))
+		return
+	}
+	res.add(b, j)
 }
 
 // oneLine keeps a message that goes into a comment on one line.
 func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
 
 // cronJobToJob maps one CronJob; false when it cannot be run as a job.
-func cronJobToJob(file string, doc int, cj *cronJob, taken *names, opts CronJobOptions, warn func(string, ...any)) (*job, bool) {
+func cronJobToJob(file, what string, cj *cronJob, taken *names, opts CronJobOptions, warn func(string, ...any)) (*job, bool) {
 	spec := &cj.Spec
 	if strings.TrimSpace(spec.Schedule) == "" {
 		warn("no schedule; not imported")
@@ -165,7 +215,7 @@ func cronJobToJob(file string, doc int, cj *cronJob, taken *names, opts CronJobO
 		base = cj.Metadata.Namespace + "-" + base
 	}
 	j := &job{name: taken.make(base)}
-	j.comments = append(j.comments, fmt.Sprintf("%s: document %d: %s %s (%s)", file, doc, cj.Kind, cj.Metadata.Name, cj.APIVersion))
+	j.comments = append(j.comments, fmt.Sprintf("%s: %s: %s %s (%s)", file, what, cj.Kind, cj.Metadata.Name, cj.APIVersion))
 	if cj.Metadata.Namespace != "" {
 		j.comments = append(j.comments, "namespace: "+cj.Metadata.Namespace)
 	}
@@ -176,13 +226,25 @@ func cronJobToJob(file string, doc int, cj *cronJob, taken *names, opts CronJobO
 	if c.Image != "" && opts.ContainerRuntime == "" {
 		left("image " + c.Image + " (the command runs on the host, not in the image)")
 	}
-	for i, other := range pod.Containers[1:] {
-		left(fmt.Sprintf("container %d (%s)", i+2, other.Name))
+	if opts.ContainerRuntime == "" {
+		for i, other := range pod.Containers[1:] {
+			j.comments = append(j.comments, fmt.Sprintf("not imported: container %d (%s): without --container-runtime only the first container runs, on the host", i+2, other.Name))
+			warn("container %d (%s) is not imported: without --container-runtime only the first container runs, on the host", i+2, other.Name)
+		}
 	}
-	for _, k := range sortedKeys(c.Extra) {
-		left("container field " + k)
+	for i := range pod.Containers {
+		if i > 0 && opts.ContainerRuntime == "" {
+			break
+		}
+		for _, k := range sortedKeys(notDefault(pod.Containers[i].Extra, containerDefaults)) {
+			if len(pod.Containers) > 1 {
+				left(fmt.Sprintf("container %s field %s", pod.Containers[i].Name, k))
+			} else {
+				left("container field " + k)
+			}
+		}
 	}
-	for _, k := range sortedKeys(pod.Extra) {
+	for _, k := range sortedKeys(notDefault(pod.Extra, podDefaults)) {
 		left("pod field " + k)
 	}
 	for _, k := range sortedKeys(spec.JobTemplate.Spec.Extra) {
@@ -206,9 +268,18 @@ func cronJobToJob(file string, doc int, cj *cronJob, taken *names, opts CronJobO
 		}
 		return out
 	}
+	if opts.ContainerRuntime != "" && len(pod.Containers) > 1 {
+		script, all := podScript(opts.ContainerRuntime, pod.Containers, left, warn)
+		j.set("command", quote(script))
+		if len(all) > 0 {
+			j.set("env", quoteHash(all))
+		}
+		cronJobPolicy(j, cj, warn)
+		return j, true
+	}
 	command, args := expand("command", c.Command), expand("args", c.Args)
 	if opts.ContainerRuntime != "" {
-		j.set("command", quoteList(runtimeArgv(opts.ContainerRuntime, &c, envNames, command, args)))
+		j.set("command", quoteList(runtimeArgv(opts.ContainerRuntime, &c, envNames, nil, command, args)))
 	} else {
 		j.set("command", quoteList(append(command, args...)))
 	}
@@ -249,6 +320,17 @@ func cronJobSchedule(j *job, schedule string, timeZone *string, warn func(string
 		return false
 	}
 	if _, err := cron.Parse(schedule, cron.WithLocation(loc), cron.WithDialect(cron.Kubernetes)); err != nil {
+		var pe *cron.ParseError
+		if errors.As(err, &pe) && strings.HasPrefix(pe.Msg, "never fires") {
+			// A schedule that never fires (0 0 31 2 *), usually with
+			// suspend: true, keeps a CronJob only to be run by hand
+			// (kubectl create job --from=cronjob/NAME): a manual job.
+			why := strings.TrimPrefix(pe.Msg, "never fires: ")
+			j.comments = append(j.comments, fmt.Sprintf("spec.schedule %q never fires (%s): the CronJob is run only by hand, so this is a manual job: almanac trigger %s", schedule, why, j.name))
+			warn("schedule %q never fires (%s); imported as a manual job with no schedule, run by `almanac trigger %s`", schedule, why, j.name)
+			j.set("manual", "true")
+			return true
+		}
 		warn("schedule %q: %v; not imported", schedule, err)
 		return false
 	}
@@ -330,15 +412,22 @@ func containerEnv(c *container, left func(string), warn func(string, ...any)) (m
 // runtimeArgv runs the container's image as Kubernetes would: command
 // replaces the image's entrypoint, args its default arguments. The
 // environment's values stay out of the argv: `--env NAME` passes each from
-// the job's env.
-func runtimeArgv(runtime string, c *container, envNames, command, args []string) []string {
+// the job's env; inline are the NAME=value settings that cannot share the
+// job's env with another container's. imagePullPolicy maps to --pull.
+func runtimeArgv(runtime string, c *container, envNames, inline, command, args []string) []string {
 	argv := []string{runtime, "run", "--rm"}
+	if p, ok := c.Extra["imagePullPolicy"].(string); ok && pullPolicies[p] != "" {
+		argv = append(argv, "--pull", pullPolicies[p])
+	}
 	seen := map[string]bool{}
 	for _, n := range envNames {
 		if !seen[n] {
 			seen[n] = true
 			argv = append(argv, "--env", n)
 		}
+	}
+	for _, kv := range inline {
+		argv = append(argv, "--env", kv)
 	}
 	if c.WorkingDir != "" {
 		argv = append(argv, "--workdir", c.WorkingDir)
@@ -351,6 +440,84 @@ func runtimeArgv(runtime string, c *container, envNames, command, args []string)
 		argv = append(argv, command[1:]...)
 	}
 	return append(argv, args...)
+}
+
+// pullPolicies maps a container's imagePullPolicy to podman's and docker's
+// --pull (IfNotPresent is their default, missing).
+var pullPolicies = map[string]string{"Always": "always", "Never": "never"}
+
+// containerDefaults and podDefaults are the values the API server fills
+// in, which `kubectl get -o yaml` prints: they say nothing a job must
+// keep, so they are not reported. restartPolicy, which a Job's pod must
+// set, is what backoff_limit carries; imagePullPolicy becomes --pull with a
+// container runtime.
+var (
+	containerDefaults = map[string]string{"imagePullPolicy": "*", "resources": "map[]",
+		"terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File"}
+	podDefaults = map[string]string{"dnsPolicy": "ClusterFirst", "restartPolicy": "*",
+		"schedulerName": "default-scheduler", "securityContext": "map[]", "terminationGracePeriodSeconds": "30"}
+)
+
+// notDefault returns the fields of extra whose values are not the
+// defaults ("*": any value).
+func notDefault(extra map[string]any, defaults map[string]string) map[string]any {
+	out := map[string]any{}
+	for k, v := range extra {
+		if d, ok := defaults[k]; ok && (d == "*" || d == fmt.Sprint(v)) {
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// podScript runs every container of a pod with the runtime, at once, as
+// the pod runs them, and fails when any of them fails, as the pod does:
+// a /bin/sh script that starts each in the background and waits for all.
+// The containers' variables share the job's env (passed by name); one
+// that another container sets to a different value is passed inline.
+func podScript(runtime string, cs []container, left func(string), warn func(string, ...any)) (string, map[string]string) {
+	all := map[string]string{}
+	var lines []string
+	for i := range cs {
+		c := &cs[i]
+		env, names := containerEnv(c, left, warn)
+		var shared, inline []string
+		for _, n := range names {
+			if v, taken := all[n]; taken && v != env[n] {
+				inline = append(inline, n+"="+env[n])
+				continue
+			}
+			all[n] = env[n]
+			shared = append(shared, n)
+		}
+		if len(inline) > 0 {
+			names := make([]string, len(inline))
+			for k, kv := range inline {
+				names[k], _, _ = strings.Cut(kv, "=")
+			}
+			warn("container %s: %s differs from another container's value, so it is passed on the command line (--env NAME=value), where the process list shows it", c.Name, strings.Join(names, ", "))
+		}
+		expand := func(ss []string) []string {
+			out := make([]string, len(ss))
+			for k, s := range ss {
+				out[k], _ = expandK8s(s, env)
+			}
+			return out
+		}
+		argv := runtimeArgv(runtime, c, shared, inline, expand(c.Command), expand(c.Args))
+		q := make([]string, len(argv))
+		for k, a := range argv {
+			q[k] = shellQuote(a)
+		}
+		lines = append(lines, fmt.Sprintf("%s &\npid%d=$!", strings.Join(q, " "), i+1))
+	}
+	lines = append(lines, "status=0")
+	for i := range cs {
+		lines = append(lines, fmt.Sprintf("wait \"$pid%d\" || status=1", i+1))
+	}
+	lines = append(lines, "exit \"$status\"")
+	return strings.Join(lines, "\n"), all
 }
 
 func sortedKeys(m map[string]any) []string {

@@ -1,6 +1,9 @@
 package importer_test
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -122,4 +125,90 @@ func itoa(i int) string {
 		return string(rune('0' + i))
 	}
 	return itoa(i/10) + string(rune('0'+i%10))
+}
+
+// TestCronJobKubectlList imports what `kubectl get cronjobs -A -o yaml`
+// prints: a List whose items are CronJobs with every default the API
+// server fills in. Every item is imported; the defaults raise no warning
+// (only what differs from them, such as resource limits, does); the
+// CronJob kept only to be run by hand (schedule 0 0 31 2 *, suspended) is
+// a suspended manual job; with a container runtime both containers of a
+// pod run, at once, and the job fails if either does.
+func TestCronJobKubectlList(t *testing.T) {
+	const kdir = "../../testdata/import-kubectl"
+	src, err := os.ReadFile(filepath.Join(kdir, "cronjobs-list.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		golden  string
+		runtime string
+	}{{"cronjobs-list.yaml", ""}, {"cronjobs-list.yaml.podman", "podman"}} {
+		t.Run(tc.golden, func(t *testing.T) {
+			res, err := importer.CronJob("cronjobs-list.yaml", src, importer.CronJobOptions{ContainerRuntime: tc.runtime})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkParses(t, res)
+			if res.Jobs != 3 || len(res.Errors) != 0 {
+				t.Errorf("%d jobs, errors %q; want every item of the List", res.Jobs, res.Errors)
+			}
+			for _, w := range res.Warnings {
+				for _, noise := range []string{"imagePullPolicy", "terminationMessage", "dnsPolicy", "schedulerName", "securityContext", "terminationGracePeriodSeconds", "restartPolicy", "status"} {
+					if strings.Contains(w, noise) {
+						t.Errorf("a warning about a default: %s", w)
+					}
+				}
+			}
+			golden(t, filepath.Join(kdir, tc.golden+".pp"), res.Manifest)
+			golden(t, filepath.Join(kdir, tc.golden+".warnings"), strings.Join(res.Warnings, "\n")+"\n")
+		})
+	}
+}
+
+// TestCronJobPodScriptRuns runs the script a two-container pod becomes,
+// with a stand-in podman that fails for one image: the job fails when
+// either container fails and succeeds when both do, as the pod would.
+func TestCronJobPodScriptRuns(t *testing.T) {
+	src, err := os.ReadFile("../../testdata/import-kubectl/cronjobs-list.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := importer.CronJob("cronjobs-list.yaml", src, importer.CronJobOptions{ContainerRuntime: "podman"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var script string
+	for _, spec := range compileManifest(t, "cronjobs-list.yaml", res).Jobs {
+		if spec.Name == "prod-db-backup" {
+			script = spec.Shell
+		}
+	}
+	if script == "" {
+		t.Fatal("no shell script for prod-db-backup")
+	}
+	bin := t.TempDir()
+	podman := "#!/bin/sh\necho \"$@\" >> \"$LOG\"\ncase \"$*\" in *\"$FAIL\"*) exit 3;; esac\n"
+	if err := os.WriteFile(filepath.Join(bin, "podman"), []byte(podman), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		fail string
+		want int
+	}{{"no-such-image", 0}, {"log-shipper", 1}, {"pg-backup", 1}} {
+		log := filepath.Join(t.TempDir(), "log")
+		cmd := exec.Command("/bin/sh", "-c", script)
+		cmd.Env = append(os.Environ(), "PATH="+bin+":/usr/bin:/bin", "LOG="+log, "FAIL="+tc.fail, "BUCKET=backups", "PGHOST=db.prod")
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		calls, _ := os.ReadFile(log)
+		if code != tc.want || strings.Count(string(calls), "\n") != 2 {
+			t.Errorf("with %s failing: exit %d (want %d), podman called:\n%s", tc.fail, code, tc.want, calls)
+		}
+	}
 }

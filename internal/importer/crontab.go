@@ -37,6 +37,10 @@ type CrontabOptions struct {
 	IgnoreCronTZ bool
 	// Prefix starts every job name (PREFIX-name).
 	Prefix string
+	// IsUser reports whether a name is an account of this host: a
+	// file not said to be in either format whose command would start
+	// with one is refused as ambiguous (nil: only root is recognised).
+	IsUser func(name string) bool
 	// MaxOutput bounds the manifest and the environment it gives its jobs,
 	// counted as if each job's were written out; 0 means DefaultMaxOutput.
 	MaxOutput int
@@ -45,6 +49,10 @@ type CrontabOptions struct {
 // DefaultMaxOutput is the output bound unless an option says otherwise:
 // the size of the largest manifest file almanac reads.
 const DefaultMaxOutput = 16 << 20
+
+// cronDefaultPath is the PATH cron gives commands when the crontab sets
+// none.
+const cronDefaultPath = "/usr/bin:/bin"
 
 // envLineRE matches a crontab environment setting: NAME = value.
 var envLineRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$`)
@@ -92,7 +100,7 @@ func Crontab(file string, src []byte, opts CrontabOptions) (Result, error) {
 		col := i - bytes.LastIndexByte(src[:i], '\n')
 		return Result{}, fmt.Errorf("%s:%d:%d: a NUL byte; a crontab is text", file, line, col)
 	}
-	system, err := crontabFormat(file, src, opts.System)
+	system, err := crontabFormat(file, src, opts.System, opts.IsUser)
 	if err != nil {
 		return Result{}, err
 	}
@@ -103,6 +111,9 @@ func Crontab(file string, src []byte, opts CrontabOptions) (Result, error) {
 	if st.limit <= 0 {
 		st.limit = DefaultMaxOutput
 	}
+	// cron's commands start with PATH=/usr/bin:/bin (_PATH_DEFPATH), not
+	// the PATH of whatever started cron; a PATH= line replaces it.
+	st.env.set("PATH", cronDefaultPath)
 	from := file
 	if system {
 		from += " (system crontab: a user column)"
@@ -167,7 +178,7 @@ func (st *crontabState) defaultZone() string {
 
 // crontabFormat decides whether file is in the system format: as told,
 // or refused when a file not said to be either has a user column.
-func crontabFormat(file string, src []byte, mode int) (bool, error) {
+func crontabFormat(file string, src []byte, mode int, isUser func(string) bool) (bool, error) {
 	switch mode {
 	case SystemYes:
 		return true, nil
@@ -178,7 +189,7 @@ func crontabFormat(file string, src []byte, mode int) (bool, error) {
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
-		if hint := systemHint(line); hint != "" {
+		if hint := systemHint(line, isUser); hint != "" {
 			return false, fmt.Errorf("%s:%d: %s, as in the system format of /etc/crontab and /etc/cron.d; pass --system to read the user column, or --system=false to read it as a user crontab", file, n, hint)
 		}
 	}
@@ -186,8 +197,9 @@ func crontabFormat(file string, src []byte, mode int) (bool, error) {
 }
 
 // systemHint says why line looks like a system crontab's: Debian's header
-// comment naming the user column, or root where the command would start.
-func systemHint(line string) string {
+// comment naming the user column, or root or another account of the host
+// (isUser) where the command would start.
+func systemHint(line string, isUser func(string) bool) string {
 	if strings.HasPrefix(line, "#") {
 		f := strings.Fields(strings.TrimPrefix(line, "#"))
 		if len(f) >= 7 && f[0] == "m" && f[5] == "user" {
@@ -200,8 +212,14 @@ func systemHint(line string) string {
 	if len(f) > 0 && strings.HasPrefix(f[0], "@") {
 		i = 1
 	}
-	if len(f) > i+1 && f[i] == "root" {
+	if len(f) <= i+1 {
+		return ""
+	}
+	if f[i] == "root" {
 		return "the command starts with the user name root"
+	}
+	if isUser != nil && runAsRE.MatchString(f[i]) && isUser(f[i]) {
+		return fmt.Sprintf("the command starts with %s, the name of an account on this host", f[i])
 	}
 	return ""
 }
@@ -220,6 +238,9 @@ func (st *crontabState) setEnv(n int, name, value string) {
 	case "MAILTO":
 		v := value
 		st.mailto = &v
+		// cron passes MAILTO to the command too, like every crontab
+		// variable; scripts read it to mail on their own.
+		st.env.set(name, value)
 	case "SHELL":
 		st.shell = value
 	default:

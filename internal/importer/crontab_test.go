@@ -56,6 +56,20 @@ func TestCrontabMapping(t *testing.T) {
 		{name: "NUL names its line and column", src: "0 3 * * * /bin/true\n0 4 * * * a\x00b\n", err: "f:2:12: a NUL byte"},
 		{name: "prefix", src: "0 3 * * * /bin/true\n0 4 * * * /bin/true\n", opts: importer.CrontabOptions{Prefix: "web"},
 			want: []string{"job { 'web-true':", "job { 'web-true-2':"}},
+		{name: "no PATH line: cron's /usr/bin:/bin, not the daemon's PATH", src: "0 3 * * * backup\n",
+			want: []string{"= { 'PATH' => '/usr/bin:/bin' }", "env                => $f_env_1"}},
+		{name: "a PATH line replaces cron's", src: "PATH=/opt/bin\n0 3 * * * backup\n",
+			want: []string{"= { 'PATH' => '/opt/bin' }"}, notWant: []string{"/usr/bin:/bin"}},
+		{name: "MAILTO reaches the command's environment", src: "MAILTO=ops@example.com\n0 3 * * * /bin/true\n",
+			want: []string{"'MAILTO' => 'ops@example.com'", "notify             => 'mailto:ops@example.com'"}},
+		{name: "HOME is kept for the command", src: "HOME=/srv/app\n0 3 * * * ./bin/run\n", opts: importer.CrontabOptions{User: "web"},
+			want: []string{"'HOME' => '/srv/app'", "run_as             => 'web'"}},
+		{name: "an account of the host where the command would start is refused", src: "17 * * * * www-data /usr/bin/php /srv/cron.php\n",
+			opts: importer.CrontabOptions{IsUser: func(n string) bool { return n == "www-data" }},
+			err:  "f:1: the command starts with www-data, the name of an account on this host, as in the system format"},
+		{name: "a program that is no account is a user crontab", src: "17 * * * * backup-all --quick\n",
+			opts: importer.CrontabOptions{IsUser: func(n string) bool { return n == "www-data" }},
+			want: []string{"command            => 'backup-all --quick'"}},
 		{name: "SHELL other than sh", src: "SHELL=/bin/bash\n0 3 * * * echo $BASH\n",
 			want: []string{"command            => ['/bin/bash', '-c', 'echo $BASH']"}},
 	}
@@ -196,6 +210,47 @@ func TestCrontabBounded(t *testing.T) {
 			}
 			if res.Jobs != 20000 || len(res.Manifest) > importer.DefaultMaxOutput {
 				t.Fatalf("%d jobs, %d bytes", res.Jobs, len(res.Manifest))
+			}
+		})
+	}
+}
+
+// TestCrontabNames checks that jobs are named after the program that does
+// the work and its script, past conditions and wrappers with their
+// options: the cron.d files of Debian's php-common, certbot, sysstat and
+// e2fsprogs, and a crontab of wrapped commands.
+func TestCrontabNames(t *testing.T) {
+	tests := []struct {
+		file string
+		opts importer.CrontabOptions
+		want []string
+	}{
+		{"cron.d/php", importer.CrontabOptions{System: importer.SystemYes}, []string{"sessionclean"}},
+		{"cron.d/certbot", importer.CrontabOptions{System: importer.SystemYes}, []string{"certbot"}},
+		{"cron.d/sysstat", importer.CrontabOptions{System: importer.SystemYes}, []string{"debian-sa1", "debian-sa1-2"}},
+		{"cron.d/e2scrub_all", importer.CrontabOptions{System: importer.SystemYes}, []string{"e2scrub_all_cron", "e2scrub_all"}},
+		{"wrappers.crontab", importer.CrontabOptions{User: "web"}, []string{
+			"php-x.php", "sync-data", "php-artisan", "backup.sh", "rsync", "report", "mysqlcheck", "reindex",
+			"check-disks", "rotate", "vacuumdb", "first-week", "php-cron.php"}},
+	}
+	jobRE := regexp.MustCompile(`(?m)^job \{ '([^']+)':`)
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			src, err := os.ReadFile(filepath.Join("../../testdata/import-cron", tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := importer.Crontab(tt.file, src, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkParses(t, res)
+			var got []string
+			for _, m := range jobRE.FindAllStringSubmatch(res.Manifest, -1) {
+				got = append(got, m[1])
+			}
+			if strings.Join(got, " ") != strings.Join(tt.want, " ") {
+				t.Errorf("names\n got %v\nwant %v", got, tt.want)
 			}
 		})
 	}

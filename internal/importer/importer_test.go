@@ -233,6 +233,7 @@ func FuzzCrontab(f *testing.F) {
 	for _, s := range []string{
 		"* * * * * echo hi\n", "MAILTO=a@b\nCRON_TZ=Europe/Berlin\n0 3 * * * x%y%z\n", "@reboot x\n@daily y\n",
 		"SHELL=/bin/bash\n*/5 * * * * root run-parts\n", "61 * * * * bad\n", "A = 'quoted value'\n1 2 3 4 5 \\%cmd%in\n",
+		"0 1 * * * flock -xn /l -c 'sh -c \"nice -n 19 php x.php\"'\n0 2 * * * if [ -x a ]; then `b $(c)`; fi\n", "0 3 * * * 'unclosed $(( \\\n",
 	} {
 		f.Add([]byte(s), false)
 		f.Add([]byte(s), true)
@@ -254,12 +255,19 @@ func FuzzCronJob(f *testing.F) {
 	f.Add([]byte("apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: a}\nspec:\n  schedule: '* * * * *'\n  jobTemplate: {spec: {template: {spec: {containers: [{name: c, command: [x]}]}}}}\n"))
 	f.Add([]byte("kind: CronJob\n---\nkind: ConfigMap\n---\n"))
 	f.Add([]byte("spec: [1, 2]\n"))
+	f.Add([]byte("apiVersion: v1\nkind: List\nitems:\n- apiVersion: batch/v1\n  kind: CronJob\n  metadata: {name: a}\n  spec:\n    schedule: '0 0 31 2 *'\n" +
+		"    suspend: true\n    jobTemplate: {spec: {template: {spec: {containers: [{name: c, image: i, command: [x], env: [{name: A, value: '1'}]}, " +
+		"{name: d, image: j, imagePullPolicy: Always, env: [{name: A, value: '2'}]}]}}}}\n- {kind: ConfigMap}\n- [1]\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		res, err := importer.CronJob("f", src, importer.CronJobOptions{})
-		if err != nil {
-			return
+		// On the host and with a container runtime, whose pods of
+		// several containers become a script.
+		for _, opts := range []importer.CronJobOptions{{}, {ContainerRuntime: "podman"}} {
+			res, err := importer.CronJob("f", src, opts)
+			if err != nil {
+				return
+			}
+			checkParses(t, res)
 		}
-		checkParses(t, res)
 	})
 }
 

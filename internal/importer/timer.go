@@ -11,15 +11,23 @@ import (
 	"github.com/almanac-sh/almanac/internal/oncalendar"
 )
 
-// UnitSource is one unit file: the path it is reported by and its text.
+// UnitSource is one unit file: the path it is reported by (whose base
+// name is the unit's name, an instance's for a template) and its text,
+// with the drop-ins that change it.
 type UnitSource struct {
 	Path string
 	Data []byte
+	// DropIns are the NAME.d/*.conf files that apply to the unit, in the
+	// order systemd applies them (by file name, across the search path).
+	// Their settings follow the unit's own: a later one overrides a
+	// setting, an empty list setting (OnCalendar=, ExecStart=) resets it.
+	DropIns []UnitSource
 }
 
-// ServiceLoader returns the service unit a timer starts, by its unit name
-// (backup.service); an error when there is none.
-type ServiceLoader func(name string) (UnitSource, error)
+// ServiceLoader returns the unit a timer starts, by its unit name
+// (backup.service, pg_dump@15-main.service), for the timer it was named
+// by; an error when there is none.
+type ServiceLoader func(timer UnitSource, name string) (UnitSource, error)
 
 // TimerOptions say how to map timers.
 type TimerOptions struct {
@@ -49,6 +57,7 @@ type timerUnit struct {
 	fixedDelay bool
 	accuracy   time.Duration
 	unit       string
+	unitLine   int
 	comments   []string
 }
 
@@ -91,19 +100,19 @@ func Timers(timers []UnitSource, load ServiceLoader, opts TimerOptions) (Result,
 // timerToJob maps one timer and its service: nil (after warnings) when the
 // timer cannot be a job, an error when a unit file cannot be read.
 func timerToJob(src UnitSource, load ServiceLoader, zone string, taken *names, res *Result) (*job, error) {
-	u, err := parseUnit(src.Path, src.Data)
+	u, err := parseUnitSource(src)
 	if err != nil {
 		return nil, err
 	}
 	res.Warnings = append(res.Warnings, u.warnings...)
-	warn := res.warner(src.Path)
+	warn := u.warner(res)
 	name := path.Base(src.Path)
 	stem := strings.TrimSuffix(name, ".timer")
 	if strings.HasSuffix(stem, "@") {
 		warn(1, "%s is a template: it needs an instance name (NAME@INSTANCE.timer); not imported", name)
 		return nil, nil
 	}
-	t := readTimer(u, warn)
+	t := readTimer(u, name, warn)
 	loc, err := calendar.LoadZone(zone)
 	if err != nil {
 		return nil, err
@@ -124,22 +133,29 @@ func timerToJob(src UnitSource, load ServiceLoader, zone string, taken *names, r
 	if service == "" {
 		service = stem + ".service"
 	}
-	svcSrc, err := load(service)
+	if typ := path.Ext(service); typ != ".service" {
+		warn(t.unitLine, "Unit=%s: a %s unit is not a command: systemd starts it (and, for a target, the units it wants) with no result to report, so almanac could not run it or tell whether it failed; import the timers or services it stands for instead; not imported", service, strings.TrimPrefix(typ, "."))
+		return nil, nil
+	}
+	svcSrc, err := load(src, service)
 	if err != nil {
 		warn(1, "the service it starts: %v; not imported", err)
 		return nil, nil
 	}
-	svcUnit, err := parseUnit(svcSrc.Path, svcSrc.Data)
+	svcUnit, err := parseUnitSource(svcSrc)
 	if err != nil {
 		return nil, err
 	}
 	res.Warnings = append(res.Warnings, svcUnit.warnings...)
-	svc, ok := readService(svcUnit, service, res.warner(svcSrc.Path))
+	svc, ok := readService(svcUnit, service, svcUnit.warner(res))
 	if !ok {
 		return nil, nil
 	}
 	j := &job{name: taken.make(stem)}
 	j.comments = append(j.comments, fmt.Sprintf("%s, starting %s", src.Path, svcSrc.Path))
+	for _, d := range append(append([]UnitSource{}, src.DropIns...), svcSrc.DropIns...) {
+		j.comments = append(j.comments, "with the drop-in "+d.Path)
+	}
 	j.comments = append(j.comments, t.comments...)
 	j.comments = append(j.comments, svc.comments...)
 	if len(t.calendars) == 1 {
@@ -168,12 +184,12 @@ func timerToJob(src UnitSource, load ServiceLoader, zone string, taken *names, r
 }
 
 // readTimer collects the [Timer] section, warning about what does not map.
-func readTimer(u *unitFile, warn func(int, string, ...any)) timerUnit {
+func readTimer(u *unitFile, unitName string, warn func(int, string, ...any)) timerUnit {
 	t := timerUnit{accuracy: defaultAccuracy}
 	for _, e := range u.entries {
 		if e.section == "Unit" {
 			if e.key == "Description" {
-				t.comments = append(t.comments, "Description: "+e.value)
+				t.comments = append(t.comments, "Description: "+specifiersOrAsIs(e.value, unitName))
 			}
 			continue
 		}
@@ -222,7 +238,7 @@ func readTimer(u *unitFile, warn func(int, string, ...any)) timerUnit {
 				t.comments = append(t.comments, "AccuracySec="+e.value+": systemd may fire up to that late; almanac fires on time")
 			}
 		case e.key == "Unit":
-			t.unit = e.value
+			t.unit, t.unitLine = e.value, e.line
 		case e.key == "RemainAfterElapse":
 		default:
 			warn(e.line, "%s= has no almanac equivalent; ignored", e.key)

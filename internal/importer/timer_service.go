@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 
 	jobspec "github.com/almanac-sh/almanac/internal/job"
@@ -46,12 +47,13 @@ func readService(u *unitFile, unitName string, warn func(int, string, ...any)) (
 	var ignoredLine int
 	for _, e := range u.entries {
 		if e.section == "Unit" {
+			v := specifiersOrAsIs(e.value, unitName)
 			switch {
 			case e.key == "Description":
-				s.comments = append(s.comments, "service: "+e.value)
+				s.comments = append(s.comments, "service: "+v)
 			case strings.HasPrefix(e.key, "Condition") || strings.HasPrefix(e.key, "Assert"):
-				warn(e.line, "%s=%s: systemd skips the run when it does not hold; almanac always runs the job", e.key, e.value)
-				s.comments = append(s.comments, "not imported: "+e.key+"="+e.value)
+				warn(e.line, "%s=%s: systemd skips the run when it does not hold; almanac always runs the job", e.key, v)
+				s.comments = append(s.comments, "not imported: "+e.key+"="+v)
 			}
 			continue
 		}
@@ -313,8 +315,8 @@ func addEnvironment(env map[string]string, v, unitName string) error {
 var systemSpecifiers = map[byte]string{'t': "/run", 'S': "/var/lib", 'C': "/var/cache", 'L': "/var/log",
 	'E': "/etc", 'T': "/tmp", 'V': "/var/tmp", '%': "%"}
 
-// expandSpecifiers resolves %n, %N, %p, %i, %I, %j, %J (from the unit's
-// name), the system directories and %%; the others depend on the host
+// expandSpecifiers resolves %n, %N, %p, %P, %i, %I, %j, %J (from the
+// unit's name; the capital ones unescaped), the system directories and %%; the others depend on the host
 // (%H, %m, %b …) or the user (%h, %u …) and are an error.
 func expandSpecifiers(s, unitName string) (string, error) {
 	if !strings.Contains(s, "%") {
@@ -344,10 +346,16 @@ func expandSpecifiers(s, unitName string) (string, error) {
 			b.WriteString(base)
 		case 'p':
 			b.WriteString(prefix)
-		case 'i', 'I':
+		case 'P':
+			b.WriteString(unescapeUnitName(prefix))
+		case 'i':
 			b.WriteString(instance)
-		case 'j', 'J':
+		case 'I':
+			b.WriteString(unescapeUnitName(instance))
+		case 'j':
 			b.WriteString(final)
+		case 'J':
+			b.WriteString(unescapeUnitName(final))
 		default:
 			v, ok := systemSpecifiers[c]
 			if !ok {
@@ -357,6 +365,37 @@ func expandSpecifiers(s, unitName string) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// specifiersOrAsIs is v with its specifiers expanded for the unit, or v
+// as written when one cannot be: for comments, which are read, not run.
+func specifiersOrAsIs(v, unitName string) string {
+	if x, err := expandSpecifiers(v, unitName); err == nil {
+		return x
+	}
+	return v
+}
+
+// unescapeUnitName undoes systemd-escape(1) on part of a unit name: a
+// "-" is a "/", and \xNN is the byte NN (pg_dump@15-main: %I is 15/main).
+func unescapeUnitName(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '-':
+			b.WriteByte('/')
+		case s[i] == '\\' && i+3 < len(s) && s[i+1] == 'x':
+			if n, err := strconv.ParseUint(s[i+2:i+4], 16, 8); err == nil && n != 0 && n < 0x80 {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+			b.WriteByte(s[i])
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
 }
 
 // substituteEnv expands environment references in argv as systemd does:

@@ -31,7 +31,7 @@ func timerDirImport(t *testing.T, dir string, opts importer.TimerOptions) import
 		}
 		timers = append(timers, importer.UnitSource{Path: filepath.Base(p), Data: b})
 	}
-	load := func(name string) (importer.UnitSource, error) {
+	load := func(_ importer.UnitSource, name string) (importer.UnitSource, error) {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			return importer.UnitSource{}, fmt.Errorf("%s: no such unit", name)
@@ -70,6 +70,10 @@ func TestTimerMapping(t *testing.T) {
 		notWant []string
 		warning string
 		errs    int
+		// path is the timer's (t.timer when empty); the drop-ins are
+		// NAME.d/0.conf, 1.conf, …
+		path                         string
+		timerDropIns, serviceDropIns []string
 	}{
 		{name: "several OnCalendar are a union", timer: "[Timer]\nOnCalendar=daily\nOnCalendar=Sat 12:00\n",
 			service: "[Service]\nExecStart=/bin/true\n", want: []string{"on_calendar                => ['daily', 'Sat 12:00']"}},
@@ -113,17 +117,39 @@ func TestTimerMapping(t *testing.T) {
 		{name: "relative WorkingDirectory", timer: "[Timer]\nOnCalendar=daily\n",
 			service: "[Service]\nWorkingDirectory=~\nExecStart=/bin/true\n", warning: "only an absolute path", notWant: []string{"cwd"}},
 		{name: "no service", timer: "[Timer]\nOnCalendar=daily\nUnit=other.service\n", warning: "other.service"},
+		{name: "a target is not a command", timer: "[Timer]\nOnCalendar=daily\nUnit=cron-daily.target\n",
+			warning: "t.timer:3: Unit=cron-daily.target: a target unit is not a command"},
+		{name: "drop-ins reset and override", timer: "[Timer]\nOnCalendar=*-*-* 6,18:00\nRandomizedDelaySec=12h\nPersistent=true\n",
+			timerDropIns: []string{"[Timer]\nPersistent=false\n", "[Timer]\nOnCalendar=\nOnCalendar=*-*-* 03:00\nRandomizedDelaySec=0\nWakeSystem=yes\n"},
+			service:      "[Service]\nExecStart=/bin/a\n", serviceDropIns: []string{"[Service]\nExecStart=\nExecStart=/bin/b --verbose\nUser=backup\n"},
+			want: []string{"on_calendar                => '*-*-* 03:00'", "starting_deadline_seconds  => 60", "['/bin/b', '--verbose']",
+				"run_as                     => 'backup'", "# with the drop-in t.timer.d/1.conf"},
+			notWant: []string{"6,18", "randomized_delay", "/bin/a"}, warning: "t.timer.d/1.conf:5: WakeSystem= has no almanac equivalent"},
+		{name: "an instance's specifiers", timer: "[Timer]\nOnCalendar=weekly\n", path: "pg_dump@15-main.timer",
+			service: "[Unit]\nAssertPathExists=/etc/postgresql/%I/postgresql.conf\n[Service]\nExecStart=/usr/bin/pg_backupcluster %i dump\n",
+			want:    []string{"['/usr/bin/pg_backupcluster', '15-main', 'dump']", "AssertPathExists=/etc/postgresql/15/main/postgresql.conf"}},
 		{name: "NUL in the service", timer: "[Timer]\nOnCalendar=daily\n", service: "[Service]\nExecStart=/bin/a\x00\n", errs: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			load := func(name string) (importer.UnitSource, error) {
-				if name != "t.service" || tt.service == "" {
+			timerPath := tt.path
+			if timerPath == "" {
+				timerPath = "t.timer"
+			}
+			dropIns := func(unit string, texts []string) []importer.UnitSource {
+				var out []importer.UnitSource
+				for i, d := range texts {
+					out = append(out, importer.UnitSource{Path: fmt.Sprintf("%s.d/%d.conf", unit, i), Data: []byte(d)})
+				}
+				return out
+			}
+			load := func(_ importer.UnitSource, name string) (importer.UnitSource, error) {
+				if name != strings.TrimSuffix(timerPath, ".timer")+".service" || tt.service == "" {
 					return importer.UnitSource{}, fmt.Errorf("%s: no such unit", name)
 				}
-				return importer.UnitSource{Path: name, Data: []byte(tt.service)}, nil
+				return importer.UnitSource{Path: name, Data: []byte(tt.service), DropIns: dropIns(name, tt.serviceDropIns)}, nil
 			}
-			res, err := importer.Timers([]importer.UnitSource{{Path: "t.timer", Data: []byte(tt.timer)}}, load, tt.opts)
+			res, err := importer.Timers([]importer.UnitSource{{Path: timerPath, Data: []byte(tt.timer), DropIns: dropIns(timerPath, tt.timerDropIns)}}, load, tt.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -143,7 +169,7 @@ func FuzzTimer(f *testing.F) {
 	f.Add([]byte("[Timer]\nOnBootSec=1\n"), []byte(""))
 	f.Add([]byte("OnCalendar=x\n[Timer\n;c\n#d\n"), []byte("[Service]\nExecStart='unterminated\n"))
 	f.Fuzz(func(t *testing.T, timer, service []byte) {
-		load := func(string) (importer.UnitSource, error) {
+		load := func(importer.UnitSource, string) (importer.UnitSource, error) {
 			return importer.UnitSource{Path: "t.service", Data: service}, nil
 		}
 		res, err := importer.Timers([]importer.UnitSource{{Path: "t.timer", Data: timer}}, load, importer.TimerOptions{})
@@ -161,7 +187,7 @@ func TestTimerScriptRuns(t *testing.T) {
 	service := "[Service]\nType=oneshot\nExecStartPre=-/bin/sh -c \"exit 3\"\n" +
 		"ExecStart=/bin/echo \"it's\" $$HOME '$(touch pwned)' \"a  b\"\nExecStart=/bin/sh -c 'echo second'\n" +
 		"ExecStartPost=/bin/false\nExecStartPost=/bin/echo never\n"
-	load := func(string) (importer.UnitSource, error) {
+	load := func(importer.UnitSource, string) (importer.UnitSource, error) {
 		return importer.UnitSource{Path: "t.service", Data: []byte(service)}, nil
 	}
 	res, err := importer.Timers([]importer.UnitSource{{Path: "t.timer", Data: []byte("[Timer]\nOnCalendar=daily\n")}}, load, importer.TimerOptions{})

@@ -21,6 +21,14 @@ type unitFile struct {
 	name     string
 	entries  []unitEntry
 	warnings []string
+	files    []unitSpan // the unit and its drop-ins, by where their lines start
+}
+
+// unitSpan is one file of a unit with drop-ins: its lines are numbered
+// from offset+1 in the unit's entries.
+type unitSpan struct {
+	file   string
+	offset int
 }
 
 // maxUnitLine bounds one logical line (continuations joined), as systemd
@@ -105,6 +113,47 @@ func parseUnit(name string, src []byte) (*unitFile, error) {
 		u.entries = append(u.entries, unitEntry{section: section, key: strings.TrimSpace(key), value: strings.TrimSpace(value), line: start})
 	}
 	return u, nil
+}
+
+// parseUnitSource parses a unit and its drop-ins as one unit: the
+// drop-ins' assignments follow the unit's, in order. Each file's lines are
+// numbered after the previous file's, so that a line number names one
+// assignment; warner turns it back into FILE:LINE.
+func parseUnitSource(src UnitSource) (*unitFile, error) {
+	u, err := parseUnit(src.Path, src.Data)
+	if err != nil {
+		return nil, err
+	}
+	u.files = []unitSpan{{file: src.Path}}
+	offset := lineOf(src.Data, len(src.Data))
+	for _, d := range src.DropIns {
+		du, err := parseUnit(d.Path, d.Data)
+		if err != nil {
+			return nil, err
+		}
+		u.warnings = append(u.warnings, du.warnings...)
+		u.files = append(u.files, unitSpan{file: d.Path, offset: offset})
+		for _, e := range du.entries {
+			e.line += offset
+			u.entries = append(u.entries, e)
+		}
+		offset += lineOf(d.Data, len(d.Data))
+	}
+	return u, nil
+}
+
+// warner returns a function that records a warning at one of the unit's
+// line numbers, naming the file (the unit or a drop-in) the line is in.
+func (u *unitFile) warner(res *Result) func(line int, format string, a ...any) {
+	return func(line int, format string, a ...any) {
+		f := unitSpan{file: u.name}
+		for _, s := range u.files {
+			if line > s.offset {
+				f = s
+			}
+		}
+		res.warner(f.file)(line-f.offset, format, a...)
+	}
 }
 
 // isUnitComment is a comment line systemd skips inside a continuation.

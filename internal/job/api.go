@@ -16,13 +16,26 @@ func (c *Controller) CreateJob(ctx context.Context, spec store.JobSpec, src stor
 	if err := Validate(&spec, c.cfg.Parse); err != nil {
 		return store.Job{}, err
 	}
-	j, err := c.st.JobCreate(ctx, store.JobCreateParams{Spec: spec, Source: src, Now: c.clock.Now(),
-		Events: []store.Event{{Kind: store.EventJobCreated, Message: fmt.Sprintf("job %s created (%s)", spec.Name, src)}}})
+	host, err := c.hostCheck(spec, src)
 	if err != nil {
 		return store.Job{}, err
 	}
+	j, err := c.st.JobCreate(ctx, store.JobCreateParams{Spec: spec, Source: src, Now: c.clock.Now(),
+		Events: append([]store.Event{{Kind: store.EventJobCreated, Message: fmt.Sprintf("job %s created (%s)", spec.Name, src)}}, host...)})
+	if err != nil {
+		return store.Job{}, err
+	}
+	c.warnHost(host)
 	c.Notify(spec.Name)
 	return j, nil
+}
+
+// warnHost logs the job.unrunnable events hostCheck returned, once they
+// are stored.
+func (c *Controller) warnHost(events []store.Event) {
+	for _, e := range events {
+		c.log.Warn(e.Message, "kind", e.Kind)
+	}
 }
 
 // PutJob creates the job or replaces its spec (a manifest load, an API
@@ -33,12 +46,9 @@ func (c *Controller) PutJob(ctx context.Context, spec store.JobSpec, src store.S
 	if err := Validate(&spec, c.cfg.Parse); err != nil {
 		return store.Job{}, false, err
 	}
-	// Whether the command can run as run_as depends on this machine, so it
-	// is checked here, where the job is accepted, not by Validate.
-	if spec.RunAs != "" {
-		if _, err := lookupRunAs(spec.RunAs); err != nil {
-			return store.Job{}, false, &ValidationError{Job: spec.Name, Fields: []FieldError{{Field: "run_as", Message: err.Error()}}}
-		}
+	host, err := c.hostCheck(spec, src)
+	if err != nil {
+		return store.Job{}, false, err
 	}
 	old, err := c.st.JobGet(ctx, spec.Name)
 	if errors.Is(err, store.ErrNotFound) {
@@ -60,13 +70,14 @@ func (c *Controller) PutJob(ctx context.Context, spec store.JobSpec, src store.S
 		kind, msg = store.EventJobResumed, fmt.Sprintf("job %s resumed", spec.Name)
 	}
 	j, err = c.st.JobUpdate(ctx, store.JobUpdateParams{Spec: spec, Source: src, IfVersion: old.Version, Now: now,
-		Events: []store.Event{{Kind: kind, Message: msg}}})
+		Events: append([]store.Event{{Kind: kind, Message: msg}}, host...)})
 	if errors.Is(err, store.ErrConflict) {
 		return c.PutJob(ctx, spec, src)
 	}
 	if err != nil {
 		return store.Job{}, false, err
 	}
+	c.warnHost(host)
 	if scheduleChanged(old.Spec, spec) && !old.CreatedAt.IsZero() {
 		if err := c.st.JobAdvance(ctx, store.JobAdvanceParams{Name: spec.Name, LastScheduleTime: now, Term: c.term()}); err != nil {
 			return store.Job{}, false, err
@@ -77,10 +88,33 @@ func (c *Controller) PutJob(ctx context.Context, spec store.JobSpec, src store.S
 	return j, false, nil
 }
 
+// hostCheck checks what depends on this machine rather than the spec:
+// that the command can run as run_as. Validate cannot, so it is checked
+// where the job is accepted. A client over the API is refused (a
+// ValidationError on run_as). A manifest job is accepted anyway, so that
+// one job naming a user this host lacks is that job's problem, not the
+// whole manifest's or the daemon's: the returned job.unrunnable event
+// records it with the job (and is logged as a warning once written), and
+// each run fails with the same message instead of running the command.
+func (c *Controller) hostCheck(spec store.JobSpec, src store.Source) ([]store.Event, error) {
+	if spec.RunAs == "" {
+		return nil, nil
+	}
+	_, err := lookupRunAs(spec.RunAs)
+	if err == nil {
+		return nil, nil
+	}
+	if src != store.SourceManifest {
+		return nil, &ValidationError{Job: spec.Name, Fields: []FieldError{{Field: "run_as", Message: err.Error()}}}
+	}
+	msg := fmt.Sprintf("job %s cannot run on this host: run_as: %v; its runs fail until the user exists", spec.Name, err)
+	return []store.Event{{Kind: store.EventJobUnrunnable, Message: msg}}, nil
+}
+
 func scheduleChanged(a, b store.JobSpec) bool {
 	atEq := a.At == nil && b.At == nil || a.At != nil && b.At != nil && a.At.Equal(*b.At)
 	return a.Cron != b.Cron || a.CronDialect != b.CronDialect || !slices.Equal(a.OnCalendar, b.OnCalendar) ||
-		a.TimeZone != b.TimeZone || !atEq
+		a.TimeZone != b.TimeZone || !atEq || a.Manual != b.Manual
 }
 
 // DeleteJob deletes a job and its runs; its active runs on this node are

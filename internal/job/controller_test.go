@@ -521,3 +521,27 @@ func TestShutdownKillsAfterGrace(t *testing.T) {
 		}
 	})
 }
+
+// A manual job has no schedule: nothing fires however long the clock runs,
+// and a trigger runs it, suspended or not (a Kubernetes CronJob kept only
+// for `kubectl create job --from`).
+func TestManualJob(t *testing.T) {
+	run(t, func(t *testing.T, b *bundle) {
+		b.put(store.JobSpec{Name: "by-hand", Manual: true, Suspend: true, Shell: "echo hi"})
+		if st, _ := b.ctl.Status(b.ctx, "by-hand"); !st.NextScheduleTime.IsZero() {
+			t.Errorf("next = %v, want none", st.NextScheduleTime)
+		}
+		b.advance(400 * 24 * time.Hour)
+		if runs := b.runs("by-hand"); len(runs) != 0 {
+			t.Fatalf("runs without a trigger: %v", states(runs))
+		}
+		r, err := b.ctl.Trigger(b.ctx, "by-hand")
+		if err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		if ps := b.procs("by-hand"); len(ps) != 1 || ps[0].run.ID != r.ID {
+			t.Fatalf("the trigger started %d processes", len(ps))
+		}
+	})
+}

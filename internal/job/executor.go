@@ -92,14 +92,6 @@ func (e *Exec) Start(_ context.Context, run store.Run, spec store.JobSpec) (Proc
 		env = os.Environ()
 	}
 	env = append([]string(nil), env...)
-	keys := make([]string, 0, len(spec.Env))
-	for k := range spec.Env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		env = append(env, k+"="+spec.Env[k])
-	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if spec.RunAs != "" {
 		id, err := lookupRunAs(spec.RunAs)
@@ -107,6 +99,16 @@ func (e *Exec) Start(_ context.Context, run store.Run, spec store.JobSpec) (Proc
 			return nil, fmt.Errorf("run_as: %w", err)
 		}
 		env = id.apply(cmd.SysProcAttr, env)
+	}
+	// The job's env comes after run_as's HOME, USER and LOGNAME, so it
+	// wins: a crontab's HOME= line overrides the user's home, as in cron.
+	keys := make([]string, 0, len(spec.Env))
+	for k := range spec.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		env = append(env, k+"="+spec.Env[k])
 	}
 	cmd.Env = append(env, Env(run)...)
 	cmd.Dir = spec.Cwd

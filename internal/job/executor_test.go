@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/user"
 	"strings"
 	"testing"
 	"time"
@@ -87,5 +88,29 @@ func TestTail(t *testing.T) {
 	}
 	if got := tl.bytes(); !bytes.HasSuffix(got, []byte("ghij")) || !bytes.Contains(got, []byte("6 earlier bytes")) {
 		t.Errorf("tail = %q", got)
+	}
+}
+
+// run_as sets HOME, USER and LOGNAME to the user's, but the job's own env
+// wins, as a crontab's HOME= line wins over the user's home in cron.
+func TestExecEnvWinsOverRunAs(t *testing.T) {
+	me, err := user.Current()
+	if err != nil {
+		t.Skipf("no current user: %v", err)
+	}
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"the user's home", nil, me.HomeDir + " " + me.Username},
+		{"the job's HOME", map[string]string{"HOME": "/srv/app"}, "/srv/app " + me.Username},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := startAndWait(t, &Exec{}, store.JobSpec{Shell: `echo "$HOME $USER"`, RunAs: me.Username, Env: tc.env})
+			if got := strings.TrimSpace(string(res.Output)); got != tc.want {
+				t.Errorf("HOME and USER = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

@@ -64,6 +64,15 @@ func lookupRunAs(runAs string) (*identity, error) {
 	return id, nil
 }
 
+// CheckRunAs reports why a command could not run as runAs on this machine
+// (no such user or group, or a daemon that is not root), nil if it can.
+// `validate` warns with it; the daemon accepts a manifest job that fails
+// it, records a job.unrunnable event and fails its runs.
+func CheckRunAs(runAs string) error {
+	_, err := lookupRunAs(runAs)
+	return err
+}
+
 // apply makes cmd run as id: its credentials, and HOME, USER and LOGNAME
 // as cron sets them.
 func (id *identity) apply(attr *syscall.SysProcAttr, env []string) []string {

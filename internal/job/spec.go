@@ -72,6 +72,10 @@ func compile(spec store.JobSpec, parse ParseFunc) (*compiled, error) {
 		c.sched = atSchedule(spec.At.UTC())
 		return c, nil
 	}
+	if spec.Manual {
+		c.sched = manualSchedule{}
+		return c, nil
+	}
 	s, err := compileSchedule(spec, parse, loc)
 	if err != nil {
 		return nil, err
@@ -99,6 +103,16 @@ func (a atSchedule) Count(from, to time.Time) int64 {
 	}
 	return 0
 }
+
+// manualSchedule is a manual job's schedule: it never fires; runs come
+// only from Trigger.
+type manualSchedule struct{}
+
+// Next implements Schedule.
+func (manualSchedule) Next(time.Time) time.Time { return time.Time{} }
+
+// Count implements Counter.
+func (manualSchedule) Count(time.Time, time.Time) int64 { return 0 }
 
 // deadline returns the spec's starting deadline and whether it has one.
 func deadline(spec store.JobSpec) (time.Duration, bool) {

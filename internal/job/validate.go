@@ -289,8 +289,8 @@ func (v *validator) zone(spec *store.JobSpec) *time.Location {
 	return l
 }
 
-// schedule checks that exactly one of cron, on_calendar and at is set, and
-// that it is usable.
+// schedule checks that exactly one of cron, on_calendar, at and manual is
+// set, and that it is usable.
 func (v *validator) schedule(spec *store.JobSpec, parse ParseFunc, loc *time.Location) {
 	v.between("randomized_delay_seconds", spec.RandomizedDelaySeconds, MaxDurationSeconds)
 	switch spec.CronDialect {
@@ -308,8 +308,12 @@ func (v *validator) schedule(spec *store.JobSpec, parse ParseFunc, loc *time.Loc
 		}
 	}
 	switch {
+	case spec.Manual && set > 0:
+		v.add("manual", "a manual job has no schedule: set manual, or one of cron, on_calendar and at, not both")
+	case spec.Manual:
+		// Runs only when triggered.
 	case set == 0:
-		v.add("cron", "a job needs cron (a cron schedule), on_calendar (systemd calendar events) or at (one instant)")
+		v.add("cron", "a job needs cron (a cron schedule), on_calendar (systemd calendar events), at (one instant) or manual (no schedule: runs only when triggered)")
 	case set > 1:
 		v.add("cron", "set only one of cron, on_calendar and at, not both or all three")
 	case len(spec.OnCalendar) > 0:

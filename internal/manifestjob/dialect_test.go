@@ -16,7 +16,8 @@ func TestDialectAttributes(t *testing.T) {
 	set, err := FromCatalog(compile(t, `
 job { 'report': on_calendar => 'Mon..Fri *-*-* 09:00', time_zone => 'Europe/Berlin', command => 'x', randomized_delay => 30 }
 job { 'twice': on_calendar => ['*-*~01', 'Sat 12:00'], command => 'x' }
-job { 'kube': cron => '0 0 */2 * 1', cron_dialect => 'kubernetes', command => 'x' }`), nil)
+job { 'kube': cron => '0 0 */2 * 1', cron_dialect => 'kubernetes', command => 'x' }
+job { 'by-hand': manual => true, suspend => true, command => 'x' }`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,6 +26,7 @@ job { 'kube': cron => '0 0 */2 * 1', cron_dialect => 'kubernetes', command => 'x
 		`{"name":"kube","cron":"0 0 */2 * 1","cron_dialect":"kubernetes","shell":"x"`,
 		`{"name":"report","on_calendar":["Mon..Fri *-*-* 09:00"],"time_zone":"Europe/Berlin","randomized_delay_seconds":30,"shell":"x"`,
 		`{"name":"twice","on_calendar":["*-*~01","Sat 12:00"],"shell":"x"`,
+		`{"name":"by-hand","manual":true,"shell":"x","concurrency_policy":"Allow","suspend":true`,
 	} {
 		if !strings.Contains(string(got), want) {
 			t.Errorf("jobs %s\ndo not contain %s", got, want)
@@ -35,6 +37,8 @@ job { 'kube': cron => '0 0 */2 * 1', cron_dialect => 'kubernetes', command => 'x
 		{"job { 'a': cron => '* * * * *', on_calendar => 'daily', command => 'x' }", "exactly one of 'cron', 'on_calendar' or 'at'"},
 		{"job { 'a': cron => '0 0 L * *', cron_dialect => 'kubernetes', command => 'x' }", "Kubernetes"},
 		{"job { 'a': cron => '* * * * *', cron_dialect => 'quartz', command => 'x' }", "cron_dialect"},
+		{"job { 'a': cron => '* * * * *', manual => true, command => 'x' }", "or 'manual => true'"},
+		{"job { 'a': manual => false, command => 'x' }", "exactly one of 'cron', 'on_calendar' or 'at'"},
 		{"job { 'a': cron => '* * * * *', randomized_delay => 1.5, command => 'x' }", "Parameter randomized_delay failed on Job[a]: 1.5: expected a whole number of seconds"},
 	} {
 		_, err := fromCatalogErr(t, tc.src)

@@ -209,6 +209,9 @@ func convert(r *catalog.Resource, errs *manifest.ErrorList) (store.JobSpec, bool
 	if v, ok := p["catch_up"].(string); ok {
 		spec.CatchUp = v
 	}
+	if b, has := p["manual"].(bool); has {
+		spec.Manual = b
+	}
 	if n, has := p["backoff_limit"].(int64); has {
 		if n > math.MaxInt32 {
 			fail("backoff_limit", "%d is too large", n)

@@ -86,6 +86,10 @@ type JobSpec struct {
 	Cron string `json:"cron,omitempty"`
 	// At is the instant of a one-shot job; nil for a repeating job.
 	At *time.Time `json:"at,omitempty"`
+	// Manual marks a job with no schedule at all: it runs only when
+	// triggered (`almanac trigger`, the API, the UI). Exclusive with Cron,
+	// OnCalendar and At, one of which every other job has.
+	Manual bool `json:"manual,omitempty"`
 	// CronDialect says which rules read Cron: "" or "vixie" (almanac's
 	// cron, docs/cron.md) or "kubernetes" (a Kubernetes CronJob's).
 	CronDialect string `json:"cron_dialect,omitempty"`
@@ -373,6 +377,9 @@ const (
 	// EventJobGateMissing: a job's schedule gate stopped existing (the
 	// manifests no longer declare it).
 	EventJobGateMissing EventKind = "job.gate-missing"
+	// EventJobUnrunnable: a manifest job was accepted that cannot run on
+	// this host as it stands (its run_as user does not exist here).
+	EventJobUnrunnable EventKind = "job.unrunnable"
 	// FleetLock reboot slots (Resource is "reboot-group/NAME").
 	EventRebootLocked   EventKind = "reboot.locked"
 	EventRebootUnlocked EventKind = "reboot.unlocked"

@@ -166,6 +166,8 @@ func (d *daemonBackend) viewWith(ctx context.Context, j store.Job, st httpapi.Jo
 		v.StartingDeadline = time.Duration(*s.StartingDeadlineSeconds) * time.Second
 	}
 	switch {
+	case s.Manual:
+		v.Schedule, v.Description = "manual", "no schedule: runs only when triggered"
 	case s.At != nil:
 		v.Schedule = "at " + s.At.Format(time.RFC3339)
 		v.Description = "once, at " + s.At.In(zoneOf(v.Zone)).Format("Mon 2 Jan 2006 15:04 MST")

@@ -13,8 +13,8 @@ import (
 
 // TestScheduleDialectsShown: the job pages name a schedule's dialect, show
 // calendar events in systemd's normalized form, read a kubernetes-dialect
-// expression by its own rules, and show the randomized delay and a
-// catch_up policy other than the default.
+// expression by its own rules, show the randomized delay and a catch_up
+// policy other than the default, and show a manual job's schedule as manual.
 func TestScheduleDialectsShown(t *testing.T) {
 	ctx := t.Context()
 	c := clock.NewFake(demoNow)
@@ -30,6 +30,7 @@ func TestScheduleDialectsShown(t *testing.T) {
 	for _, spec := range []store.JobSpec{
 		{Name: "report", OnCalendar: []string{"mon..fri 9:00", "Sat 12:00"}, TimeZone: "Europe/Berlin", Shell: "true", RandomizedDelaySeconds: 600},
 		{Name: "kube", Cron: "0 0 */2 * 1", CronDialect: job.DialectKubernetes, Shell: "true", CatchUp: job.CatchUpAll},
+		{Name: "by-hand", Manual: true, Suspend: true, Shell: "true"},
 	} {
 		if _, err := ctrl.CreateJob(ctx, spec, store.SourceAPI); err != nil {
 			t.Fatal(err)
@@ -48,6 +49,8 @@ func TestScheduleDialectsShown(t *testing.T) {
 		"/jobs/kube": {`<dd id="job-dialect">kubernetes cron</dd>`, "29 and 31 of the month and on Monday",
 			`<dd id="job-catchup">every instant that could not start runs, one after another (catch_up all)</dd>`},
 		"/jobs": {"(systemd calendar)", "(kubernetes cron)"},
+		// A manual job names no schedule.
+		"/jobs/by-hand": {`<code id="job-schedule">manual</code>`, "no schedule: runs only when triggered"},
 	} {
 		code, body := h.get(path)
 		if code != http.StatusOK {

@@ -30,7 +30,7 @@ var eventKinds = func() []string {
 func failureKind(kind string) bool {
 	return strings.HasSuffix(kind, "failed") || strings.HasSuffix(kind, "missed") || strings.HasSuffix(kind, "error") ||
 		strings.HasSuffix(kind, "killed") || strings.HasSuffix(kind, "overdue") || strings.HasSuffix(kind, "held-long") ||
-		strings.HasSuffix(kind, "gate-missing")
+		strings.HasSuffix(kind, "gate-missing") || strings.HasSuffix(kind, "unrunnable")
 }
 
 // parseWhen reads a time filter: RFC 3339, or a date and time (or a date)

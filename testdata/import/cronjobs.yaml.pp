@@ -4,7 +4,6 @@
 # namespace: prod
 # not imported: image registry.example.com/backup:1.4 (the command runs on the host, not in the image)
 # not imported: container field volumeMounts
-# not imported: pod field restartPolicy
 # not imported: pod field volumes
 # not imported: env AWS_SECRET_ACCESS_KEY (valueFrom: a secret, config map or field reference)
 job { 'prod-nightly-backup':
@@ -24,7 +23,6 @@ job { 'prod-nightly-backup':
 
 # cronjobs.yaml: document 3: ScheduledJob pi (batch/v2alpha1)
 # not imported: image perl (the command runs on the host, not in the image)
-# not imported: pod field restartPolicy
 job { 'pi':
   cron               => '0 * * * ?',
   cron_dialect       => 'kubernetes',
@@ -37,8 +35,7 @@ job { 'pi':
 
 # cronjobs.yaml: document 4: CronJob report (batch/v1beta1)
 # not imported: image reporter:latest (the command runs on the host, not in the image)
-# not imported: container 2 (sidecar)
-# not imported: pod field restartPolicy
+# not imported: container 2 (sidecar): without --container-runtime only the first container runs, on the host
 job { 'report':
   cron          => '0 9 * * 1-5',
   cron_dialect  => 'kubernetes',

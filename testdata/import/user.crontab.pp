@@ -1,7 +1,7 @@
 # Imported from user.crontab (the crontab of web) by `almanac import crontab`.
 # Schedules without CRON_TZ are read in America/New_York, the zone cron reads them in.
 
-$user_crontab_env_1 = { 'PATH' => '/usr/local/bin:/usr/bin:/bin' }
+$user_crontab_env_1 = { 'MAILTO' => 'web-team@example.com', 'PATH' => '/usr/local/bin:/usr/bin:/bin' }
 
 # user.crontab:8: 30 2 * * 1-5    /usr/local/bin/pg-dump-all --gzip > /var/backups/db-$(date +\%F).sql.gz
 job { 'pg-dump-all':

@@ -30,8 +30,8 @@ type Job struct {
 }
 
 // JobSpec is the desired behaviour of a job: when it runs and what it runs.
-// It is the body of PUT /api/v1/jobs/{name}. Exactly one of Cron, OnCalendar
-// and At is set.
+// It is the body of PUT /api/v1/jobs/{name}. Exactly one of Cron, OnCalendar,
+// At and Manual is set.
 // Pointer fields distinguish "not given" (the server's default applies) from
 // an explicit zero.
 type JobSpec struct {
@@ -39,6 +39,8 @@ type JobSpec struct {
 	Cron string `json:"cron,omitempty"`
 	// At is the single instant of a one-shot job.
 	At *time.Time `json:"at,omitempty"`
+	// Manual is a job with no schedule: it runs only when triggered.
+	Manual bool `json:"manual,omitempty"`
 	// CronDialect says which rules read Cron: "vixie" (the default,
 	// docs/cron.md) or "kubernetes" (a Kubernetes CronJob's).
 	CronDialect string `json:"cron_dialect,omitempty"`

@@ -31,6 +31,7 @@ func specToStore(name string, in apitype.JobSpec) (store.JobSpec, error) {
 		Name:                       name,
 		Cron:                       strings.TrimSpace(in.Cron),
 		At:                         in.At,
+		Manual:                     in.Manual,
 		CronDialect:                strings.TrimSpace(in.CronDialect),
 		OnCalendar:                 trimAll(in.OnCalendar),
 		TimeZone:                   in.TimeZone,
@@ -139,6 +140,7 @@ func specFromStore(in store.JobSpec) apitype.JobSpec {
 	out := apitype.JobSpec{
 		Cron:                       in.Cron,
 		At:                         in.At,
+		Manual:                     in.Manual,
 		CronDialect:                in.CronDialect,
 		OnCalendar:                 in.OnCalendar,
 		TimeZone:                   in.TimeZone,

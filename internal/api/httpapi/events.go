@@ -19,7 +19,7 @@ var EventKinds = append([]store.EventKind{
 	store.EventRunScheduled, store.EventRunStarted, store.EventRunSucceeded,
 	store.EventRunFailed, store.EventRunRetry, store.EventRunKilled,
 	store.EventRunMissed, store.EventRunSkipped,
-	store.EventNotifySent, store.EventNotifyFailed, store.EventJobOverdue, store.EventJobGateMissing,
+	store.EventNotifySent, store.EventNotifyFailed, store.EventJobOverdue, store.EventJobGateMissing, store.EventJobUnrunnable,
 	store.EventRebootLocked, store.EventRebootUnlocked, store.EventRebootHeldLong,
 	store.EventNodeLabels,
 	store.EventWavePaused, store.EventWaveResumed, store.EventWaveStopped,

@@ -158,7 +158,8 @@ func ValidRegion(r string) bool {
 func (s *Source) ec2Client(region string) *ec2.Client {
 	return regional(&s.mu, s.ec2c, region, func() *ec2.Client {
 		return ec2.NewFromConfig(s.aws, func(o *ec2.Options) {
-			o.Region, o.Retryer, o.BaseEndpoint = region, newRetryer(s.cfg.Backoff), s.endpoint()
+			o.Region, o.Retryer = region, newRetryer(s.cfg.Backoff)
+			s.overrideEndpoint(&o.BaseEndpoint)
 		})
 	})
 }
@@ -167,17 +168,20 @@ func (s *Source) ec2Client(region string) *ec2.Client {
 func (s *Source) rdsClient(region string) *rds.Client {
 	return regional(&s.mu, s.rdsc, region, func() *rds.Client {
 		return rds.NewFromConfig(s.aws, func(o *rds.Options) {
-			o.Region, o.Retryer, o.BaseEndpoint = region, newRetryer(s.cfg.Backoff), s.endpoint()
+			o.Region, o.Retryer = region, newRetryer(s.cfg.Backoff)
+			s.overrideEndpoint(&o.BaseEndpoint)
 		})
 	})
 }
 
-// endpoint is the configured endpoint override, nil for AWS's own.
-func (s *Source) endpoint() *string {
-	if s.cfg.Endpoint == "" {
-		return nil
+// overrideEndpoint replaces a client's base endpoint with the configured
+// one. Without one it leaves what the SDK resolved (AWS_ENDPOINT_URL,
+// AWS_ENDPOINT_URL_EC2/_RDS, the shared config's endpoint_url) in place:
+// nil there would send requests to AWS's own endpoints.
+func (s *Source) overrideEndpoint(base **string) {
+	if s.cfg.Endpoint != "" {
+		*base = aws.String(s.cfg.Endpoint)
 	}
-	return aws.String(s.cfg.Endpoint)
 }
 
 // regional returns the client of region from cache, building it on first

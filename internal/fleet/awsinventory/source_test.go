@@ -447,3 +447,42 @@ func FuzzParseID(f *testing.F) {
 		}
 	})
 }
+
+// Without Config.Endpoint, the SDK's own endpoint variables choose where
+// requests go (docs/aws.md): AWS_ENDPOINT_URL for every service, and
+// AWS_ENDPOINT_URL_EC2 for one. Before, the clients overwrote the endpoint
+// the SDK resolved with nil and asked AWS itself.
+func TestSDKEndpointVariables(t *testing.T) {
+	for _, tc := range []struct{ name, variable string }{
+		{"every service", "AWS_ENDPOINT_URL"},
+		{"per service", "AWS_ENDPOINT_URL_EC2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newStandin(t, "us-east-1")
+			s.AddInstance(awsfake.Instance{ID: "i-env", Region: "us-east-1", State: "running", Tags: office})
+			t.Setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
+			t.Setenv("AWS_SECRET_ACCESS_KEY", "secret")
+			t.Setenv("AWS_REGION", "us-east-1")
+			t.Setenv("AWS_CONFIG_FILE", t.TempDir()+"/none")
+			t.Setenv("AWS_SHARED_CREDENTIALS_FILE", t.TempDir()+"/none")
+			t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+			t.Setenv(tc.variable, s.URL)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			src, err := New(ctx, Config{Regions: []string{"us-east-1"}, Services: []string{ServiceEC2}, Backoff: noDelay, ListTimeout: 15 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rs, err := src.List(ctx)
+			if err != nil {
+				t.Fatalf("List with %s set: %v", tc.variable, err)
+			}
+			if got := ids(rs); !reflect.DeepEqual(got, []string{"i-env"}) {
+				t.Fatalf("listed %v, want [i-env] from the stand-in", got)
+			}
+			if s.Requests("DescribeInstances") != 1 {
+				t.Errorf("the stand-in saw %d DescribeInstances, want 1", s.Requests("DescribeInstances"))
+			}
+		})
+	}
+}
