@@ -93,7 +93,7 @@ var builtinTypes = map[string]*typeSpec{
 		"window": {kind: kAny}, "max_parallel": {kind: kIntOrString}, "max_failures": {kind: kInt},
 		"wave_order": {kind: kEnum, enum: []string{"name", "random"}}, "reboot_group": {kind: kString},
 		"catch_up": {kind: kEnum, enum: []string{"latest", "all", "none"}},
-		"manual": {kind: kBool},
+		"manual":   {kind: kBool},
 	}, check: checkJob},
 }
 
