@@ -14,6 +14,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/calendar"
 	"github.com/almanac-sh/almanac/internal/importer"
 	"github.com/almanac-sh/almanac/internal/inputfile"
+	"github.com/almanac-sh/almanac/internal/posixid"
 	"github.com/almanac-sh/almanac/internal/zincati"
 )
 
@@ -96,6 +97,11 @@ func runImport(_ context.Context, e *env, args []string) error {
 	})
 	if misuse != nil {
 		return misuse
+	}
+	if f.user != "" {
+		if err := posixid.CheckName("user", f.user); err != nil {
+			return usagef("import crontab: --user: %v", err)
+		}
 	}
 	res, err := convertImport(e, kind, pos[1:], &f)
 	if err != nil {

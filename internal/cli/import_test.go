@@ -36,6 +36,10 @@ func TestImportThenValidate(t *testing.T) {
 		{args: []string{"import", "cronjob", "--container-runtime", "podman", "../../testdata/import/cronjobs-mixed.yaml"}, jobs: 3, wantCode: exitFailure, warning: "document 3: found unexpected end of stream"},
 		{args: []string{"import", "cronjob", "--container-runtime", "lxc", "../../testdata/import/cronjobs.yaml"}, wantCode: exitUsage, wantError: "want podman or docker"},
 		{args: []string{"import", "crontab", "/dev/zero"}, wantCode: exitUsage, wantError: "not a regular file"},
+		{args: []string{"import", "crontab", "--user", "4294967296", "../../testdata/import/user.crontab"}, wantCode: exitUsage, wantError: "--user: user id 4294967296 is out of range"},
+		{args: []string{"import", "crontab", "--user", "4294967297", "../../testdata/import/user.crontab"}, wantCode: exitUsage, wantError: "--user: user id 4294967297 is out of range"},
+		{args: []string{"import", "crontab", "--user", "-1", "../../testdata/import/user.crontab"}, wantCode: exitUsage, wantError: "--user: user \"-1\" is not a numeric id"},
+		{args: []string{"import", "crontab", "--user", "9223372036854775808", "../../testdata/import/user.crontab"}, wantCode: exitUsage, wantError: "--user: user id 9223372036854775808 is out of range"},
 		{args: []string{"import", "crontab", "../../testdata/import/cronjobs.yaml"}, wantCode: exitFailure, wantError: "no entry that could be imported"},
 	}
 	for _, tt := range tests {

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/almanac-sh/almanac/internal/posixid"
 )
 
 // Crontab formats: a user crontab, the system format with a user column,
@@ -53,9 +55,6 @@ var envLineRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$`)
 var macros = map[string]bool{"@yearly": true, "@annually": true, "@monthly": true, "@weekly": true,
 	"@daily": true, "@midnight": true, "@hourly": true}
 
-// runAsRE is the form of a run_as user the job attribute accepts.
-var runAsRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,31}$`)
-
 // crontabState is what the lines so far have set.
 type crontabState struct {
 	file   string
@@ -91,6 +90,11 @@ func Crontab(file string, src []byte, opts CrontabOptions) (Result, error) {
 		line := bytes.Count(src[:i], []byte("\n")) + 1
 		col := i - bytes.LastIndexByte(src[:i], '\n')
 		return Result{}, fmt.Errorf("%s:%d:%d: a NUL byte; a crontab is text", file, line, col)
+	}
+	if opts.User != "" {
+		if err := posixid.CheckName("user", opts.User); err != nil {
+			return Result{}, fmt.Errorf("the crontab's owner: %w", err)
+		}
 	}
 	system, err := crontabFormat(file, src, opts.System)
 	if err != nil {
