@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/almanac-sh/almanac/internal/tomldepth"
 )
 
 // MaxSize bounds a configuration file and a secret file.
@@ -98,6 +100,13 @@ var tomlLine = regexp.MustCompile(`line (\d+)`)
 // Parse parses src, the text of the file called name. The file must be
 // flat: top-level keys only, no tables.
 func Parse(name, src string) (*File, error) {
+	// Bounded before decoding: the decoder's memory grows with the square
+	// of a key's depth, and a 1 MiB file of dotted keys would take
+	// gigabytes.
+	var deep *tomldepth.Error
+	if err := tomldepth.Check(src); errors.As(err, &deep) {
+		return nil, &Error{File: name, Line: deep.Line, Col: deep.Col, Msg: deep.Message()}
+	}
 	var doc map[string]any
 	md, err := toml.Decode(src, &doc)
 	if err != nil {
