@@ -29,6 +29,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/jobnotify"
 	"github.com/almanac-sh/almanac/internal/loopback"
+	"github.com/almanac-sh/almanac/internal/redact"
 	"github.com/almanac-sh/almanac/internal/store"
 	"github.com/almanac-sh/almanac/internal/store/sqlitestore"
 )
@@ -543,18 +544,7 @@ func storeHealthReason(ctrl controller, integrity *integrityWatch) func() string
 }
 
 // redactURL hides a password in a store URL before it is printed.
-func redactURL(s string) string {
-	scheme, rest, ok := strings.Cut(s, "://")
-	if !ok {
-		return s
-	}
-	if at := strings.LastIndex(rest, "@"); at >= 0 {
-		if user, _, hasPw := strings.Cut(rest[:at], ":"); hasPw {
-			return scheme + "://" + user + ":xxxxx@" + rest[at+1:]
-		}
-	}
-	return s
-}
+func redactURL(s string) string { return redact.URL(s) }
 
 // SetNotifyDefault replaces the notification targets of jobs that name
 // none (--notify-default), as a reload does; a bad target changes nothing.
