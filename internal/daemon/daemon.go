@@ -239,9 +239,11 @@ func (o *Config) loadToken(stderr io.Writer, log *slog.Logger) error {
 	o.token = tok
 	warnExposedToken(stderr, log, o.data)
 	if created {
-		fmt.Fprintf(stderr, "almanac: generated an API token, stored in %s (readable by this user only):\n\n    %s\n\n"+
-			"The CLI run from this directory (or with --data %s or ALMANAC_DATA) finds it there; the web UI asks for it once.\n\n",
-			apitoken.Path(o.data), tok, o.data)
+		// Where the token is, never the token: stderr usually ends in the
+		// journal or a log file, which more users read than the 0600 file.
+		fmt.Fprintf(stderr, "almanac: generated an API token in %s (readable by this user only); "+
+			"the CLI run from this directory (or with --data %s or ALMANAC_DATA) finds it there, and the web UI asks for it: read it with cat %s\n",
+			apitoken.Path(o.data), o.data, apitoken.Path(o.data))
 	}
 	return nil
 }
