@@ -1,37 +1,18 @@
 package jobnotify_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/jobnotify"
+	"github.com/almanac-sh/almanac/internal/servetest"
 	"github.com/almanac-sh/almanac/internal/store"
 )
-
-// syncBuffer is a log sink safe for the notifier's goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestFailedWebhookKeepsItsPathSecret: a webhook that cannot be reached is
 // logged and recorded with its host only. The HTTP client's own error
@@ -43,7 +24,7 @@ func TestFailedWebhookKeepsItsPathSecret(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close() // nothing listens there now: the post fails to connect
-	logs := &syncBuffer{}
+	logs := &servetest.Log{}
 	evs := &events{}
 	n := jobnotify.New(jobnotify.Config{Events: evs, Clock: clock.NewFake(t0), Backoff: time.Minute, Attempts: 1,
 		Logger: slog.New(slog.NewTextHandler(logs, nil))})
