@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/almanac-sh/almanac/internal/posixid"
 )
 
 // This file declares the types that manage the system's packages and
@@ -67,14 +69,17 @@ func checkAccountName(c *compiler, r int32) {
 func checkUser(c *compiler, r int32) {
 	checkAccountName(c, r)
 	uid, _ := c.get(r, "uid")
-	if uid, ok := uid.(int64); ok && (uid < 0 || uid > 1<<32-2) {
+	if uid, ok := uid.(int64); ok && posixid.CheckInt(uid) != nil {
 		c.paramFail(r, "uid", "Invalid UID %d", uid)
 	}
 	if gid, ok := c.getString(r, "gid"); ok {
 		if n, err := strconv.ParseInt(gid, 10, 64); err == nil {
 			c.replace(r, "gid", n)
+		} else if posixid.Numeric(gid) {
+			c.paramFail(r, "gid", "Invalid GID %s", gid)
 		}
 	}
+	checkGID(c, r)
 	groups, _ := c.get(r, "groups")
 	for _, g := range flatten([]any{groups}, nil) {
 		s, ok := g.(string)
@@ -92,8 +97,13 @@ func checkUser(c *compiler, r int32) {
 
 func checkGroup(c *compiler, r int32) {
 	checkAccountName(c, r)
+	checkGID(c, r)
+}
+
+// checkGID refuses a numeric gid outside what posixid accepts.
+func checkGID(c *compiler, r int32) {
 	gid, _ := c.get(r, "gid")
-	if gid, ok := gid.(int64); ok && (gid < 0 || gid > 1<<32-2) {
+	if gid, ok := gid.(int64); ok && posixid.CheckInt(gid) != nil {
 		c.paramFail(r, "gid", "Invalid GID %d", gid)
 	}
 }

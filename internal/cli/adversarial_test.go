@@ -181,7 +181,7 @@ func TestWindowsRefusesDeepTOML(t *testing.T) {
 	if err := os.WriteFile(p, []byte("x = "+strings.Repeat("[", n)+strings.Repeat("]", n)+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	want := p + ":1:69: arrays or inline tables nested more than 64 deep"
+	want := p + ":1:68: arrays or inline tables nested more than 64 levels deep"
 	for _, args := range [][]string{
 		{"windows", p},
 		{"serve", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--windows", p},

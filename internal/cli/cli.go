@@ -132,7 +132,12 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		maxFile = n
 	}
 	inputfile.SetMaxSize(maxFile)
-	err := cmd.run(ctx, e, args[1:])
+	var err error
+	if args[0] == "serve" {
+		err = cmd.run(ctx, e, args[1:])
+	} else {
+		err = runOneShot(ctx, clock.Real{}, args[0], func() error { return cmd.run(ctx, e, args[1:]) })
+	}
 	var h *helpError
 	if errors.As(err, &h) {
 		fmt.Fprint(stdout, h.text)

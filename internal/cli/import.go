@@ -13,6 +13,8 @@ import (
 	"github.com/almanac-sh/almanac/internal/calendar"
 	"github.com/almanac-sh/almanac/internal/importer"
 	"github.com/almanac-sh/almanac/internal/inputfile"
+	"github.com/almanac-sh/almanac/internal/posixid"
+	"github.com/almanac-sh/almanac/internal/termtext"
 	"github.com/almanac-sh/almanac/internal/zincati"
 )
 
@@ -97,6 +99,11 @@ func runImport(_ context.Context, e *env, args []string) error {
 	if misuse != nil {
 		return misuse
 	}
+	if f.user != "" {
+		if err := posixid.CheckName("user", f.user); err != nil {
+			return usagef("import crontab: --user: %v", err)
+		}
+	}
 	res, err := convertImport(e, kind, pos[1:], &f)
 	if err != nil {
 		return err
@@ -105,13 +112,13 @@ func runImport(_ context.Context, e *env, args []string) error {
 		return err
 	}
 	for _, n := range res.Notes {
-		fmt.Fprintln(e.stderr, "almanac: import: note: "+n)
+		fmt.Fprintln(e.stderr, "almanac: import: note: "+termtext.Escape(n))
 	}
 	for _, w := range res.Warnings {
-		fmt.Fprintln(e.stderr, "almanac: import: warning: "+w)
+		fmt.Fprintln(e.stderr, "almanac: import: warning: "+termtext.Escape(w))
 	}
 	for _, x := range res.Errors {
-		fmt.Fprintln(e.stderr, "almanac: import: error: "+x)
+		fmt.Fprintln(e.stderr, "almanac: import: error: "+termtext.Escape(x))
 	}
 	switch {
 	case len(res.Errors) > 0:

@@ -41,6 +41,10 @@ func TestImportThenValidate(t *testing.T) {
 		{args: []string{"import", "cronjob", "../../testdata/import-kubectl/cronjobs-list.yaml"}, jobs: 3, warning: "imported as a manual job"},
 		{args: []string{"import", "cronjob", "--container-runtime", "docker", "../../testdata/import-kubectl/cronjobs-list.yaml"}, jobs: 3, warning: "BUCKET differs"},
 		{args: []string{"import", "crontab", "/dev/zero"}, wantCode: exitUsage, wantError: "not a regular file"},
+		{args: []string{"import", "crontab", "--user", "4294967296", "../../testdata/import/user.crontab"}, wantCode: exitUsage, wantError: "--user: user id 4294967296 is out of range"},
+		{args: []string{"import", "crontab", "--user", "4294967297", "../../testdata/import/user.crontab"}, wantCode: exitUsage, wantError: "--user: user id 4294967297 is out of range"},
+		{args: []string{"import", "crontab", "--user", "-1", "../../testdata/import/user.crontab"}, wantCode: exitUsage, wantError: "--user: user \"-1\" is not a numeric id"},
+		{args: []string{"import", "crontab", "--user", "9223372036854775808", "../../testdata/import/user.crontab"}, wantCode: exitUsage, wantError: "--user: user id 9223372036854775808 is out of range"},
 		{args: []string{"import", "crontab", "../../testdata/import/cronjobs.yaml"}, wantCode: exitFailure, wantError: "no entry that could be imported"},
 	}
 	for _, tt := range tests {

@@ -50,6 +50,14 @@ func TestRunAs(t *testing.T) {
 		{"no-such-user-here", "no user"},
 		{"a b", "USER or USER:GROUP"},
 		{"nobody:no-such-group", "no group"},
+		{"4294967296", "user id 4294967296 is out of range"},
+		{"4294967297", "user id 4294967297 is out of range"},
+		{"-1", `user "-1" is not a numeric id`},
+		{"9223372036854775808", "user id 9223372036854775808 is out of range"},
+		{"nobody:4294967296", "group id 4294967296 is out of range"},
+		{"nobody:4294967297", "group id 4294967297 is out of range"},
+		{"nobody:-1", `group "-1" is not a numeric id`},
+		{"nobody:9223372036854775808", "group id 9223372036854775808 is out of range"},
 	} {
 		out, err := runBinary(t, bin, []string{"ALMANAC_SERVER=" + d.url, "ALMANAC_TOKEN=" + e2eToken},
 			"run", "bad", "--schedule", "0 0 1 1 *", "--run-as", bad.runAs, "--", "true")

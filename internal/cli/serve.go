@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -45,7 +46,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if len(pos) > 0 {
 		return usagef("serve: unexpected argument %q", pos[0])
 	}
-	if err := s.file.apply(s.fs); err != nil {
+	if err := s.file.apply(s.fs, func(w string) { fmt.Fprintln(e.stderr, "almanac: serve: warning: "+w) }); err != nil {
 		return err
 	}
 	cfg := s.cfg

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"flag"
+	"fmt"
 	"io"
+	"strings"
 
 	"github.com/almanac-sh/almanac/internal/flagfile"
 )
@@ -31,15 +33,20 @@ func addConfigFlags(fs *flag.FlagSet) *configFlags {
 }
 
 // apply sets the flags the --config file names, except those given on the
-// command line. A mistake in the file is a usage error at its line and
-// column.
-func (c *configFlags) apply(fs *flag.FlagSet) error {
+// command line. A mistake in the file, or a file another user could have
+// written, is a usage error at its line and column; a file holding
+// secrets that others may read is accepted, with a warning passed to warn.
+func (c *configFlags) apply(fs *flag.FlagSet, warn func(string)) error {
 	if *c.path == "" {
 		return nil
 	}
 	f, err := flagfile.Read(*c.path)
 	if err != nil {
 		return usagef("serve: --config: %w", unwrapPath(err))
+	}
+	if keys := f.Exposed(); len(keys) > 0 {
+		warn(fmt.Sprintf("--config %s holds secrets (%s) and others may read it (mode %04o); chmod o-r %s",
+			*c.path, strings.Join(keys, ", "), f.Mode(), *c.path))
 	}
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })

@@ -87,7 +87,7 @@ func TestServeConfigEveryFlag(t *testing.T) {
 			if _, err := parseFlags(byFile.fs, []string{"--config", file}); err != nil {
 				t.Fatal(err)
 			}
-			if err := byFile.file.apply(byFile.fs); err != nil {
+			if err := byFile.file.apply(byFile.fs, func(w string) { t.Errorf("warning: %s", w) }); err != nil {
 				t.Fatalf("file %q: %v", line, err)
 			}
 			got, want := flagValues(byFile.fs), flagValues(byFlag.fs)
@@ -145,7 +145,7 @@ func TestServeConfigErrors(t *testing.T) {
 			if _, err := parseFlags(s.fs, append([]string{"--config", file}, tt.args...)); err != nil {
 				t.Fatal(err)
 			}
-			err := s.file.apply(s.fs)
+			err := s.file.apply(s.fs, func(w string) { t.Errorf("warning: %s", w) })
 			if tt.want == "" {
 				if err != nil {
 					t.Fatal(err)
@@ -168,7 +168,9 @@ func TestServePrintConfig(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "almanac.toml")
 	src := "store = \"postgres://almanac:hunter2@db:5432/almanac\"\ntoken = \"s3cr3t-token-value-that-is-long-enough\"\n" +
-		"reboot_group = [\"workers=1\"]\nfleetlock_secret = [\"workers=abcdefgh12\"]\ngrace = \"45s\"\nmax_connections = 12\n"
+		"reboot_group = [\"workers=1\"]\nfleetlock_secret = [\"workers=abcdefgh12\"]\ngrace = \"45s\"\nmax_connections = 12\n" +
+		"notify_default = [\"https://hooks.example.com/services/T1/B2/WEBHOOKSECRET\", \"slack+https://hooks.slack.com/services/T/B/SLACKSECRET\", \"mailto:ops@example.com\"]\n" +
+		"notify_webhook = \"https://fleet.example.com:8443/hook?key=FLEETSECRET\"\n"
 	if err := os.WriteFile(file, []byte(src), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -186,12 +188,14 @@ func TestServePrintConfig(t *testing.T) {
 		"max_connections = 12\n",
 		`listen = "127.0.0.1:9999"` + "\n",
 		`log_level = "info" # default`,
+		`notify_default = ["https://hooks.example.com/…", "slack+https://hooks.slack.com/…", "mailto:ops@example.com"]`,
+		`notify_webhook = "https://fleet.example.com:8443/…"`,
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("--print-config lacks %q:\n%s", want, got)
 		}
 	}
-	for _, secret := range []string{"hunter2", "s3cr3t", "abcdefgh12"} {
+	for _, secret := range []string{"hunter2", "s3cr3t", "abcdefgh12", "WEBHOOKSECRET", "SLACKSECRET", "FLEETSECRET", "services/T"} {
 		if strings.Contains(got, secret) {
 			t.Errorf("--print-config shows the secret %q", secret)
 		}
@@ -205,7 +209,7 @@ func TestServePrintConfig(t *testing.T) {
 	if _, err := parseFlags(s.fs, []string{"--config", back}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.file.apply(s.fs); err != nil {
+	if err := s.file.apply(s.fs, func(w string) { t.Errorf("warning: %s", w) }); err != nil {
 		t.Fatalf("reading --print-config's output back: %v", err)
 	}
 	if g := s.fs.Lookup("grace").Value.String(); g != "45s" {

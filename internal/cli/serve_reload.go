@@ -60,7 +60,7 @@ func (r *reloader) reload() {
 		r.log.Error("reload: settings unchanged", "err", err)
 		return
 	}
-	if err := fresh.file.apply(fresh.fs); err != nil {
+	if err := fresh.file.apply(fresh.fs, func(w string) { r.log.Warn("reload: " + w) }); err != nil {
 		r.log.Error("reload: settings unchanged", "err", err)
 		return
 	}

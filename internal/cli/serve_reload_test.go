@@ -37,7 +37,7 @@ func TestReload(t *testing.T) {
 	if _, err := parseFlags(s.fs, args); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.file.apply(s.fs); err != nil {
+	if err := s.file.apply(s.fs, func(w string) { t.Errorf("warning: %s", w) }); err != nil {
 		t.Fatal(err)
 	}
 	level := new(slog.LevelVar)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -110,11 +111,13 @@ func BenchmarkValidate10MB(b *testing.B) {
 const peakRSSHelperEnv = "ALMANAC_TEST_PEAK_RSS_ARGS"
 
 // peakRSS runs bin with args and returns its output and its peak resident
-// memory in bytes. The kernel's ru_maxrss of a child includes the memory
-// of the process it was started from (the parent's address space until
-// exec), so a large test process would be measured instead of bin: bin is
-// started from a fresh, small copy of the test binary, which reports the
-// figure on its last line of output.
+// memory in bytes; err is bin's exit (an *exec.ExitError for a non-zero
+// status), the peak is measured either way. The kernel's ru_maxrss of a
+// child includes the memory of the process it was started from (the
+// parent's address space until exec), so a large test process would be
+// measured instead of bin: bin is started from a fresh, small copy of the
+// test binary, which reports the figure on its last line of output and
+// exits with bin's status.
 func peakRSS(bin string, args ...string) (out []byte, peak int64, err error) {
 	self, err := os.Executable()
 	if err != nil {
@@ -126,21 +129,18 @@ func peakRSS(bin string, args ...string) (out []byte, peak int64, err error) {
 	}
 	cmd := exec.Command(self, "-test.run=^$", string(enc))
 	cmd.Env = append(os.Environ(), "GOMEMLIMIT=", "GOGC=", peakRSSHelperEnv+"=1")
-	out, err = cmd.CombinedOutput()
-	if err != nil {
-		return out, 0, err
-	}
+	out, runErr := cmd.CombinedOutput()
 	text := strings.TrimRight(string(out), "\n")
 	i := strings.LastIndexByte(text, '\n')
 	if _, err := fmt.Sscanf(text[i+1:], "peak-rss %d", &peak); err != nil {
-		return out, 0, fmt.Errorf("no peak-rss line in %q: %w", text, err)
+		return out, 0, fmt.Errorf("no peak-rss line in %q (%v): %w", text, runErr, err)
 	}
-	return []byte(text[:i+1]), peak, nil
+	return []byte(text[:i+1]), peak, runErr
 }
 
 // peakRSSHelper runs the command encoded in argsJSON, copies its output,
 // and prints its peak resident memory as "peak-rss BYTES"; it returns the
-// exit code.
+// command's exit code.
 func peakRSSHelper(argsJSON string) int {
 	var argv []string
 	if err := json.Unmarshal([]byte(argsJSON), &argv); err != nil || len(argv) == 0 {
@@ -149,9 +149,14 @@ func peakRSSHelper(argsJSON string) int {
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	code := 0
 	if err := cmd.Run(); err != nil {
-		fmt.Println("peak-rss helper:", err)
-		return 1
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			fmt.Println("peak-rss helper:", err)
+			return 1
+		}
+		code = ee.ExitCode()
 	}
 	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	if !ok {
@@ -159,5 +164,5 @@ func peakRSSHelper(argsJSON string) int {
 		return 1
 	}
 	fmt.Printf("peak-rss %d\n", ru.Maxrss*1024) // kilobytes on Linux
-	return 0
+	return code
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/jobnotify"
 	"github.com/almanac-sh/almanac/internal/loopback"
+	"github.com/almanac-sh/almanac/internal/redact"
 	"github.com/almanac-sh/almanac/internal/store"
 	"github.com/almanac-sh/almanac/internal/store/sqlitestore"
 )
@@ -238,9 +239,11 @@ func (o *Config) loadToken(stderr io.Writer, log *slog.Logger) error {
 	o.token = tok
 	warnExposedToken(stderr, log, o.data)
 	if created {
-		fmt.Fprintf(stderr, "almanac: generated an API token, stored in %s (readable by this user only):\n\n    %s\n\n"+
-			"The CLI run from this directory (or with --data %s or ALMANAC_DATA) finds it there; the web UI asks for it once.\n\n",
-			apitoken.Path(o.data), tok, o.data)
+		// Where the token is, never the token: stderr usually ends in the
+		// journal or a log file, which more users read than the 0600 file.
+		fmt.Fprintf(stderr, "almanac: generated an API token in %s (readable by this user only); "+
+			"the CLI run from this directory (or with --data %s or ALMANAC_DATA) finds it there, and the web UI asks for it: read it with cat %s\n",
+			apitoken.Path(o.data), o.data, apitoken.Path(o.data))
 	}
 	return nil
 }
@@ -543,18 +546,7 @@ func storeHealthReason(ctrl controller, integrity *integrityWatch) func() string
 }
 
 // redactURL hides a password in a store URL before it is printed.
-func redactURL(s string) string {
-	scheme, rest, ok := strings.Cut(s, "://")
-	if !ok {
-		return s
-	}
-	if at := strings.LastIndex(rest, "@"); at >= 0 {
-		if user, _, hasPw := strings.Cut(rest[:at], ":"); hasPw {
-			return scheme + "://" + user + ":xxxxx@" + rest[at+1:]
-		}
-	}
-	return s
-}
+func redactURL(s string) string { return redact.URL(s) }
 
 // SetNotifyDefault replaces the notification targets of jobs that name
 // none (--notify-default), as a reload does; a bad target changes nothing.

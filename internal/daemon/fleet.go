@@ -17,6 +17,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/fleet"
 	"github.com/almanac-sh/almanac/internal/fleet/fleetstore"
+	"github.com/almanac-sh/almanac/internal/redact"
 	"github.com/almanac-sh/almanac/internal/shellwords"
 	"github.com/almanac-sh/almanac/internal/store"
 )
@@ -92,7 +93,7 @@ func (o *fleetOptions) check(demo bool) error {
 	if o.webhook != "" {
 		u, err := url.Parse(o.webhook)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return usagef("serve: --notify-webhook %q is not an http:// or https:// URL", o.webhook)
+			return usagef("serve: --notify-webhook %q is not an http:// or https:// URL", redact.Webhook(o.webhook))
 		}
 	}
 	return nil

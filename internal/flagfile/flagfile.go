@@ -12,6 +12,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"regexp"
 	"sort"
@@ -20,6 +21,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/almanac-sh/almanac/internal/tomldepth"
 )
 
 // MaxSize bounds a configuration file and a secret file.
@@ -44,6 +47,7 @@ type File struct {
 	name    string
 	src     string
 	entries []entry
+	mode    fs.FileMode // permission bits of the file read; 0 for Parse
 }
 
 // entry is one key = value of the file.
@@ -67,23 +71,44 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
 }
 
-// Read reads and parses the TOML file at path (at most MaxSize bytes).
+// Read reads and parses the TOML file at path (at most MaxSize bytes),
+// which must be trusted (see [CheckTrust]).
 func Read(path string) (*File, error) {
-	src, err := readBounded(path)
+	src, fi, err := readBounded(path)
 	if err != nil {
 		return nil, err
 	}
-	return Parse(path, src)
+	f, err := Parse(path, src)
+	if err != nil {
+		return nil, err
+	}
+	f.mode = fi.Mode().Perm()
+	return f, nil
 }
 
-// readBounded reads the file at path, refusing one over MaxSize.
-func readBounded(path string) (string, error) {
+// readBounded reads the file at path, refusing one over MaxSize or one
+// CheckTrust refuses. The checks are made on the open file, so a rename
+// between them and the read changes nothing.
+func readBounded(path string) (string, fs.FileInfo, error) {
 	fh, err := os.Open(path)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	defer fh.Close()
-	b, err := io.ReadAll(io.LimitReader(fh, MaxSize+1))
+	fi, err := fh.Stat()
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := CheckTrust(path, fi); err != nil {
+		return "", nil, err
+	}
+	b, err := readLimited(path, fh)
+	return b, fi, err
+}
+
+// readLimited reads r, refusing more than MaxSize bytes.
+func readLimited(path string, r io.Reader) (string, error) {
+	b, err := io.ReadAll(io.LimitReader(r, MaxSize+1))
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", path, err)
 	}
@@ -98,6 +123,13 @@ var tomlLine = regexp.MustCompile(`line (\d+)`)
 // Parse parses src, the text of the file called name. The file must be
 // flat: top-level keys only, no tables.
 func Parse(name, src string) (*File, error) {
+	// Bounded before decoding: the decoder's memory grows with the square
+	// of a key's depth, and a 1 MiB file of dotted keys would take
+	// gigabytes.
+	var deep *tomldepth.Error
+	if err := tomldepth.Check(src); errors.As(err, &deep) {
+		return nil, &Error{File: name, Line: deep.Line, Col: deep.Col, Msg: deep.Message()}
+	}
 	var doc map[string]any
 	md, err := toml.Decode(src, &doc)
 	if err != nil {

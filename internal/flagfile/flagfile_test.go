@@ -53,6 +53,10 @@ func TestApply(t *testing.T) {
 		{name: "date", src: "name = 2026-01-01\n", err: "name: want a string or a number, not a date"},
 		{name: "bad int", src: "count = \"many\"\n", err: `count: invalid value "many"`},
 		{name: "dotted key", src: "name.x = 1\n", err: `t.toml:1:1: "name" is a table`},
+		{name: "the probe's dotted key", src: strings.Repeat("b.", 10000) + "c = 1\n", err: "t.toml:1:1: dotted key nested more than 64 levels deep"},
+		{name: "deep header", src: "name = \"x\"\n[" + strings.Repeat("a.", 100) + "a]\n", err: "t.toml:2:1: table header nested more than 64 levels deep"},
+		{name: "deep array-of-tables header", src: "[[" + strings.Repeat("a.", 100) + "a]]\n", err: "t.toml:1:1: table header nested more than 64 levels deep"},
+		{name: "deep arrays", src: "item = " + strings.Repeat("[", 1<<20-8), err: "t.toml:1:71: arrays or inline tables nested more than 64 levels deep"},
 		{name: "syntax", src: "name = \"open\n", err: "t.toml:1:"},
 		{name: "duplicate key", src: "name = \"a\"\nname = \"b\"\n", err: "t.toml:2:"},
 	}

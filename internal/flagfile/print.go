@@ -5,13 +5,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/almanac-sh/almanac/internal/redact"
 )
 
 // recorder wraps a repeatable flag's value to remember each value given,
@@ -19,6 +20,16 @@ import (
 type recorder struct {
 	flag.Value
 	values []string
+}
+
+// String is the wrapped value's; the flag package also calls it on a zero
+// recorder (to learn the zero value's text for --help), which wraps
+// nothing.
+func (r *recorder) String() string {
+	if r == nil || r.Value == nil {
+		return ""
+	}
+	return r.Value.String()
 }
 
 func (r *recorder) Set(s string) error {
@@ -79,17 +90,23 @@ func maskValue(s string) string {
 	return Masked
 }
 
-// maskURL hides the password of a URL with credentials.
-func maskURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
-		return s
+// webhook reports whether flag name holds notification targets or a
+// webhook URL, whose path is the credential.
+func webhook(name string) bool {
+	return strings.Contains(name, "notify") || strings.Contains(name, "webhook")
+}
+
+// mask hides the secret in value s of flag name: the whole value of a
+// secret, everything after the host of a webhook or Slack URL, the
+// password of any other URL.
+func mask(name, s string) string {
+	switch {
+	case secret(name):
+		return maskValue(s)
+	case webhook(name):
+		return redact.Target(s)
 	}
-	if _, has := u.User.Password(); !has {
-		return s
-	}
-	u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	return u.String()
+	return redact.URL(s)
 }
 
 // Print writes the effective value of every flag of fs but those in skip
@@ -116,16 +133,10 @@ func Print(w io.Writer, fs *flag.FlagSet, skip map[string]bool) error {
 
 // value is f's effective value as a TOML value, masked where secret.
 func value(f *flag.Flag) any {
-	mask := func(s string) string {
-		if secret(f.Name) {
-			return maskValue(s)
-		}
-		return maskURL(s)
-	}
 	if r, ok := f.Value.(*recorder); ok {
 		out := make([]string, 0, len(r.values))
 		for _, s := range r.values {
-			out = append(out, mask(s))
+			out = append(out, mask(f.Name, s))
 		}
 		return out
 	}
@@ -149,5 +160,5 @@ func value(f *flag.Flag) any {
 			return n.String()
 		}
 	}
-	return mask(f.Value.String())
+	return mask(f.Name, f.Value.String())
 }

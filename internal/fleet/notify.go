@@ -12,6 +12,8 @@ import (
 	"net/smtp"
 	"strings"
 	"time"
+
+	"github.com/almanac-sh/almanac/internal/redact"
 )
 
 // NotificationKind says why a notification was sent.
@@ -153,12 +155,12 @@ func (w *WebhookNotifier) Notify(ctx context.Context, n Notification) error {
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return fmt.Errorf("webhook: %w", err)
+		return fmt.Errorf("webhook: %w", redact.Err(err)) // the client's error holds the whole URL
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return fmt.Errorf("webhook: %s answered %s", w.URL, resp.Status)
+		return fmt.Errorf("webhook: %s answered %s", redact.Webhook(w.URL), resp.Status)
 	}
 	return nil
 }

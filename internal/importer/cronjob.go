@@ -3,7 +3,9 @@ package importer
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -278,6 +280,12 @@ func cronJobToJob(file, what string, cj *cronJob, taken *names, opts CronJobOpti
 		return j, true
 	}
 	command, args := expand("command", c.Command), expand("args", c.Args)
+	if what := withNUL(command, args, env); what != "" {
+		// A process's arguments and environment end at a NUL: no
+		// command can be given one, so the job could never run as written.
+		warn("%s holds a NUL character, which no command's arguments or environment can; not imported", what)
+		return nil, false
+	}
 	if opts.ContainerRuntime != "" {
 		j.set("command", quoteList(runtimeArgv(opts.ContainerRuntime, &c, envNames, nil, command, args)))
 	} else {
@@ -527,4 +535,25 @@ func sortedKeys(m map[string]any) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// withNUL names the first of command, args and env that holds a NUL, or
+// returns "".
+func withNUL(command, args []string, env map[string]string) string {
+	for i, a := range command {
+		if strings.ContainsRune(a, 0) {
+			return fmt.Sprintf("command[%d]", i)
+		}
+	}
+	for i, a := range args {
+		if strings.ContainsRune(a, 0) {
+			return fmt.Sprintf("args[%d]", i)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		if strings.ContainsRune(k, 0) || strings.ContainsRune(env[k], 0) {
+			return "env " + strings.ReplaceAll(k, "\x00", `\0`)
+		}
+	}
+	return ""
 }

@@ -59,6 +59,13 @@ func TestCronJobMapping(t *testing.T) {
 		{name: "a type error is one bad document",
 			src:  "kind: CronJob\nspec: {schedule: [1]}\n---\n" + cronJobYAML("", "@daily", "{name: c, command: [/bin/x]}"),
 			errs: 1, jobs: 1},
+		{name: "a YAML \\0 escape in the command is refused", src: cronJobYAML("", "@daily", `{name: c, command: [sh, -c, "echo a\0b"]}`),
+			warning: "command[2] holds a NUL character", notWant: []string{"\x00", "job {"}, jobs: 0},
+		{name: "a NUL in an env value is refused", src: cronJobYAML("", "@daily", `{name: c, command: [/bin/x], env: [{name: A, value: "a\0"}]}`),
+			warning: "env A holds a NUL character", notWant: []string{"\x00", "job {"}, jobs: 0},
+		{name: "other control characters are escaped", src: cronJobYAML("", "@daily", `{name: c, command: [printf, "\e[31mred\a $HOME \"q\" \\ \r"], env: [{name: A, value: "tab\there"}]}`),
+			want:    []string{`['printf', "\u{1B}[31mred\u{7} \$HOME \"q\" \\ \r"]`, "{ 'A' => 'tab\there' }"},
+			notWant: []string{"\x1b", "\a", "\r"}, jobs: 1},
 		{name: "@every is not kubernetes", src: cronJobYAML("", "@every 5m", "{name: c, command: [/bin/x]}"), warning: "not imported", jobs: 0},
 		{name: "day of week 7 is not kubernetes", src: cronJobYAML("", "0 0 * * 7", "{name: c, command: [/bin/x]}"), warning: "not imported", jobs: 0},
 	}

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/almanac-sh/almanac/internal/posixid"
 )
 
 // Crontab formats: a user crontab, the system format with a user column,
@@ -61,9 +63,6 @@ var envLineRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$`)
 var macros = map[string]bool{"@yearly": true, "@annually": true, "@monthly": true, "@weekly": true,
 	"@daily": true, "@midnight": true, "@hourly": true}
 
-// runAsRE is the form of a run_as user the job attribute accepts.
-var runAsRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,31}$`)
-
 // crontabState is what the lines so far have set.
 type crontabState struct {
 	file   string
@@ -99,6 +98,11 @@ func Crontab(file string, src []byte, opts CrontabOptions) (Result, error) {
 		line := bytes.Count(src[:i], []byte("\n")) + 1
 		col := i - bytes.LastIndexByte(src[:i], '\n')
 		return Result{}, fmt.Errorf("%s:%d:%d: a NUL byte; a crontab is text", file, line, col)
+	}
+	if opts.User != "" {
+		if err := posixid.CheckName("user", opts.User); err != nil {
+			return Result{}, fmt.Errorf("the crontab's owner: %w", err)
+		}
 	}
 	system, err := crontabFormat(file, src, opts.System, opts.IsUser)
 	if err != nil {
@@ -218,7 +222,7 @@ func systemHint(line string, isUser func(string) bool) string {
 	if f[i] == "root" {
 		return "the command starts with the user name root"
 	}
-	if isUser != nil && runAsRE.MatchString(f[i]) && isUser(f[i]) {
+	if isUser != nil && posixid.CheckName("user", f[i]) == nil && isUser(f[i]) {
 		return fmt.Sprintf("the command starts with %s, the name of an account on this host", f[i])
 	}
 	return ""

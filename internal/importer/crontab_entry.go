@@ -8,6 +8,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/calendar"
 	"github.com/almanac-sh/almanac/internal/cron"
 	jobspec "github.com/almanac-sh/almanac/internal/job"
+	"github.com/almanac-sh/almanac/internal/posixid"
 )
 
 // entry converts one schedule line; false (after a warning) when it cannot.
@@ -43,8 +44,8 @@ func (st *crontabState) entry(n int, line string) (*job, bool) {
 		st.warn(n, "no command; the entry is not imported")
 		return nil, false
 	}
-	if user != "" && !runAsRE.MatchString(user) {
-		st.warn(n, "user %q is not a user name almanac can run a job as; the entry is not imported", user)
+	if err := posixid.CheckName("user", user); user != "" && err != nil {
+		st.warn(n, "%v, not a user almanac can run a job as; the entry is not imported", err)
 		return nil, false
 	}
 	// The command is the rest of the line as written, spaces kept.

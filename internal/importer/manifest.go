@@ -10,6 +10,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/almanac-sh/almanac/internal/termtext"
 )
 
 // Result is a converted file.
@@ -62,7 +65,9 @@ func (j *job) set(name, value string) { j.attrs = append(j.attrs, attr{name, val
 // write appends j to b as a `job` resource with aligned attributes.
 func (j *job) write(b *strings.Builder) {
 	for _, c := range j.comments {
-		for _, line := range strings.Split(c, "\n") {
+		// A comment quotes the input too; its control characters are
+		// written as escapes, as in quote.
+		for _, line := range strings.Split(termtext.Escape(c), "\n") {
 			b.WriteString(strings.TrimRight("# "+line, " ") + "\n")
 		}
 	}
@@ -80,9 +85,53 @@ func (j *job) write(b *strings.Builder) {
 // quoteEscaper escapes what a single-quoted manifest string may not hold.
 var quoteEscaper = strings.NewReplacer(`\`, `\\`, `'`, `\'`)
 
-// quote is s as a single-quoted manifest string.
+// quote is s as a manifest string: single-quoted, or double-quoted with
+// escapes when s holds a control character other than tab and newline
+// (a NUL, an escape sequence, a carriage return), which a manifest must
+// not hold raw: a NUL does not parse, and the others would reach a
+// terminal that shows the manifest.
 func quote(s string) string {
-	return "'" + quoteEscaper.Replace(s) + "'"
+	if !hasControl(s) {
+		return "'" + quoteEscaper.Replace(s) + "'"
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '\\' || r == '"' || r == '$':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case isControl(r):
+			fmt.Fprintf(&b, `\u{%X}`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// isControl reports whether r is a C0 or C1 control character or DEL.
+func isControl(r rune) bool { return r < 0x20 || r >= 0x7f && r < 0xa0 }
+
+// hasControl reports whether s holds a control character other than tab
+// and newline, or is not valid UTF-8.
+func hasControl(s string) bool {
+	if !utf8.ValidString(s) {
+		return true
+	}
+	for _, r := range s {
+		if isControl(r) && r != '\t' && r != '\n' {
+			return true
+		}
+	}
+	return false
 }
 
 // quoteList is ss as a manifest array of strings.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	jobspec "github.com/almanac-sh/almanac/internal/job"
+	"github.com/almanac-sh/almanac/internal/posixid"
 )
 
 // serviceSpec is what a service unit gives its job.
@@ -161,8 +162,8 @@ func readService(u *unitFile, unitName string, warn func(int, string, ...any)) (
 		if group != "" {
 			ru += ":" + group
 		}
-		if !runAsRE.MatchString(s.user) || group != "" && !runAsRE.MatchString(group) {
-			warn(1, "User=%s Group=%s: not a user almanac can run a job as; not imported", s.user, group)
+		if err := posixid.CheckRunAs(ru); err != nil {
+			warn(1, "User=%s Group=%s: %v, not a user almanac can run a job as; not imported", s.user, group, err)
 			return nil, false
 		}
 		s.user = ru

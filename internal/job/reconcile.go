@@ -116,7 +116,7 @@ func (c *Controller) fire(ctx context.Context, e *entry, d due, now time.Time, f
 		}
 		events = append(events, store.Event{Time: now, Kind: store.EventRunMissed, Job: spec.Name, Message: msg, Data: data})
 		c.report(ctx, Outcome{Kind: OutcomeMissed, Spec: spec, Run: store.Run{Job: spec.Name, ScheduledTime: lastMissed}, Message: msg, Time: now})
-		c.log.Info("runs missed", "job", spec.Name, "count", missed, "first", d.first, "last", lastMissed)
+		c.logMissed(spec.Name, missed, d.first, lastMissed)
 	}
 	if !runIt {
 		c.advanceJob(ctx, e, d.last, events)

@@ -4,15 +4,11 @@ import (
 	"fmt"
 	"os"
 	"os/user"
-	"regexp"
-	"strconv"
 	"strings"
 	"syscall"
-)
 
-// runAsRE is the syntax of run_as: a user, optionally a group, each a name
-// or a numeric id.
-var runAsRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,31}(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,31})?$`)
+	"github.com/almanac-sh/almanac/internal/posixid"
+)
 
 // identity is who a run_as job's command runs as.
 type identity struct {
@@ -26,6 +22,11 @@ type identity struct {
 // checks that the daemon may switch to it: only root may run a command as
 // another user.
 func lookupRunAs(runAs string) (*identity, error) {
+	// Checked again here, not only when the job was saved: a job stored
+	// by an older release may hold an id that would wrap to root.
+	if err := posixid.CheckRunAs(runAs); err != nil {
+		return nil, err
+	}
 	name, group, hasGroup := strings.Cut(runAs, ":")
 	u, err := user.Lookup(name)
 	if err != nil {
@@ -33,8 +34,8 @@ func lookupRunAs(runAs string) (*identity, error) {
 			return nil, fmt.Errorf("no user %q on this machine", name)
 		}
 	}
-	uid, err1 := strconv.ParseUint(u.Uid, 10, 32)
-	gid, err2 := strconv.ParseUint(u.Gid, 10, 32)
+	uid, err1 := posixid.Parse(u.Uid)
+	gid, err2 := posixid.Parse(u.Gid)
 	if err1 != nil || err2 != nil {
 		return nil, fmt.Errorf("user %q has ids %s:%s, which are not numbers", name, u.Uid, u.Gid)
 	}
@@ -46,14 +47,14 @@ func lookupRunAs(runAs string) (*identity, error) {
 				return nil, fmt.Errorf("no group %q on this machine", group)
 			}
 		}
-		n, err := strconv.ParseUint(g.Gid, 10, 32)
+		n, err := posixid.Parse(g.Gid)
 		if err != nil {
 			return nil, fmt.Errorf("group %q has id %s, which is not a number", group, g.Gid)
 		}
 		id.gid = uint32(n)
 	} else if ids, err := u.GroupIds(); err == nil {
 		for _, s := range ids {
-			if n, err := strconv.ParseUint(s, 10, 32); err == nil {
+			if n, err := posixid.Parse(s); err == nil {
 				id.groups = append(id.groups, uint32(n))
 			}
 		}

@@ -22,6 +22,9 @@ type storeHealth struct {
 	since time.Time
 	// reminded is when the failure was last logged at ERROR.
 	reminded time.Time
+	// missed is, per job, the first instant of the missed range last
+	// logged (see logMissed).
+	missed map[string]time.Time
 }
 
 // storeReminder is how often, at most, a store failure that goes on is
@@ -146,4 +149,25 @@ func (c *Controller) unrecordedIDs() []int64 {
 		ids[i] = en.run.ID
 	}
 	return ids
+}
+
+// logMissed logs a job's instants that got no run: at INFO the first time
+// the range (its first instant) is seen, at DEBUG when it comes again. A
+// range the store refused to record is tried again every heartbeat and
+// grows while the outage lasts, so it is said once per episode.
+func (c *Controller) logMissed(job string, count int64, first, last time.Time) {
+	c.health.mu.Lock()
+	again := c.health.missed[job].Equal(first)
+	if !again {
+		if c.health.missed == nil || len(c.health.missed) >= maxUnrecorded {
+			c.health.missed = map[string]time.Time{}
+		}
+		c.health.missed[job] = first
+	}
+	c.health.mu.Unlock()
+	log := c.log.Info
+	if again {
+		log = c.log.Debug
+	}
+	log("runs missed", "job", job, "count", count, "first", first, "last", last)
 }

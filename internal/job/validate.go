@@ -15,6 +15,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/fleetlock/groupname"
 	"github.com/almanac-sh/almanac/internal/jobname"
 	"github.com/almanac-sh/almanac/internal/nodeselect"
+	"github.com/almanac-sh/almanac/internal/posixid"
 	"github.com/almanac-sh/almanac/internal/store"
 )
 
@@ -152,8 +153,10 @@ func Validate(spec *store.JobSpec, parse ParseFunc) error {
 		v.between("failed_jobs_history_limit", int64(*l), MaxHistoryLimit)
 	}
 	v.notify(spec)
-	if spec.RunAs != "" && !runAsRE.MatchString(spec.RunAs) {
-		v.add("run_as", "%q is not USER or USER:GROUP (names or numeric ids)", spec.RunAs)
+	if spec.RunAs != "" {
+		if err := posixid.CheckRunAs(spec.RunAs); err != nil {
+			v.add("run_as", "%q is not USER or USER:GROUP: %v", spec.RunAs, err)
+		}
 	}
 	v.fleet(spec)
 	if a := spec.AlertAfterSeconds; a != 0 && (a < 60 || a > MaxDurationSeconds) {

@@ -28,6 +28,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/fleet"
 	"github.com/almanac-sh/almanac/internal/job"
+	redactpkg "github.com/almanac-sh/almanac/internal/redact"
 	"github.com/almanac-sh/almanac/internal/store"
 )
 
@@ -227,14 +228,7 @@ func (n *Notifier) record(ctx context.Context, d delivery, attempt int, err erro
 
 // redact keeps a webhook URL's scheme and host only: its path often holds
 // a secret (Slack's does).
-func redact(target string) string {
-	if strings.HasPrefix(target, "mailto:") {
-		return target
-	}
-	scheme, rest, _ := strings.Cut(target, "://")
-	host, _, _ := strings.Cut(rest, "/")
-	return scheme + "://" + host + "/…"
-}
+func redact(target string) string { return redactpkg.Target(target) }
 
 // send delivers one notification once.
 func (n *Notifier) send(ctx context.Context, d delivery) error {
@@ -272,7 +266,7 @@ func (n *Notifier) post(ctx context.Context, url string, body []byte) error {
 	req.Header.Set("User-Agent", "almanac")
 	resp, err := n.cfg.HTTP.Do(req)
 	if err != nil {
-		return err
+		return redactpkg.Err(err) // the client's error holds the whole URL
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))

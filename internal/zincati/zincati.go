@@ -121,13 +121,13 @@ const windowKey = "updates.periodic.window"
 func Parse(file string, src []byte) (*Fragment, error) {
 	// A UTF-8 byte-order mark at the start is skipped, as TOML allows.
 	text := strings.TrimPrefix(string(src), "\ufeff")
-	loc := newLocator(text)
 	fail := func(p position, err error) error {
 		return &Error{File: file, Line: p.line, Col: p.col, Err: err}
 	}
 	if p, err := checkNesting(text); err != nil {
 		return nil, fail(p, err)
 	}
+	loc := newLocator(text)
 	var raw map[string]any
 	if _, err := toml.Decode(text, &raw); err != nil {
 		return nil, syntaxError(file, text, err)

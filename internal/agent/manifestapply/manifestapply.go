@@ -167,8 +167,9 @@ func New(cfg Config) (*Applier, error) {
 // loader reads).
 func Files(dir string) ([]string, error) { return manifestdir.Files(dir) }
 
-// Compile parses and compiles the manifests under dir into one catalog.
-// Errors are positioned (file:line:col), all of them joined in one error.
+// Compile parses and compiles the manifests under dir into one catalog
+// (empty when dir holds none). Errors are positioned (file:line:col), all
+// of them joined in one error.
 func Compile(dir string) (*catalog.Catalog, error) {
 	return CompileWith(dir, catalog.Options{})
 }
@@ -179,9 +180,8 @@ func CompileWith(dir string, opts catalog.Options) (*catalog.Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(files) == 0 {
-		return nil, fmt.Errorf("manifests: no *.pp file under %s", dir)
-	}
+	// An empty directory is an empty catalog, as it is no manifest jobs
+	// (docs/daemon.md): a node can start before its manifests arrive.
 	var parsed []*manifest.File
 	var errs manifest.ErrorList
 	for _, p := range files {
