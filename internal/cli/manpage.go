@@ -42,7 +42,7 @@ func runManpage(_ context.Context, e *env, args []string) error {
 }
 
 // roff escapes text for a roff line: backslashes, hyphens (so they stay
-// ASCII minus signs), characters beyond ASCII, and a leading '.' or '\''
+// ASCII minus signs), characters beyond ASCII, and a leading '.' or '\”
 // that would be a request.
 func roff(s string) string {
 	s = strings.NewReplacer(`\`, `\e`, "-", `\-`, "…", "...").Replace(s)
