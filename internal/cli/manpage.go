@@ -42,8 +42,8 @@ func runManpage(_ context.Context, e *env, args []string) error {
 }
 
 // roff escapes text for a roff line: backslashes, hyphens (so they stay
-// ASCII minus signs), characters beyond ASCII, and a leading '.' or '\”
-// that would be a request.
+// ASCII minus signs), characters beyond ASCII, and a leading period or
+// apostrophe that would make the line a request.
 func roff(s string) string {
 	s = strings.NewReplacer(`\`, `\e`, "-", `\-`, "…", "...").Replace(s)
 	var b strings.Builder
