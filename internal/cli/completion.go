@@ -18,6 +18,7 @@ var completionShells = []string{"bash", "zsh", "fish"}
 // command and flag tables, so it lists exactly what the binary accepts.
 func runCompletion(_ context.Context, e *env, args []string) error {
 	fs := newFlagSet("completion")
+	noDesc := fs.Bool("no-descriptions", false, "zsh, fish: leave out the descriptions of commands and flags")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -26,6 +27,14 @@ func runCompletion(_ context.Context, e *env, args []string) error {
 		return usagef("completion: want one shell: bash, zsh or fish (almanac completion bash)")
 	}
 	docs := commandDocs()
+	if *noDesc {
+		for i := range docs {
+			docs[i].summary = ""
+			for j := range docs[i].flags {
+				docs[i].flags[j].usage = ""
+			}
+		}
+	}
 	switch pos[0] {
 	case "bash":
 		return writeBash(e.stdout, docs)
@@ -103,7 +112,11 @@ func writeZsh(w io.Writer, docs []cmdDoc) error {
 	b.WriteString("_almanac() {\n")
 	b.WriteString("\tlocal -a cmds\n\tcmds=(\n")
 	for _, d := range docs {
-		fmt.Fprintf(&b, "\t\t'%s:%s'\n", d.name, zshDesc(d.summary))
+		if d.summary == "" {
+			fmt.Fprintf(&b, "\t\t'%s'\n", d.name)
+		} else {
+			fmt.Fprintf(&b, "\t\t'%s:%s'\n", d.name, zshDesc(d.summary))
+		}
 	}
 	b.WriteString("\t)\n")
 	b.WriteString("\tif (( CURRENT == 2 )); then\n\t\t_describe -t commands 'almanac command' cmds\n\t\treturn\n\tfi\n")
@@ -112,11 +125,14 @@ func writeZsh(w io.Writer, docs []cmdDoc) error {
 	for _, d := range docs {
 		fmt.Fprintf(&b, "\t%s)\n\t\t_arguments -S \\\n", d.name)
 		for _, f := range d.flags {
-			desc := zshDesc(f.usage)
+			desc := ""
+			if f.usage != "" {
+				desc = "[" + zshDesc(f.usage) + "]"
+			}
 			if f.arg == "" {
-				fmt.Fprintf(&b, "\t\t\t'%s[%s]' \\\n", dashName(f.name), desc)
+				fmt.Fprintf(&b, "\t\t\t'%s%s' \\\n", dashName(f.name), desc)
 			} else {
-				fmt.Fprintf(&b, "\t\t\t'%s=[%s]:%s:_files' \\\n", dashName(f.name), desc, zshDesc(f.arg))
+				fmt.Fprintf(&b, "\t\t\t'%s=%s:%s:_files' \\\n", dashName(f.name), desc, zshDesc(f.arg))
 			}
 		}
 		if len(d.words) > 0 {
@@ -131,6 +147,14 @@ func writeZsh(w io.Writer, docs []cmdDoc) error {
 	return err
 }
 
+// fishDesc is the -d option of a fish completion, or nothing.
+func fishDesc(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " -d " + shQuote(s)
+}
+
 // writeFish writes fish completions: commands, then per command its
 // flags and fixed words.
 func writeFish(w io.Writer, docs []cmdDoc) error {
@@ -139,7 +163,7 @@ func writeFish(w io.Writer, docs []cmdDoc) error {
 	names := strings.Join(append(commandNames(docs), "help"), " ")
 	fmt.Fprintf(&b, "complete -c almanac -n 'not __fish_seen_subcommand_from %s' -f\n", names)
 	for _, d := range docs {
-		fmt.Fprintf(&b, "complete -c almanac -n 'not __fish_seen_subcommand_from %s' -a %s -d %s\n", names, d.name, shQuote(d.summary))
+		fmt.Fprintf(&b, "complete -c almanac -n 'not __fish_seen_subcommand_from %s' -a %s%s\n", names, d.name, fishDesc(d.summary))
 	}
 	fmt.Fprintf(&b, "complete -c almanac -n 'not __fish_seen_subcommand_from %s' -a help -d 'show a command'\\''s flags'\n", names)
 	for _, d := range docs {
@@ -153,7 +177,7 @@ func writeFish(w io.Writer, docs []cmdDoc) error {
 			if f.arg != "" {
 				req = " -r"
 			}
-			fmt.Fprintf(&b, "complete -c almanac -n %s %s%s -d %s\n", cond, opt, req, shQuote(f.usage))
+			fmt.Fprintf(&b, "complete -c almanac -n %s %s%s%s\n", cond, opt, req, fishDesc(f.usage))
 		}
 		if len(d.words) > 0 {
 			fmt.Fprintf(&b, "complete -c almanac -n %s -a %s\n", cond, shQuote(strings.Join(d.words, " ")))

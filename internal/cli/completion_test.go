@@ -164,12 +164,18 @@ func TestShellScriptsParse(t *testing.T) {
 	dir := t.TempDir()
 	for _, sh := range []string{"zsh", "fish"} {
 		bin := testenv.LookPath(t, sh, "install Debian's "+sh+" (scripts/test.d/shells.sh)", sh)
-		p := filepath.Join(dir, "almanac."+sh)
-		if err := os.WriteFile(p, []byte(gen[sh]), 0o644); err != nil {
-			t.Fatal(err)
+		bare, errOut, code := runCLI(t, "completion", "--no-descriptions", sh)
+		if code != 0 || strings.Contains(bare, "list jobs, runs") || len(bare) >= len(gen[sh]) {
+			t.Errorf("completion --no-descriptions %s: %d %s", sh, code, errOut)
 		}
-		if out, err := exec.Command(bin, "-n", p).CombinedOutput(); err != nil {
-			t.Errorf("%s -n: %v\n%s", sh, err, out)
+		for name, text := range map[string]string{sh: gen[sh], "bare." + sh: bare} {
+			p := filepath.Join(dir, "almanac."+name)
+			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if out, err := exec.Command(bin, "-n", p).CombinedOutput(); err != nil {
+				t.Errorf("%s -n %s: %v\n%s", sh, name, err, out)
+			}
 		}
 	}
 	// fish answers completions itself: complete -C.

@@ -20,6 +20,7 @@ var synopses = map[string]string{
 	"import":     "almanac import crontab [--user U] [--system] [--tz ZONE] [--prefix P] FILE|-   |   almanac import cronjob [--container-runtime podman|docker] FILE.yaml|-   |   almanac import timer [--tz ZONE] UNIT.timer [UNIT.service] | DIR",
 	"inventory":  "almanac inventory [flags]",
 	"kill":       "almanac kill [flags] RUN|JOB",
+	"manpage":    "almanac manpage [--date YYYY-MM-DD]",
 	"logs":       "almanac logs [-f] [flags] RUN|JOB",
 	"next":       "almanac next [--tz ZONE] [--from RFC3339] [-n N] [--json] EXPR",
 	"restore":    "almanac restore [--data DIR] FILE",
