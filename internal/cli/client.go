@@ -96,8 +96,8 @@ func (s clientSettings) build() (*apiclient.Client, error) {
 // maxCAFile bounds how much of a --ca-cert file is read.
 const maxCAFile = 1 << 20
 
-// readCAFile reads a PEM bundle of trusted certificates.
-func readCAFile(path string) (*x509.CertPool, error) {
+// readPEMFile reads a certificate file, at most maxCAFile bytes.
+func readPEMFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, unwrapPath(err)
@@ -109,6 +109,15 @@ func readCAFile(path string) (*x509.CertPool, error) {
 	}
 	if len(b) > maxCAFile {
 		return nil, fmt.Errorf("%s is larger than %d bytes", path, maxCAFile)
+	}
+	return b, nil
+}
+
+// readCAFile reads a PEM bundle of trusted certificates.
+func readCAFile(path string) (*x509.CertPool, error) {
+	b, err := readPEMFile(path)
+	if err != nil {
+		return nil, err
 	}
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(b) {

@@ -12,7 +12,6 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
-	"os"
 	"strings"
 
 	"github.com/almanac-sh/almanac/internal/api/apitype"
@@ -217,14 +216,9 @@ func daemonURL(listen string, tls bool) string {
 // readLeaf reads the first certificate of a PEM file (a chain starts with
 // the server's own).
 func readLeaf(path string) (*x509.Certificate, error) {
-	f, err := os.Open(path)
+	b, err := readPEMFile(path)
 	if err != nil {
-		return nil, unwrapPath(err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxCAFile+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, err
 	}
 	for rest := b; ; {
 		var blk *pem.Block
