@@ -185,7 +185,7 @@ func TestOCIImageLayout(t *testing.T) {
 		t.Errorf("a second run wrote another image:\n%s\n%s", indexJSON, again)
 	}
 
-	skopeo := testenv.LookPath(t, "skopeo", "install Debian's skopeo (scripts/test.d/oci.sh)", "skopeo")
+	skopeo := testenv.LookPath(t, "skopeo", "install Debian's skopeo (scripts/test.d/packaging-tools.sh)", "skopeo")
 	for _, arch := range []string{"amd64", "arm64"} {
 		out, err := exec.Command(skopeo, "inspect", "--override-arch", arch, "oci:"+layout+":1.2.3").CombinedOutput()
 		if err != nil || !strings.Contains(string(out), `"Architecture": "`+arch+`"`) || !strings.Contains(string(out), `"org.opencontainers.image.version": "1.2.3"`) {

@@ -163,7 +163,7 @@ func TestShellScriptsParse(t *testing.T) {
 	gen := generated(t)
 	dir := t.TempDir()
 	for _, sh := range []string{"zsh", "fish"} {
-		bin := testenv.LookPath(t, sh, "install Debian's "+sh+" (scripts/test.d/shells.sh)", sh)
+		bin := testenv.LookPath(t, sh, "install Debian's "+sh+" (scripts/test.d/packaging-tools.sh)", sh)
 		bare, errOut, code := runCLI(t, "completion", "--no-descriptions", sh)
 		if code != 0 || strings.Contains(bare, "list jobs, runs") || len(bare) >= len(gen[sh]) {
 			t.Errorf("completion --no-descriptions %s: %d %s", sh, code, errOut)
@@ -179,7 +179,7 @@ func TestShellScriptsParse(t *testing.T) {
 		}
 	}
 	// fish answers completions itself: complete -C.
-	fish := testenv.LookPath(t, "fish", "install Debian's fish (scripts/test.d/shells.sh)", "fish")
+	fish := testenv.LookPath(t, "fish", "install Debian's fish (scripts/test.d/packaging-tools.sh)", "fish")
 	cmd := exec.Command(fish, "--no-config", "-c", "source "+filepath.Join(dir, "almanac.fish")+"; complete -C 'almanac get --ser'; complete -C 'almanac import c'")
 	out, err := cmd.CombinedOutput()
 	if err != nil || !bytes.Contains(out, []byte("--server")) || !bytes.Contains(out, []byte("crontab")) || !bytes.Contains(out, []byte("cronjob")) {
@@ -196,7 +196,7 @@ func TestManualLints(t *testing.T) {
 	if err := os.WriteFile(p, []byte(page), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	mandoc := testenv.LookPath(t, "mandoc", "install Debian's mandoc (scripts/test.d/shells.sh)", "mandoc")
+	mandoc := testenv.LookPath(t, "mandoc", "install Debian's mandoc (scripts/test.d/packaging-tools.sh)", "mandoc")
 	out, _ := exec.Command(mandoc, "-T", "lint", "-W", "warning", p).CombinedOutput()
 	if len(bytes.TrimSpace(out)) > 0 {
 		t.Errorf("mandoc -T lint:\n%s", out)
