@@ -58,6 +58,48 @@ func TestUnitVerifies(t *testing.T) {
 	}
 }
 
+// TestUnitHardening measures the unit with systemd-analyze security and
+// checks its hardening: the directives it has are in effect (as systemd
+// reads them), the exposure is below the 9.6 of the unit without them,
+// and none of the directives that would break jobs is set (see
+// docs/install.md, "Hardening", for why each is left out).
+func TestUnitHardening(t *testing.T) {
+	t.Parallel()
+	analyze := testenv.LookPath(t, "systemd-analyze", "install Debian's systemd package (scripts/test.d/systemd.sh)", "systemd-analyze")
+	unit, err := os.ReadFile("almanac.service")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "almanac.service")
+	if err := os.WriteFile(path, unit, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(analyze, "security", "--offline=true", "--no-pager", path).CombinedOutput()
+	report := string(out)
+	m := regexp.MustCompile(`Overall exposure level for almanac.service: (\d+\.\d)`).FindStringSubmatch(report)
+	if m == nil {
+		t.Fatalf("systemd-analyze security: %v\n%s", err, report)
+	}
+	if m[1] > "9.1" {
+		t.Errorf("exposure %s, want at most 9.1 (9.6 is the unit without hardening)\n%s", m[1], report)
+	}
+	for _, in := range []string{"RestrictRealtime=", "LockPersonality=", "SystemCallFilter=~@obsolete", "SystemCallFilter=~@cpu-emulation",
+		"RestrictAddressFamilies=~…", "CapabilityBoundingSet=~CAP_BLOCK_SUSPEND", "CapabilityBoundingSet=~CAP_SYS_PACCT"} {
+		if !regexp.MustCompile(`(?m)^✓ ` + regexp.QuoteMeta(in)).MatchString(report) {
+			t.Errorf("systemd does not see %s in effect:\n%s", in, report)
+		}
+	}
+	// Each of these would take from jobs something cron gives them.
+	for _, key := range []string{"User", "DynamicUser", "NoNewPrivileges", "ProtectSystem", "ProtectHome", "PrivateTmp",
+		"PrivateDevices", "PrivateMounts", "RestrictSUIDSGID", "MemoryDenyWriteExecute", "RestrictNamespaces", "UMask",
+		"ProtectKernelModules", "ProtectKernelTunables", "ProtectControlGroups", "ProtectClock", "ProtectHostname",
+		"ProtectProc", "SystemCallArchitectures", "PrivateNetwork", "PrivateUsers", "DevicePolicy", "ReadOnlyPaths"} {
+		if regexp.MustCompile(`(?m)^` + key + `=`).MatchString(string(unit)) {
+			t.Errorf("the unit sets %s=, which breaks jobs (docs/install.md, Hardening)", key)
+		}
+	}
+}
+
 // TestUnitConventions checks the unit's settings the daemon relies on:
 // notify with a watchdog, restart on failure, its state directory, and a
 // stop timeout above the configured grace plus the HTTP shutdown's.

@@ -6,10 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"net"
-	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/almanac-sh/almanac/internal/api/apiclient"
 )
@@ -50,7 +48,11 @@ func runApplyServer(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usagef("apply --server: %w", err)
 	}
-	c, err := cf.client()
+	cs, err := cf.settings()
+	if err != nil {
+		return err
+	}
+	c, err := cs.build()
 	if err != nil {
 		return err
 	}
@@ -65,8 +67,11 @@ func runApplyServer(ctx context.Context, e *env, args []string) error {
 		if lerr != nil {
 			return fmt.Errorf("apply --server: %s does not lead its cluster and applies nothing, and the leader could not be reached: %w", q.Agent.Host, lerr)
 		}
-		lc, err := apiclient.New(leaderURL, apiclient.WithToken(*cf.token),
-			apiclient.WithHTTPClient(&http.Client{Timeout: 30 * time.Second}))
+		// The same token and CA; a certificate pinned from this host's
+		// configuration is this node's, not the leader's.
+		ls := cs
+		ls.server, ls.pin = leaderURL, nil
+		lc, err := ls.build()
 		if err != nil {
 			return fmt.Errorf("apply --server: leader address %s: %w", leaderURL, err)
 		}

@@ -51,6 +51,9 @@ func (e *env) clk() clock.Clock {
 type command struct {
 	summary string
 	run     func(ctx context.Context, e *env, args []string) error
+	// hidden commands run, but appear in no list: not in help, shell
+	// completion or the manual.
+	hidden bool
 }
 
 // commands is the dispatch table. Each command registers itself from an init
@@ -64,6 +67,26 @@ func register(name, summary string, run func(ctx context.Context, e *env, args [
 		panic("cli: command registered twice: " + name)
 	}
 	commands[name] = command{summary: summary, run: run}
+}
+
+// registerHidden adds a command that works but is listed nowhere.
+func registerHidden(name, summary string, run func(ctx context.Context, e *env, args []string) error) {
+	register(name, summary, run)
+	c := commands[name]
+	c.hidden = true
+	commands[name] = c
+}
+
+// visibleCommands returns the names of the listed commands, sorted.
+func visibleCommands() []string {
+	names := make([]string, 0, len(commands))
+	for n, c := range commands {
+		if !c.hidden {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
 }
 
 // Version is set at build time with -ldflags "-X .../cli.Version=...".
@@ -177,12 +200,7 @@ func oneLine(s string) string {
 func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "almanac decides when work may happen and in what order, and then does it.")
 	fmt.Fprintln(w, "\nUsage: almanac COMMAND [flags] [args]\n\nCommands:")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range visibleCommands() {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
 	"errors"
@@ -9,7 +8,6 @@ import (
 	"fmt"
 	"github.com/almanac-sh/almanac/internal/termtext"
 	"io"
-	"io/fs"
 	"net/http"
 	"os"
 	"strings"
@@ -20,7 +18,6 @@ import (
 	"github.com/almanac-sh/almanac/internal/jobname"
 
 	"github.com/almanac-sh/almanac/internal/api/apiclient"
-	"github.com/almanac-sh/almanac/internal/apitoken"
 )
 
 // clientFlags are the flags every command that talks to the daemon takes.
@@ -29,6 +26,7 @@ type clientFlags struct {
 	token  *string
 	data   *string
 	caCert *string
+	config *string
 }
 
 // defaultDataDir is serve's --data default, and where the client looks for
@@ -44,40 +42,51 @@ func envOr(name, def string) string {
 	return def
 }
 
-// addClientFlags registers --server, --token and --data on fs. Their
-// defaults come from ALMANAC_SERVER, ALMANAC_TOKEN and ALMANAC_DATA.
+// addClientFlags registers --server, --token, --data, --ca-cert and
+// --config on fs. Their environment variables and the daemon's
+// configuration file are consulted when the client is built (see
+// clientFlags.resolve), so --help shows no token.
 func addClientFlags(fs *flag.FlagSet) clientFlags {
 	return clientFlags{
-		server: fs.String("server", envOr("ALMANAC_SERVER", apiclient.DefaultServer), "daemon URL (env ALMANAC_SERVER)"),
-		token:  fs.String("token", os.Getenv("ALMANAC_TOKEN"), "bearer token (env ALMANAC_TOKEN; default: the token file in --data)"),
-		data:   fs.String("data", envOr("ALMANAC_DATA", defaultDataDir), "the daemon's data directory, whose token file is used when --token is not given (env ALMANAC_DATA)"),
-		caCert: fs.String("ca-cert", os.Getenv("ALMANAC_CA_CERT"), "PEM file of the CA (or self-signed certificate) an https --server's certificate is checked against (env ALMANAC_CA_CERT)"),
+		server: fs.String("server", "", "daemon URL (env ALMANAC_SERVER; default: listen and tls_cert of the daemon's configuration file, else "+apiclient.DefaultServer+")"),
+		token:  fs.String("token", "", "bearer token (env ALMANAC_TOKEN; default: token_file or token of the daemon's configuration file, else the token file in --data)"),
+		data:   fs.String("data", "", "the daemon's data directory, whose token file is used when no token is given (env ALMANAC_DATA; default: data of the configuration file, else "+defaultDataDir+")"),
+		caCert: fs.String("ca-cert", "", "PEM file of the CA (or self-signed certificate) an https daemon's certificate is checked against (env ALMANAC_CA_CERT; default: the configuration file's tls_cert must match exactly)"),
+		config: fs.String("config", "", "the daemon's configuration file, read for listen, token_file, tls_cert and data when neither --server nor ALMANAC_SERVER is given (env ALMANAC_CONFIG; default "+SystemConfig+" when it exists)"),
 	}
 }
 
-// client builds the API client; a malformed --server or token is a usage
-// error. Without --token or ALMANAC_TOKEN it uses the token the daemon
-// stored in its data directory, when this user can read it.
+// client builds the API client from the flags, the environment and the
+// daemon's configuration file; a malformed setting is a usage error.
 func (f clientFlags) client() (*apiclient.Client, error) {
-	tok := *f.token
-	if tok != "" {
-		if err := apitoken.Check(tok); err != nil {
-			return nil, usagef("--token: %v", err)
-		}
-	} else if t, err := apitoken.Read(*f.data); err == nil {
-		tok = t
-	} else if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission) {
-		return nil, usagef("--data: %v", err)
+	s, err := f.settings()
+	if err != nil {
+		return nil, err
 	}
-	hc := &http.Client{Timeout: 30 * time.Second}
-	if *f.caCert != "" {
-		pool, err := readCAFile(*f.caCert)
-		if err != nil {
-			return nil, usagef("--ca-cert: %v", err)
-		}
-		hc.Transport = &http.Transport{Proxy: http.ProxyFromEnvironment, TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}
+	return s.build()
+}
+
+// settings resolves the flags against the process's environment and the
+// packaged configuration file.
+func (f clientFlags) settings() (clientSettings, error) {
+	return f.resolve(os.Getenv, SystemConfig)
+}
+
+// build returns the API client for s.
+func (s clientSettings) build() (*apiclient.Client, error) {
+	tc, err := s.tlsConfig()
+	if err != nil {
+		return nil, err
 	}
-	c, err := apiclient.New(*f.server, apiclient.WithToken(tok), apiclient.WithHTTPClient(hc))
+	var rt http.RoundTripper = http.DefaultTransport
+	if tc != nil {
+		rt = &http.Transport{Proxy: http.ProxyFromEnvironment, TLSClientConfig: tc}
+	}
+	if s.tokenErr != nil {
+		rt = tokenHint{next: rt, err: s.tokenErr}
+	}
+	hc := &http.Client{Timeout: 30 * time.Second, Transport: rt}
+	c, err := apiclient.New(s.server, apiclient.WithToken(s.token), apiclient.WithHTTPClient(hc))
 	if err != nil {
 		return nil, usagef("--server: %v", err)
 	}
@@ -87,8 +96,8 @@ func (f clientFlags) client() (*apiclient.Client, error) {
 // maxCAFile bounds how much of a --ca-cert file is read.
 const maxCAFile = 1 << 20
 
-// readCAFile reads a PEM bundle of trusted certificates.
-func readCAFile(path string) (*x509.CertPool, error) {
+// readPEMFile reads a certificate file, at most maxCAFile bytes.
+func readPEMFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, unwrapPath(err)
@@ -100,6 +109,15 @@ func readCAFile(path string) (*x509.CertPool, error) {
 	}
 	if len(b) > maxCAFile {
 		return nil, fmt.Errorf("%s is larger than %d bytes", path, maxCAFile)
+	}
+	return b, nil
+}
+
+// readCAFile reads a PEM bundle of trusted certificates.
+func readCAFile(path string) (*x509.CertPool, error) {
+	b, err := readPEMFile(path)
+	if err != nil {
+		return nil, err
 	}
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(b) {

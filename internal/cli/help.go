@@ -11,32 +11,38 @@ import (
 // synopses is each command's argument line, printed by 'almanac CMD --help'
 // and 'almanac help CMD' above the command's flags.
 var synopses = map[string]string{
-	"apply":     "almanac apply [flags] FILE...   |   almanac apply --server URL [flags]",
-	"backup":    "almanac backup [--data DIR] FILE",
-	"delete":    "almanac delete [flags] NAME",
-	"describe":  "almanac describe [flags] job NAME | run ID | resource ID | apply ID",
-	"get":       "almanac get [flags] jobs|runs|resources|events|applies|windows|nodes",
-	"import":    "almanac import crontab [--user U] [--system] [--tz ZONE] [--prefix P] FILE|-   |   almanac import cronjob [--container-runtime podman|docker] FILE.yaml|-   |   almanac import timer [--tz ZONE] UNIT.timer [UNIT.service] | DIR",
-	"inventory": "almanac inventory [flags]",
-	"kill":      "almanac kill [flags] RUN|JOB",
-	"logs":      "almanac logs [-f] [flags] RUN|JOB",
-	"next":      "almanac next [--tz ZONE] [--from RFC3339] [-n N] [--json] EXPR",
-	"restore":   "almanac restore [--data DIR] FILE",
-	"resume":    "almanac resume [flags] NAME",
-	"run":       "almanac run NAME --schedule CRON | --at TIME [--tz ZONE] [flags] -- COMMAND...",
-	"serve":     "almanac serve [flags]",
-	"suspend":   "almanac suspend [flags] NAME",
-	"tags":      "almanac tags [--at RFC3339] [--hibernation-supported] [--json] KEY=VALUE...",
-	"trigger":   "almanac trigger [flags] NAME",
-	"validate":  "almanac validate [flags] FILE...",
-	"version":   "almanac version [--json]",
-	"wave":      "almanac wave status JOB [--instant RFC3339] [-o json] [flags]   |   almanac wave pause|resume|abort JOB [flags]",
-	"windows":   "almanac windows [--at RFC3339] [--json] FILE...",
+	"apply":      "almanac apply [flags] FILE...   |   almanac apply --server URL [flags]",
+	"backup":     "almanac backup [--data DIR] FILE",
+	"completion": "almanac completion bash|zsh|fish",
+	"delete":     "almanac delete [flags] NAME",
+	"describe":   "almanac describe [flags] job NAME | run ID | resource ID | apply ID",
+	"get":        "almanac get [flags] jobs|runs|resources|events|applies|windows|nodes",
+	"import":     "almanac import crontab [--user U] [--system] [--tz ZONE] [--prefix P] FILE|-   |   almanac import cronjob [--container-runtime podman|docker] FILE.yaml|-   |   almanac import timer [--tz ZONE] UNIT.timer [UNIT.service] | DIR",
+	"inventory":  "almanac inventory [flags]",
+	"kill":       "almanac kill [flags] RUN|JOB",
+	"manpage":    "almanac manpage [--date YYYY-MM-DD]",
+	"logs":       "almanac logs [-f] [flags] RUN|JOB",
+	"next":       "almanac next [--tz ZONE] [--from RFC3339] [-n N] [--json] EXPR",
+	"restore":    "almanac restore [--data DIR] FILE",
+	"resume":     "almanac resume [flags] NAME",
+	"run":        "almanac run NAME --schedule CRON | --at TIME [--tz ZONE] [flags] -- COMMAND...",
+	"serve":      "almanac serve [flags]",
+	"suspend":    "almanac suspend [flags] NAME",
+	"tags":       "almanac tags [--at RFC3339] [--hibernation-supported] [--json] KEY=VALUE...",
+	"trigger":    "almanac trigger [flags] NAME",
+	"validate":   "almanac validate [flags] FILE...",
+	"version":    "almanac version [--json]",
+	"wave":       "almanac wave status JOB [--instant RFC3339] [-o json] [flags]   |   almanac wave pause|resume|abort JOB [flags]",
+	"windows":    "almanac windows [--at RFC3339] [--json] FILE...",
 }
 
 // helpError is returned by parseFlags for -h/--help. It wraps flag.ErrHelp
-// and carries the command's help text, which Main prints on stdout (exit 0).
-type helpError struct{ text string }
+// and carries the command's help text, which Main prints on stdout (exit
+// 0), and its flag set, from which completion and the manual are made.
+type helpError struct {
+	text string
+	fs   *flag.FlagSet
+}
 
 func (h *helpError) Error() string { return flag.ErrHelp.Error() }
 func (h *helpError) Unwrap() error { return flag.ErrHelp }
@@ -54,7 +60,7 @@ func newHelp(fs *flag.FlagSet) *helpError {
 		b.WriteString("\nFlags:\n")
 		b.Write(flags.Bytes())
 	}
-	return &helpError{text: b.String()}
+	return &helpError{text: b.String(), fs: fs}
 }
 
 // writeCommandHelp writes the summary and synopsis of command name.

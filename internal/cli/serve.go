@@ -73,7 +73,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 
 // newLogger builds the daemon's structured logger at level, which it sets
 // to the named one (a reload may change it later); journal leaves the
-// time out of each line, as the journal records it.
+// time out of each line, as the journal records it, and starts each line
+// with its priority for the journal.
 func newLogger(w io.Writer, format, level string, lv *slog.LevelVar, journal bool) (*slog.Logger, error) {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(level)); err != nil {
@@ -81,14 +82,20 @@ func newLogger(w io.Writer, format, level string, lv *slog.LevelVar, journal boo
 	}
 	lv.Set(l)
 	opts := &slog.HandlerOptions{Level: lv}
-	if journal {
-		opts.ReplaceAttr = dropTime
-	}
+	var mk func(io.Writer) slog.Handler
 	switch format {
 	case "text":
-		return slog.New(slog.NewTextHandler(w, opts)), nil
+		mk = func(w io.Writer) slog.Handler { return slog.NewTextHandler(w, opts) }
 	case "json":
-		return slog.New(slog.NewJSONHandler(w, opts)), nil
+		mk = func(w io.Writer) slog.Handler { return slog.NewJSONHandler(w, opts) }
+	default:
+		return nil, usagef("serve: --log-format %q: want text or json", format)
 	}
-	return nil, usagef("serve: --log-format %q: want text or json", format)
+	if !journal {
+		return slog.New(mk(w)), nil
+	}
+	// The journal stamps every line itself, and reads its priority from
+	// a "<N>" prefix.
+	opts.ReplaceAttr = dropTime
+	return slog.New(newJournalHandler(w, mk)), nil
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -16,7 +17,8 @@ import (
 // watchdog would: a real unixgram socket in $NOTIFY_SOCKET receives
 // READY=1 once it serves, WATCHDOG=1 keep-alives while its scheduling loop
 // turns, and STOPPING=1 on SIGTERM; with $JOURNAL_STREAM naming its
-// standard error, log lines carry no time (the journal adds it).
+// standard error, log lines carry no time (the journal adds it) and start
+// with their priority, "<6>" for info.
 func TestServeUnderSystemd(t *testing.T) {
 	t.Parallel()
 	bin := almanacBinary(t)
@@ -96,7 +98,12 @@ func TestServeUnderSystemd(t *testing.T) {
 		t.Fatal(err)
 	}
 	logs := string(b)
-	if !strings.Contains(logs, "msg=serving") || strings.Contains(logs, "time=") {
-		t.Errorf("journal log lines should have no time:\n%s", logs)
+	if !strings.Contains(logs, "<6>level=INFO msg=serving") || strings.Contains(logs, "time=") {
+		t.Errorf("journal log lines should have no time and a priority:\n%s", logs)
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(logs, "\n"), "\n") {
+		if !regexp.MustCompile(`^<[0-7]>level=`).MatchString(line) {
+			t.Errorf("journal log line without its priority: %q", line)
+		}
 	}
 }

@@ -42,7 +42,7 @@ func (s *secretFiles) load(fs *flag.FlagSet, c *Config) error {
 		if c.insecure {
 			return usagef("serve: --insecure-no-auth and --token-file exclude each other")
 		}
-		tok, err := readSecret(s.tokenFile)
+		tok, err := ReadSecret(s.tokenFile)
 		if err != nil {
 			return usagef("serve: --token-file: %w", err)
 		}
@@ -58,7 +58,7 @@ func (s *secretFiles) load(fs *flag.FlagSet, c *Config) error {
 		if c.fleet.smtp == "" {
 			return usagef("serve: --smtp-user needs --smtp")
 		}
-		pw, err := readSecret(s.smtpPasswordFile)
+		pw, err := ReadSecret(s.smtpPasswordFile)
 		if err != nil {
 			return usagef("serve: --smtp-password-file: %w", err)
 		}
@@ -76,9 +76,11 @@ func (s *secretFiles) smtpAuth(server string) smtp.Auth {
 	return smtp.PlainAuth("", s.smtpUser, s.smtpPassword, host)
 }
 
-// readSecret reads a secret file: at most maxSecretFile bytes, surrounding
-// white space (the final newline) trimmed, not empty.
-func readSecret(path string) (string, error) {
+// ReadSecret reads a secret file as serve's --token-file and
+// --smtp-password-file do: at most 64 KiB, surrounding white space (the
+// final newline) trimmed, not empty. The CLI reads the daemon's token_file
+// with it, so both agree on the token.
+func ReadSecret(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", unwrapPath(err)

@@ -3,8 +3,10 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -39,6 +41,8 @@ type Metrics struct {
 	nodeStarted *prometheus.CounterVec
 	nodeActive  *prometheus.GaugeVec
 	nodeWaiting *prometheus.GaugeVec
+	// job holds the per-job series (see jobMetrics for their bound).
+	job *jobMetrics
 
 	mu     sync.Mutex // serializes refresh
 	lastID int64      // newest event already counted
@@ -93,10 +97,23 @@ func NewMetrics(st Store) *Metrics {
 	m.nodeWaiting = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "almanac_node_runs_waiting", Help: "Runs of fleet-wide jobs waiting for their turn, window or node, by the node they are for.",
 	}, []string{"node"})
+	m.job = newJobMetrics(DefaultMaxJobSeries)
 	m.reg.MustRegister(m.requests, m.latency, m.runs, m.missed, m.skipped, m.lag, m.active, m.jobs,
 		m.nodeStarted, m.nodeActive, m.nodeWaiting,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.reg.MustRegister(m.job.collectors()...)
 	return m
+}
+
+// LimitJobSeries sets how many jobs get per-job series of their own
+// (DefaultMaxJobSeries unless set); the runs of the others are counted
+// under job="_other". Call it before the first scrape.
+func (m *Metrics) LimitJobSeries(n int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if n > 0 {
+		m.job.max = n
+	}
 }
 
 // Prime marks the current end of the event log as already counted, so
@@ -114,6 +131,9 @@ func (m *Metrics) prime(ctx context.Context) error {
 	}
 	if len(evs) > 0 {
 		m.lastID = evs[0].ID
+	}
+	if err := m.primeFailures(ctx); err != nil {
+		return err
 	}
 	m.primed = true
 	return nil
@@ -189,6 +209,8 @@ pages:
 		return err
 	}
 	var scheduled, suspended int
+	succeeded := map[string]time.Time{}
+	var names []string
 	after := ""
 	for {
 		jobs, err := m.st.JobList(ctx, store.JobListParams{After: after, Limit: 1000})
@@ -196,6 +218,8 @@ pages:
 			return err
 		}
 		for _, j := range jobs {
+			succeeded[j.Spec.Name] = j.Status.LastSuccessfulTime
+			names = append(names, j.Spec.Name)
 			if j.Spec.Suspend {
 				suspended++
 			} else {
@@ -207,6 +231,7 @@ pages:
 		}
 		after = jobs[len(jobs)-1].Spec.Name
 	}
+	m.job.sync(succeeded, names)
 	m.jobs.WithLabelValues("scheduled").Set(float64(scheduled))
 	m.jobs.WithLabelValues("suspended").Set(float64(suspended))
 	return nil
@@ -214,16 +239,22 @@ pages:
 
 func (m *Metrics) count(ctx context.Context, e store.Event) {
 	switch e.Kind {
-	case store.EventRunSucceeded:
-		m.runs.WithLabelValues("succeeded").Inc()
-	case store.EventRunFailed:
-		m.runs.WithLabelValues("failed").Inc()
-	case store.EventRunKilled:
-		m.runs.WithLabelValues("killed").Inc()
+	case store.EventRunSucceeded, store.EventRunFailed, store.EventRunKilled:
+		m.runs.WithLabelValues(strings.TrimPrefix(string(e.Kind), "run.")).Inc()
+		var run store.Run
+		var err error = errNoRun
+		if e.RunID != 0 {
+			run, err = m.st.RunGet(ctx, e.RunID)
+		}
+		m.countJobRun(e, run, err == nil)
 	case store.EventRunSkipped:
 		m.skipped.Inc()
 	case store.EventRunMissed:
-		m.missed.Add(float64(missedCount(e.Data)))
+		n := float64(missedCount(e.Data))
+		m.missed.Add(n)
+		if e.Job != "" {
+			m.job.missed.WithLabelValues(m.job.label(e.Job)).Add(n)
+		}
 	case store.EventRunStarted:
 		if e.RunID == 0 {
 			return
@@ -238,6 +269,9 @@ func (m *Metrics) count(ctx context.Context, e store.Event) {
 		m.lag.Observe(max(0, run.StartedAt.Sub(run.ScheduledTime).Seconds()))
 	}
 }
+
+// errNoRun stands for the run of an event that names none.
+var errNoRun = errors.New("the event names no run")
 
 // missedCount reads how many instants one missed event stands for: the
 // "count" field of its data, or 1.
