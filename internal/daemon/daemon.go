@@ -84,6 +84,7 @@ type Config struct {
 	gates         *gateRegistry      // every gate: named windows and schedules (gates.go)
 	nodes         job.NodeLister     // the nodes fanned-out jobs go to (nodes.go)
 	slots         job.SlotTaker      // reboot slots for jobs with a reboot_group (FleetLock)
+	schema        job.SchemaGate     // whether fanned-out runs may be created yet (PostgreSQL: schema contracted)
 	// alive is called on every turn of the scheduling loop, which turns at
 	// least every aliveEvery: systemd's watchdog (systemd.go).
 	alive      func()
@@ -301,12 +302,12 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 	if err := d.lockData(); err != nil {
 		return nil, err
 	}
-	st, err := openStore(ctx, *o, clk)
+	st, err := openStore(ctx, *o, clk, log)
 	if err != nil && o.reset && (errors.Is(err, sqlitestore.ErrDamaged) || errors.Is(err, sqlitestore.ErrMissing)) {
 		if err := resetSQLite(*o, clk, log); err != nil {
 			return nil, err
 		}
-		st, err = openStore(ctx, *o, clk)
+		st, err = openStore(ctx, *o, clk, log)
 	}
 	if err != nil {
 		return nil, err
@@ -367,6 +368,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 	}
 	d.locks = locks
 	o.nodes, o.slots = nodeLister{cl}, locks
+	o.schema = schemaGate(st)
 	d.useDemoFleet(st, clk, log)
 	if w := o.nodeWindow(); w != "" {
 		if err := o.gates.check(w); err != nil {
@@ -508,12 +510,13 @@ func (d *Daemon) Run(ctx context.Context) error {
 }
 
 // openStore opens the store --store names: SQLite under --data by default.
-func openStore(ctx context.Context, o Config, clk clock.Clock) (store.Store, error) {
+func openStore(ctx context.Context, o Config, clk clock.Clock, log *slog.Logger) (store.Store, error) {
+	log = log.With("component", "store")
 	switch {
 	case o.storeURL == "" || o.storeURL == "sqlite":
-		return openSQLite(ctx, o.data, clk)
+		return openSQLite(ctx, o.data, clk, log)
 	case strings.HasPrefix(o.storeURL, "postgres://"), strings.HasPrefix(o.storeURL, "postgresql://"):
-		return openPostgres(ctx, o.storeURL, clk)
+		return openPostgres(ctx, o.storeURL, clk, log)
 	}
 	return nil, usagef("serve: --store %q: want empty (SQLite under --data) or postgres://...", redactURL(o.storeURL))
 }

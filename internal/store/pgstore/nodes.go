@@ -71,9 +71,9 @@ func (s *Store) NodeRegister(ctx context.Context, n Node, ttl time.Duration, dea
 	}
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `
-			INSERT INTO nodes (id, address, version, started_at, heartbeat_at, instance, host, pid, labels)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING`,
-			n.ID, n.Address, n.Version, started.UTC().Truncate(time.Microsecond), now, n.Instance, n.Host, n.PID, labels)
+			INSERT INTO nodes (id, address, version, started_at, heartbeat_at, instance, host, pid, labels, knows_schema)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING`,
+			n.ID, n.Address, n.Version, started.UTC().Truncate(time.Microsecond), now, n.Instance, n.Host, n.PID, labels, s.knows)
 		if err != nil || tag.RowsAffected() == 1 {
 			return err
 		}
@@ -88,9 +88,10 @@ func (s *Store) NodeRegister(ctx context.Context, n Node, ttl time.Duration, dea
 			return &NodeInUseError{Other: other, Age: max(age, 0)}
 		}
 		_, err = tx.Exec(ctx, `
-			UPDATE nodes SET address = $2, version = $3, started_at = $4, heartbeat_at = $5, instance = $6, host = $7, pid = $8, labels = $9
+			UPDATE nodes SET address = $2, version = $3, started_at = $4, heartbeat_at = $5, instance = $6, host = $7, pid = $8, labels = $9,
+			       knows_schema = $10
 			 WHERE id = $1`,
-			n.ID, n.Address, n.Version, started.UTC().Truncate(time.Microsecond), now, n.Instance, n.Host, n.PID, labels)
+			n.ID, n.Address, n.Version, started.UTC().Truncate(time.Microsecond), now, n.Instance, n.Host, n.PID, labels, s.knows)
 		return err
 	})
 	var inUse *NodeInUseError
@@ -139,12 +140,14 @@ func (s *Store) NodeHeartbeat(ctx context.Context, n Node) error {
 		return fmt.Errorf("pgstore: node heartbeat: %w", err)
 	}
 	tag, err := s.pool.Exec(ctx, `
-		INSERT INTO nodes (id, address, version, started_at, heartbeat_at, instance, host, pid, labels) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+		INSERT INTO nodes (id, address, version, started_at, heartbeat_at, instance, host, pid, labels, knows_schema)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 		ON CONFLICT (id) DO UPDATE SET address = EXCLUDED.address, version = EXCLUDED.version,
 		       started_at = EXCLUDED.started_at, heartbeat_at = EXCLUDED.heartbeat_at,
-		       instance = EXCLUDED.instance, host = EXCLUDED.host, pid = EXCLUDED.pid, labels = EXCLUDED.labels
+		       instance = EXCLUDED.instance, host = EXCLUDED.host, pid = EXCLUDED.pid, labels = EXCLUDED.labels,
+		       knows_schema = EXCLUDED.knows_schema
 		 WHERE nodes.instance = EXCLUDED.instance OR nodes.instance = ''`,
-		n.ID, n.Address, n.Version, started.UTC().Truncate(time.Microsecond), hb, n.Instance, n.Host, n.PID, labels)
+		n.ID, n.Address, n.Version, started.UTC().Truncate(time.Microsecond), hb, n.Instance, n.Host, n.PID, labels, s.knows)
 	if err != nil {
 		return fmt.Errorf("pgstore: node heartbeat: %w", err)
 	}
