@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -309,5 +310,36 @@ func TestSQLiteUpgrade(t *testing.T) {
 		first.UTC().Format(time.TimeOnly), last.UTC().Format(time.TimeOnly)), findings)
 	if !strings.Contains(d.logs.String(), "schema migrated") {
 		t.Errorf("this version logged no migration of the old data (want one line per migration)")
+	}
+}
+
+// TestServeRefusesContractedSchema: a binary older than the schema's last
+// contraction (a downgrade) refuses to start with its own exit status,
+// the one the systemd unit lists in RestartPreventExitStatus=, instead of
+// failing (and being restarted) like any other error.
+func TestServeRefusesContractedSchema(t *testing.T) {
+	bin := almanacBinary(t)
+	data := t.TempDir()
+	d := startDaemon(t, bin, data)
+	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	<-d.done
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(data, sqlitestore.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO schema_version_contracted (version) VALUES (999)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	cmd := exec.Command(bin, "serve", "--data", data, "--listen", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "ALMANAC_TOKEN="+e2eToken)
+	out, err := cmd.CombinedOutput()
+	if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != ExitSchemaTooNew {
+		t.Fatalf("serve on a schema contracted past it: %v, want exit status %d\n%s", err, ExitSchemaTooNew, out)
+	}
+	if !strings.Contains(string(out), "contracted at 999") {
+		t.Errorf("the refusal does not say why:\n%s", out)
 	}
 }
