@@ -18,48 +18,80 @@ import (
 	"github.com/almanac-sh/almanac/internal/migrate"
 )
 
-// LockName is the file in the data directory a daemon holds an exclusive
-// lock on (flock) while it uses the database; it contains the daemon's pid.
+// LockName is the file in the data directory that names the pid of the
+// daemon using it, for the message a refused second process prints. The
+// lock itself is on the directory (see Lock): deleting or replacing this
+// file changes nothing.
 const LockName = "almanac.lock"
 
 // ErrInUse is returned by Lock and Restore when a daemon uses the directory.
 var ErrInUse = errors.New("a daemon is using the data directory")
 
 // DirLock is a held data-directory lock.
-type DirLock struct{ f *os.File }
+type DirLock struct{ dir, f *os.File }
 
 // Lock takes the data directory's lock, which a daemon holds as long as
-// it runs, so Restore can refuse to replace the database under it. The
-// lock is the kernel's: it goes away with the process however it ends.
+// it runs, so Restore can refuse to replace the database under it and a
+// second daemon on the directory is refused. The lock is an exclusive
+// flock on the directory itself, held through an open descriptor of it:
+// no file inside can be removed or replaced to lose it, and the kernel
+// drops it with the process however that ends. LockName records the
+// holder's pid beside it.
 func Lock(dir string) (*DirLock, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
-	path := filepath.Join(dir, LockName)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	d, err := os.Open(dir)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, fmt.Errorf("open data directory: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		b, _ := io.ReadAll(io.LimitReader(f, 32))
-		f.Close()
+	path := filepath.Join(dir, LockName)
+	if err := syscall.Flock(int(d.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		d.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			pid := strings.TrimSpace(string(b))
-			if _, perr := strconv.Atoi(pid); perr != nil {
-				pid = "unknown"
+			pid := "unknown"
+			if b, rerr := readSmall(path, 32); rerr == nil {
+				if _, perr := strconv.Atoi(strings.TrimSpace(string(b))); perr == nil {
+					pid = strings.TrimSpace(string(b))
+				}
 			}
 			return nil, fmt.Errorf("%w: %s is locked by process %s", ErrInUse, dir, pid)
+		}
+		return nil, fmt.Errorf("lock %s: %w", dir, err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		d.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	// Processes of releases that locked only this file still find it
+	// taken.
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		d.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%w: %s is locked (its %s) by another process", ErrInUse, dir, LockName)
 		}
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	if err := f.Truncate(0); err == nil {
 		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
-	return &DirLock{f: f}, nil
+	return &DirLock{dir: d, f: f}, nil
+}
+
+// readSmall reads at most n bytes of path.
+func readSmall(path string, n int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, n))
 }
 
 // Unlock releases the lock.
-func (l *DirLock) Unlock() error { return l.f.Close() }
+func (l *DirLock) Unlock() error { return errors.Join(l.f.Close(), l.dir.Close()) }
 
 // Backup writes a consistent copy of the database in dir to dest while
 // daemons may be writing to it: VACUUM INTO reads one snapshot (a WAL read
