@@ -30,6 +30,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/jobnotify"
 	"github.com/almanac-sh/almanac/internal/loopback"
 	"github.com/almanac-sh/almanac/internal/store"
+	"github.com/almanac-sh/almanac/internal/retention"
 	"github.com/almanac-sh/almanac/internal/store/sqlitestore"
 )
 
@@ -68,6 +69,8 @@ type Config struct {
 	// integrityEvery is how often the SQLite database's integrity is
 	// checked while it is open (integrity.go); zero turns that off.
 	integrityEvery time.Duration
+	// retention bounds the event log and each run's output (retention.go).
+	retention retentionFlags
 	// notifyDefault are the notification targets of jobs that name none;
 	// publicBase is the daemon's URL for links in notifications.
 	notifyDefault listFlag
@@ -130,6 +133,7 @@ func (c *Config) AddFlags(fs *flag.FlagSet) {
 	addRebootFlags(fs, &c.reboot)
 	fs.BoolVar(&c.reset, "reset", false, "if the SQLite database under --data is damaged or lost, set it aside (renamed, never deleted) and start with an empty one")
 	fs.DurationVar(&c.integrityEvery, "integrity-check-interval", DefaultIntegrityInterval, "how often to run the SQLite database's full integrity check while serving (it also runs at start); 0 for never")
+	addRetentionFlags(fs, &c.retention)
 	addTLSFlags(fs, &c.tls)
 	fs.Var(&c.notifyDefault, "notify-default", "notification target of jobs that name none: mailto:ADDRESS, an http(s):// webhook or slack+https://URL (repeatable)")
 	fs.StringVar(&c.publicBase, "public-url", "", "the daemon's URL as people reach it, for links in notifications (default: http(s)://LISTEN)")
@@ -183,6 +187,9 @@ func (c *Config) Check(fs *flag.FlagSet) error {
 	}
 	if o.integrityEvery < 0 || (o.integrityEvery > 0 && o.integrityEvery < time.Minute) {
 		return usagef("serve: --integrity-check-interval %s: want 0 (never) or at least 1m", o.integrityEvery)
+	}
+	if err := o.retention.check(); err != nil {
+		return err
 	}
 	if o.node == "" {
 		o.node = "almanac"
@@ -253,6 +260,8 @@ const DefaultDataDir = "./almanac-data"
 // Daemon is a started daemon: listening, with its store open and its parts
 // built. Run serves until its context ends.
 type Daemon struct {
+	// pruner bounds the event log (serve --keep-events).
+	pruner *retention.Pruner
 	cfg       Config
 	log       *slog.Logger
 	ln        net.Listener
@@ -315,6 +324,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 	d.store = st
 	d.closers = append(d.closers, func() { st.Close() })
 	d.integrity = newIntegrityWatch(st, o.integrityEvery, clk, log)
+	d.pruner = &retention.Pruner{Store: st, Keep: o.retention.events, Clock: clk, Log: log.With("component", "retention")}
 	// The token is generated once the store opened, so a start refused for
 	// another reason leaves no new file behind.
 	if err := o.loadToken(o.ErrOut, log); err != nil {
@@ -469,6 +479,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	go d.notifier.WatchOverdue(ctrlCtx, d.store)
 	go d.locks.WatchHolds(ctrlCtx)
 	go d.integrity.run(ctrlCtx)
+	go d.pruner.Run(ctrlCtx)
 	defer d.startDemoFleet(ctrlCtx)()
 	d.systemd.ready(ctrlCtx, addr)
 
