@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/migrate"
+	"github.com/almanac-sh/almanac/internal/store"
 )
 
 // LockName is the file in the data directory that names the pid of the
@@ -98,6 +99,23 @@ func (l *DirLock) Unlock() error { return errors.Join(l.f.Close(), l.dir.Close()
 // transaction) and writes a compact database, which is then synced and
 // renamed into place. dest must not exist.
 func Backup(ctx context.Context, dir, dest string) error {
+	return BackupWith(ctx, dir, dest, nil)
+}
+
+// Secret is a file of the data directory a backup may carry besides the
+// database (backup --with-secrets): the API token, say.
+type Secret struct {
+	Name string
+	Data []byte
+}
+
+// secretsTable holds a backup's secrets inside the backup file; Restore
+// takes them out before the database goes into place.
+const secretsTable = "almanac_backup_secrets"
+
+// BackupWith is Backup that also stores secrets in the backup file
+// (which, like every backup, only its owner may read).
+func BackupWith(ctx context.Context, dir, dest string, secrets []Secret) error {
 	path := filepath.Join(dir, FileName)
 	if _, err := os.Stat(path); err != nil {
 		return fmt.Errorf("no database to back up: %w", err)
@@ -115,6 +133,26 @@ func Backup(ctx context.Context, dir, dest string) error {
 	if _, err := db.ExecContext(ctx, "VACUUM INTO ?", tmp); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("back up %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp, 0o600); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if len(secrets) > 0 {
+		if err := editBackup(ctx, tmp, func(tx *sql.Tx) error {
+			if _, err := tx.ExecContext(ctx, `CREATE TABLE `+secretsTable+` (name TEXT PRIMARY KEY, data BLOB NOT NULL)`); err != nil {
+				return err
+			}
+			for _, sc := range secrets {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO `+secretsTable+` (name, data) VALUES (?, ?)`, sc.Name, sc.Data); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			os.Remove(tmp)
+			return fmt.Errorf("add secrets to %s: %w", dest, err)
+		}
 	}
 	if err := syncAndRename(tmp, dest); err != nil {
 		os.Remove(tmp)
@@ -183,36 +221,148 @@ func Check(ctx context.Context, path string) error {
 // if any, is set aside as almanac.db.before-restore-TIMESTAMP, never
 // deleted. It returns the names of the files set aside.
 func Restore(ctx context.Context, src, dir string, now time.Time) ([]string, error) {
+	res, err := RestoreWith(ctx, src, dir, RestoreOptions{Now: now})
+	return res.Moved, err
+}
+
+// RestoreOptions adjusts RestoreWith.
+type RestoreOptions struct {
+	// Now stamps the files set aside and the events written.
+	Now time.Time
+	// Suspend suspends every job of the restored database, so the daemon
+	// started on it runs nothing until an operator resumes jobs (restore
+	// --suspended, for inspection).
+	Suspend bool
+}
+
+// RestoreResult is what RestoreWith did.
+type RestoreResult struct {
+	// Moved lists the files set aside.
+	Moved []string
+	// Secrets are those the backup carried (BackupWith), for the caller
+	// to put back in place; they are not left in the database.
+	Secrets []Secret
+	// Suspended counts the jobs Suspend suspended.
+	Suspended int
+}
+
+// RestoreWith is Restore with options; it returns the backup's secrets.
+func RestoreWith(ctx context.Context, src, dir string, opts RestoreOptions) (RestoreResult, error) {
+	var res RestoreResult
+	now := opts.Now
 	if err := Check(ctx, src); err != nil {
-		return nil, err
+		return res, err
 	}
 	lock, err := Lock(dir)
 	if err != nil {
-		return nil, err
+		return res, err
 	}
 	defer lock.Unlock()
 	path := filepath.Join(dir, FileName)
 	tmp := path + ".restoring"
 	if err := copyFile(src, tmp); err != nil {
 		os.Remove(tmp)
-		return nil, err
+		return res, err
 	}
-	suffix := ".before-restore-" + now.UTC().Format("20060102T150405Z")
-	var moved []string
+	if err := editBackup(ctx, tmp, func(tx *sql.Tx) error {
+		var err error
+		if res.Secrets, err = takeSecrets(ctx, tx); err != nil {
+			return err
+		}
+		if opts.Suspend {
+			res.Suspended, err = suspendAll(ctx, tx, now)
+		}
+		return err
+	}); err != nil {
+		os.Remove(tmp)
+		return res, fmt.Errorf("prepare %s: %w", src, err)
+	}
+	suffix := RestoreSuffix(now)
 	for _, name := range []string{FileName, FileName + "-wal", FileName + "-shm"} {
 		from := filepath.Join(dir, name)
 		if err := os.Rename(from, from+suffix); errors.Is(err, fs.ErrNotExist) {
 			continue
 		} else if err != nil {
 			os.Remove(tmp)
-			return moved, fmt.Errorf("set %s aside: %w", from, err)
+			return res, fmt.Errorf("set %s aside: %w", from, err)
 		}
-		moved = append(moved, from+suffix)
+		res.Moved = append(res.Moved, from+suffix)
 	}
 	if err := syncAndRename(tmp, path); err != nil {
-		return moved, err
+		return res, err
 	}
-	return moved, writeMarker(dir, now)
+	return res, writeMarker(dir, now)
+}
+
+// RestoreSuffix is what a file a restore sets aside gets appended.
+func RestoreSuffix(now time.Time) string {
+	return ".before-restore-" + now.UTC().Format("20060102T150405Z")
+}
+
+// editBackup changes the database file at path (a backup, or a copy about
+// to be restored, which no daemon has open) in one transaction.
+func editBackup(ctx context.Context, path string, fn func(*sql.Tx) error) error {
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// takeSecrets reads and drops the secrets table of a backup, if any.
+func takeSecrets(ctx context.Context, tx *sql.Tx) ([]Secret, error) {
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, secretsTable).Scan(&n); err != nil || n == 0 {
+		return nil, err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT name, data FROM `+secretsTable+` ORDER BY name`)
+	if err != nil {
+		return nil, err
+	}
+	var out []Secret
+	for rows.Next() {
+		var sc Secret
+		if err := rows.Scan(&sc.Name, &sc.Data); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		out = append(out, sc)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	_, err = tx.ExecContext(ctx, `DROP TABLE `+secretsTable)
+	return out, err
+}
+
+// suspendAll suspends every job not suspended yet, with an event each
+// saying why, and returns how many it suspended.
+func suspendAll(ctx context.Context, tx *sql.Tx, now time.Time) (int, error) {
+	at := now.UnixMicro()
+	if _, err := tx.ExecContext(ctx, `
+		INSERT INTO events (time, kind, job, message)
+		SELECT ?, ?, name, 'suspended by almanac restore --suspended' FROM jobs
+		 WHERE coalesce(json_extract(spec, '$.suspend'), 0) <> 1`, at, string(store.EventJobSuspended)); err != nil {
+		return 0, err
+	}
+	r, err := tx.ExecContext(ctx, `
+		UPDATE jobs SET spec = json_set(spec, '$.suspend', json('true')), version = version + 1, updated_at = ?
+		 WHERE coalesce(json_extract(spec, '$.suspend'), 0) <> 1`, at)
+	if err != nil {
+		return 0, err
+	}
+	n, err := r.RowsAffected()
+	return int(n), err
 }
 
 // copyFile copies src to a new file dst.
