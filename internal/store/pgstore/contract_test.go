@@ -135,3 +135,18 @@ func TestNodesRecordTheirSchema(t *testing.T) {
 		t.Fatalf("Contract on a fresh schema with a current node = %+v, %v; want nothing pending", res, err)
 	}
 }
+
+// TestRegisterRefusedAfterContraction: a node whose binary knows less
+// than a contraction the leader ran after it opened the store cannot
+// register, with the same TooOldError as at open.
+func TestRegisterRefusedAfterContraction(t *testing.T) {
+	ctx := context.Background()
+	s := open(t)
+	if _, err := s.Pool().Exec(ctx, `INSERT INTO schema_version_contracted VALUES ($1)`, s.knows+1); err != nil {
+		t.Fatal(err)
+	}
+	err := s.NodeRegister(ctx, Node{ID: "late", Instance: "i"}, 5*time.Second, nil)
+	if !errors.Is(err, migrate.ErrTooOld) {
+		t.Fatalf("NodeRegister after a contraction past the binary = %v, want ErrTooOld", err)
+	}
+}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/almanac-sh/almanac/internal/migrate"
 )
 
 // Node is one almanac process sharing the database.
@@ -70,6 +72,19 @@ func (s *Store) NodeRegister(ctx context.Context, n Node, ttl time.Duration, dea
 		return fmt.Errorf("pgstore: register node %q: %w", n.ID, err)
 	}
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		// The leader may have contracted the schema since Open checked
+		// it: a node that knows too little must not join. The migration
+		// lock orders this against Contract, which counts live nodes.
+		if err := lockMigrations(ctx, tx); err != nil {
+			return err
+		}
+		var contracted int
+		if err := tx.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_version_contracted`).Scan(&contracted); err != nil {
+			return err
+		}
+		if contracted > s.knows {
+			return &migrate.TooOldError{Table: "schema_version", Schema: contracted, Contracted: contracted, Binary: s.knows}
+		}
 		tag, err := tx.Exec(ctx, `
 			INSERT INTO nodes (id, address, version, started_at, heartbeat_at, instance, host, pid, labels, knows_schema)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING`,
