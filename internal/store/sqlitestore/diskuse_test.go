@@ -96,12 +96,12 @@ func (d *diskSim) size() int64 {
 // retention, a store's size levels off: ten times the runs after it
 // filled its limits leave it within a few percent of its size then.
 func TestDiskUseDoesNotGrowWithUptime(t *testing.T) {
-	d := newDiskSim(t, 20, 4096, 600)
-	for range 20 {
+	d := newDiskSim(t, 10, 4096, 300)
+	for range 12 {
 		d.round()
 	}
 	full := d.size()
-	for range 200 {
+	for range 120 {
 		d.round()
 	}
 	if later := d.size(); float64(later) > float64(full)*1.10 {
