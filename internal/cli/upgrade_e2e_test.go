@@ -57,6 +57,22 @@ func putUpgradeJobs(t *testing.T, url string, keep int) {
 	}
 }
 
+// afterEveryJob returns a wait until every job of upgradeGroups has a run
+// after a given time; jobsSince counts the jobs that have one.
+func afterEveryJob(t *testing.T, jobsSince func(since time.Time) (int, error)) func(time.Time) {
+	all := 0
+	for _, g := range upgradeGroups {
+		all += g.jobs
+	}
+	return func(since time.Time) {
+		t.Helper()
+		eventually(t, "a run of every job after "+since.UTC().Format(time.TimeOnly), 30*time.Second, func() (bool, error) {
+			n, err := jobsSince(since)
+			return n >= all, err
+		})
+	}
+}
+
 // upgradeFindings lists every instant of every group's jobs from first
 // to last that did not get exactly one first attempt, as "lost" or
 // "doubled" lines naming who inserted what, plus the runs recorded as
@@ -161,17 +177,10 @@ func TestMixedUpgrade(t *testing.T) {
 
 	// Each step waits until the cluster scheduled an instant of every job
 	// after the last change.
-	all := 0
-	for _, g := range upgradeGroups {
-		all += g.jobs
-	}
-	afterInstant := func(since time.Time) {
-		eventually(t, "an instant of every job scheduled by the cluster", 30*time.Second, func() (bool, error) {
-			var n int
-			err := pool.QueryRow(ctx, `SELECT count(DISTINCT job) FROM run_audit WHERE at > $1 AND attempt = 1`, since).Scan(&n)
-			return n >= all, err
-		})
-	}
+	afterInstant := afterEveryJob(t, func(since time.Time) (n int, err error) {
+		err = pool.QueryRow(ctx, `SELECT count(DISTINCT job) FROM run_audit WHERE at > $1 AND attempt = 1`, since).Scan(&n)
+		return n, err
+	})
 	afterInstant(first)
 	afterInstant(db.now())
 	// The old node may lead: stop the leader first, then the other; each
@@ -253,19 +262,12 @@ func TestSQLiteUpgrade(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	all := 0
-	for _, g := range upgradeGroups {
-		all += g.jobs
-	}
 	// Each step waits until every job has a run of an instant after since.
-	afterInstant := func(since time.Time) {
-		eventually(t, "an instant of every job scheduled", 30*time.Second, func() (bool, error) {
-			var n int
-			err := db.QueryRowContext(ctx, `SELECT count(DISTINCT job) FROM runs WHERE attempt = 1 AND scheduled_time > ?`,
-				since.UnixMicro()).Scan(&n)
-			return n >= all, err
-		})
-	}
+	afterInstant := afterEveryJob(t, func(since time.Time) (n int, err error) {
+		err = db.QueryRowContext(ctx, `SELECT count(DISTINCT job) FROM runs WHERE attempt = 1 AND scheduled_time > ?`,
+			since.UnixMicro()).Scan(&n)
+		return n, err
+	})
 	first := time.Now().Truncate(10 * time.Second).Add(10 * time.Second)
 	afterInstant(first)
 	stopped := time.Now()
