@@ -57,8 +57,17 @@ func putUpgradeJobs(t *testing.T, url string, keep int) {
 	}
 }
 
+// oldRevision names the old binary by the commit scripts/mixed-upgrade
+// caches it under (its directory), shortened.
+func oldRevision(bin string) string {
+	rev := filepath.Base(filepath.Dir(bin))
+	return rev[:min(len(rev), 12)]
+}
+
 // afterEveryJob returns a wait until every job of upgradeGroups has a run
-// after a given time; jobsSince counts the jobs that have one.
+// after a given time; jobsSince counts the jobs that have one. A wait
+// that times out is reported and the test goes on, so that its findings
+// (which instants were lost) are still listed at the end.
 func afterEveryJob(t *testing.T, jobsSince func(since time.Time) (int, error)) func(time.Time) {
 	all := 0
 	for _, g := range upgradeGroups {
@@ -66,10 +75,19 @@ func afterEveryJob(t *testing.T, jobsSince func(since time.Time) (int, error)) f
 	}
 	return func(since time.Time) {
 		t.Helper()
-		eventually(t, "a run of every job after "+since.UTC().Format(time.TimeOnly), 30*time.Second, func() (bool, error) {
+		const within = 30 * time.Second
+		deadline := time.Now().Add(within)
+		for {
 			n, err := jobsSince(since)
-			return n >= all, err
-		})
+			if err == nil && n >= all {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("only %d of %d jobs got a run after %s within %s (err %v)", n, all, since.UTC().Format(time.TimeOnly), within, err)
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
 	}
 }
 
@@ -225,7 +243,7 @@ func TestMixedUpgrade(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reportFindings(t, fmt.Sprintf("rolling upgrade from %s, instants %s..%s", filepath.Base(filepath.Dir(old)),
+	reportFindings(t, fmt.Sprintf("rolling upgrade from %s, instants %s..%s", oldRevision(old),
 		first.UTC().Format(time.TimeOnly), last.UTC().Format(time.TimeOnly)), findings)
 
 	// No old node is left: the leader contracts the schema, and says so.
@@ -308,7 +326,7 @@ func TestSQLiteUpgrade(t *testing.T) {
 	if kept < before {
 		findings = append(findings, fmt.Sprintf("lost history: %d runs before the upgrade, %d after", before, kept))
 	}
-	reportFindings(t, fmt.Sprintf("SQLite upgrade from %s, instants %s..%s", filepath.Base(filepath.Dir(old)),
+	reportFindings(t, fmt.Sprintf("SQLite upgrade from %s, instants %s..%s", oldRevision(old),
 		first.UTC().Format(time.TimeOnly), last.UTC().Format(time.TimeOnly)), findings)
 	if !strings.Contains(d.logs.String(), "schema migrated") {
 		t.Errorf("this version logged no migration of the old data (want one line per migration)")
