@@ -29,8 +29,8 @@ import (
 	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/jobnotify"
 	"github.com/almanac-sh/almanac/internal/loopback"
-	"github.com/almanac-sh/almanac/internal/store"
 	"github.com/almanac-sh/almanac/internal/retention"
+	"github.com/almanac-sh/almanac/internal/store"
 	"github.com/almanac-sh/almanac/internal/store/sqlitestore"
 )
 
@@ -261,7 +261,7 @@ const DefaultDataDir = "./almanac-data"
 // built. Run serves until its context ends.
 type Daemon struct {
 	// pruner bounds the event log (serve --keep-events).
-	pruner *retention.Pruner
+	pruner    *retention.Pruner
 	cfg       Config
 	log       *slog.Logger
 	ln        net.Listener
