@@ -2,6 +2,8 @@ package migrate
 
 import (
 	"fmt"
+	"io/fs"
+	"path"
 	"regexp"
 	"strings"
 )
@@ -56,4 +58,41 @@ func CheckAdditive(sql string) []string {
 		}
 	}
 	return found
+}
+
+// CheckDir runs CheckAdditive over every expand migration DIR/*.sql of
+// fsys except those named in skip (by base name: migrations that predate
+// the rule, which databases already ran), and checks that every contract
+// step DIR/contract/NNN_name.sql completes an expand migration NNN. It
+// returns one line per finding.
+func CheckDir(fsys fs.ReadFileFS, dir string, skip map[string]string) ([]string, error) {
+	names, err := fs.Glob(fsys, dir+"/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	numbers := map[int]bool{}
+	var found []string
+	for _, name := range names {
+		numbers[Latest([]string{name})] = true
+		if _, ok := skip[path.Base(name)]; ok {
+			continue
+		}
+		body, err := fsys.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range CheckAdditive(string(body)) {
+			found = append(found, fmt.Sprintf("%s %s; move it to a contract step", name, f))
+		}
+	}
+	contracts, err := fs.Glob(fsys, dir+"/contract/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range contracts {
+		if n := Latest([]string{name}); !numbers[n] {
+			found = append(found, fmt.Sprintf("%s completes no expand migration numbered %d", name, n))
+		}
+	}
+	return found, nil
 }

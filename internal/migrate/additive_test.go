@@ -3,6 +3,7 @@ package migrate
 import (
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 func TestCheckAdditive(t *testing.T) {
@@ -36,5 +37,23 @@ func TestCheckAdditive(t *testing.T) {
 				t.Fatalf("CheckAdditive = %q, want a finding with %q", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestCheckDir(t *testing.T) {
+	fsys := fstest.MapFS{
+		"m/001_init.sql":          {Data: []byte("CREATE TABLE a (x int);")},
+		"m/002_drop.sql":          {Data: []byte("ALTER TABLE a DROP COLUMN x;")},
+		"m/003_old.sql":           {Data: []byte("DROP TABLE b;")},
+		"m/contract/002_drop.sql": {Data: []byte("ALTER TABLE a DROP COLUMN y;")},
+		"m/contract/009_lone.sql": {Data: []byte("DROP TABLE c;")},
+	}
+	found, err := CheckDir(fsys, "m", map[string]string{"003_old.sql": "predates the rule"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(found, "\n")
+	if len(found) != 2 || !strings.Contains(got, "m/002_drop.sql drops") || !strings.Contains(got, "009_lone.sql completes no expand migration numbered 9") {
+		t.Fatalf("CheckDir found:\n%s\nwant 002_drop.sql's DROP and the lone contract step", got)
 	}
 }
