@@ -98,8 +98,8 @@ func afterEveryJob(t *testing.T, jobsSince func(since time.Time) (int, error)) f
 // inserted them.
 // Instants for which down reports true (a single node's restart) are
 // not checked.
-func upgradeFindings(first, last time.Time, down func(time.Time) bool, count func(job string, at time.Time) (int, string, error), missed []string) ([]string, error) {
-	var out []string
+func upgradeFindings(first, last time.Time, down func(time.Time) bool, count func(job string, at time.Time) (int, string, error), missed []string) (lines []string, bad int, err error) {
+	stamp := func(t time.Time) string { return t.UTC().Format(time.TimeOnly) }
 	for _, g := range upgradeGroups {
 		from := first.Truncate(g.period)
 		if from.Before(first) {
@@ -107,41 +107,64 @@ func upgradeFindings(first, last time.Time, down func(time.Time) bool, count fun
 		}
 		for i := range g.jobs {
 			job := fmt.Sprintf("%s-%02d", g.prefix, i)
+			// Consecutive lost instants of a job make one line.
+			var lostFrom, lostTo time.Time
+			lost := 0
+			flush := func() {
+				switch {
+				case lost == 1:
+					lines = append(lines, fmt.Sprintf("lost: %s at %s has no run", job, stamp(lostFrom)))
+				case lost > 1:
+					lines = append(lines, fmt.Sprintf("lost: %s from %s to %s: %d instants without a run", job, stamp(lostFrom), stamp(lostTo), lost))
+				}
+				lost = 0
+			}
 			for at := from; !at.After(last); at = at.Add(g.period) {
 				if down != nil && down(at) {
 					continue
 				}
 				n, by, err := count(job, at)
 				if err != nil {
-					return nil, err
+					return nil, 0, err
 				}
-				switch {
-				case n == 0:
-					out = append(out, fmt.Sprintf("lost: %s at %s has no run", job, at.UTC().Format(time.TimeOnly)))
-				case n > 1:
-					out = append(out, fmt.Sprintf("doubled: %s at %s has %d runs (inserted by %s)", job, at.UTC().Format(time.TimeOnly), n, by))
+				if n != 1 {
+					bad++
+				}
+				if n == 0 {
+					if lost == 0 {
+						lostFrom = at
+					}
+					lostTo = at
+					lost++
+					continue
+				}
+				flush()
+				if n > 1 {
+					lines = append(lines, fmt.Sprintf("doubled: %s at %s has %d runs (inserted by %s)", job, stamp(at), n, by))
 				}
 			}
+			flush()
 		}
 	}
 	for _, m := range missed {
-		out = append(out, "missed event: "+m)
+		lines = append(lines, "missed event: "+m)
 	}
-	return out, nil
+	return lines, bad + len(missed), nil
 }
 
-// reportFindings fails t with one line per finding (the first 30) and a
-// count, so scripts/mixed-upgrade can print them.
-func reportFindings(t *testing.T, what string, findings []string) {
+// reportFindings fails t with one line per finding (the first 40) and
+// the count of instants lost or doubled, so scripts/mixed-upgrade can
+// print them.
+func reportFindings(t *testing.T, what string, findings []string, bad int) {
 	t.Helper()
 	for i, f := range findings {
-		if i == 30 {
+		if i == 40 {
 			break
 		}
 		t.Errorf("%s: %s", what, f)
 	}
-	if len(findings) > 0 {
-		t.Errorf("%s: %d instants lost or doubled", what, len(findings))
+	if bad > 0 {
+		t.Errorf("%s: %d instants lost or doubled (or recorded missed)", what, bad)
 	}
 }
 
@@ -239,12 +262,12 @@ func TestMixedUpgrade(t *testing.T) {
 		missed = append(missed, m)
 	}
 	rows.Close()
-	findings, err := upgradeFindings(first, last, nil, count, missed)
+	findings, bad, err := upgradeFindings(first, last, nil, count, missed)
 	if err != nil {
 		t.Fatal(err)
 	}
 	reportFindings(t, fmt.Sprintf("rolling upgrade from %s, instants %s..%s", oldRevision(old),
-		first.UTC().Format(time.TimeOnly), last.UTC().Format(time.TimeOnly)), findings)
+		first.UTC().Format(time.TimeOnly), last.UTC().Format(time.TimeOnly)), findings, bad)
 
 	// No old node is left: the leader contracts the schema, and says so.
 	eventually(t, "the schema contracted once no old node is left", 10*time.Second, func() (bool, error) {
@@ -315,7 +338,7 @@ func TestSQLiteUpgrade(t *testing.T) {
 	down := func(at time.Time) bool {
 		return at.After(stopped.Add(-time.Second)) && at.Before(serving.Add(time.Second))
 	}
-	findings, err := upgradeFindings(first, last, down, count, nil)
+	findings, bad, err := upgradeFindings(first, last, down, count, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,9 +348,10 @@ func TestSQLiteUpgrade(t *testing.T) {
 	}
 	if kept < before {
 		findings = append(findings, fmt.Sprintf("lost history: %d runs before the upgrade, %d after", before, kept))
+		bad += before - kept
 	}
 	reportFindings(t, fmt.Sprintf("SQLite upgrade from %s, instants %s..%s", oldRevision(old),
-		first.UTC().Format(time.TimeOnly), last.UTC().Format(time.TimeOnly)), findings)
+		first.UTC().Format(time.TimeOnly), last.UTC().Format(time.TimeOnly)), findings, bad)
 	if !strings.Contains(d.logs.String(), "schema migrated") {
 		t.Errorf("this version logged no migration of the old data (want one line per migration)")
 	}
@@ -361,5 +385,32 @@ func TestServeRefusesContractedSchema(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "contracted at 999") {
 		t.Errorf("the refusal does not say why:\n%s", out)
+	}
+}
+
+// TestUpgradeFindings: the upgrade tests' check names every lost instant
+// (consecutive ones as one range per job) and every doubled one.
+func TestUpgradeFindings(t *testing.T) {
+	first := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	last := first.Add(20 * time.Second)
+	count := func(job string, at time.Time) (int, string, error) {
+		switch {
+		case job == "sec-01" && at.After(first.Add(4*time.Second)) && at.Before(first.Add(8*time.Second)):
+			return 0, "", nil
+		case job == "ten-02" && at.Equal(first.Add(10*time.Second)):
+			return 2, "almanac-old, almanac-new", nil
+		}
+		return 1, "almanac-new", nil
+	}
+	lines, bad, err := upgradeFindings(first, last, nil, count, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"lost: sec-01 from 12:00:05 to 12:00:07: 3 instants without a run",
+		"doubled: ten-02 at 12:00:10 has 2 runs (inserted by almanac-old, almanac-new)",
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") || bad != 4 {
+		t.Fatalf("findings (%d bad):\n%s\nwant (4 bad):\n%s", bad, strings.Join(lines, "\n"), strings.Join(want, "\n"))
 	}
 }
