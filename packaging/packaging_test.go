@@ -5,10 +5,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/almanac-sh/almanac/internal/cli"
 	"github.com/almanac-sh/almanac/internal/servetest"
 	"github.com/almanac-sh/almanac/internal/testenv"
 )
@@ -117,6 +120,11 @@ func TestUnitConventions(t *testing.T) {
 		if got := unitSetting(t, unit, key); got != want {
 			t.Errorf("%s=%s, want %s", key, got, want)
 		}
+	}
+	// A binary too old for the database's schema exits with a status of
+	// its own; systemd must not restart it every RestartSec.
+	if got := strings.Fields(unitSetting(t, unit, "RestartPreventExitStatus")); !slices.Contains(got, strconv.Itoa(cli.ExitSchemaTooNew)) {
+		t.Errorf("RestartPreventExitStatus=%v lacks %d, serve's exit status for a schema too new for it", got, cli.ExitSchemaTooNew)
 	}
 	if wd, err := time.ParseDuration(unitSetting(t, unit, "WatchdogSec")); err != nil || wd < 10*time.Second {
 		t.Errorf("WatchdogSec=%s: want a duration of at least 10s", unitSetting(t, unit, "WatchdogSec"))

@@ -18,6 +18,12 @@ func runIDs(t *testing.T, url string) map[int64]bool {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return clientRunIDs(t, c)
+}
+
+// clientRunIDs lists the ids of every run c's daemon recorded.
+func clientRunIDs(t *testing.T, c *apiclient.Client) map[int64]bool {
+	t.Helper()
 	ids := map[int64]bool{}
 	page := ""
 	for {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/inputfile"
+	"github.com/almanac-sh/almanac/internal/migrate"
 )
 
 // Exit codes shared by every command.
@@ -26,6 +27,11 @@ const (
 	exitOK      = 0
 	exitFailure = 1 // a failed apply or validation
 	exitUsage   = 2 // bad flags, arguments or input
+	// ExitSchemaTooNew: the database's schema was contracted past what
+	// this binary knows (a downgrade). Restarting cannot help, so the
+	// shipped systemd unit lists it in RestartPreventExitStatus= (78 is
+	// sysexits' EX_CONFIG).
+	ExitSchemaTooNew = 78
 )
 
 // env is what a command runs with.
@@ -189,6 +195,9 @@ func report(stderr io.Writer, err error) int {
 	var du *daemon.UsageError
 	if errors.As(err, &u) || errors.As(err, &du) {
 		return exitUsage
+	}
+	if errors.Is(err, migrate.ErrTooOld) {
+		return ExitSchemaTooNew
 	}
 	return exitFailure
 }

@@ -12,7 +12,7 @@ import (
 // and 'almanac help CMD' above the command's flags.
 var synopses = map[string]string{
 	"apply":      "almanac apply [flags] FILE...   |   almanac apply --server URL [flags]",
-	"backup":     "almanac backup [--data DIR] FILE",
+	"backup":     "almanac backup [--data DIR] [--with-secrets] FILE",
 	"completion": "almanac completion bash|zsh|fish",
 	"delete":     "almanac delete [flags] NAME",
 	"describe":   "almanac describe [flags] job NAME | run ID | resource ID | apply ID",
@@ -23,7 +23,7 @@ var synopses = map[string]string{
 	"manpage":    "almanac manpage [--date YYYY-MM-DD]",
 	"logs":       "almanac logs [-f] [flags] RUN|JOB",
 	"next":       "almanac next [--tz ZONE] [--from RFC3339] [-n N] [--json] EXPR",
-	"restore":    "almanac restore [--data DIR] FILE",
+	"restore":    "almanac restore [--data DIR] [--suspended] FILE",
 	"resume":     "almanac resume [flags] NAME",
 	"run":        "almanac run NAME --schedule CRON | --at TIME [--tz ZONE] [flags] -- COMMAND...",
 	"serve":      "almanac serve [flags]",

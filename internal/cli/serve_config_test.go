@@ -43,7 +43,7 @@ func sampleValue(t *testing.T, name string) (arg, toml string) {
 			return "7s", `"7s"`
 		}
 	}
-	for _, v := range []string{"sample", "a=1", "g=1", "10.0.0.0/8", "mailto:ops@example.com", "127.0.0.1:9"} {
+	for _, v := range []string{"sample", "a=1", "g=1", "10.0.0.0/8", "mailto:ops@example.com", "127.0.0.1:9", "7d,100", "64KiB"} {
 		if err := fs.Set(name, v); err == nil && f.Value.String() != f.DefValue {
 			return v, strconv.Quote(v)
 		}

@@ -35,6 +35,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -68,6 +69,8 @@ type Store interface {
 	Cluster(ctx context.Context) (pgstore.Cluster, error)
 	// Wakeups signals when other nodes change what the topics name.
 	Wakeups(ctx context.Context, topics ...pgstore.Topic) <-chan struct{}
+	// Contract runs the schema's contract steps no live node still needs.
+	Contract(ctx context.Context, live time.Duration) (pgstore.ContractResult, error)
 }
 
 // Config configures a Node.
@@ -106,6 +109,13 @@ type Node struct {
 
 	mu     sync.Mutex
 	status leader.Status
+
+	// contractMu guards contracted, set once no contract step is
+	// pending, and waiting, the nodes the last pending step waited for
+	// (to log a change once).
+	contractMu sync.Mutex
+	contracted bool
+	waiting    string
 }
 
 // wakeName is the name Notify gets for "look for claimable runs"; no job
@@ -228,6 +238,9 @@ func (n *Node) Run(ctx context.Context, ctrl Notifier) error {
 			switch {
 			case st.Leader && (!prev.Leader || prev.Term != st.Term):
 				log.Info("leading the cluster", "node", n.cfg.ID, "term", st.Term)
+				// A contraction no live node stands in the way of
+				// happens before the controller schedules anything.
+				n.contract(ctx)
 				// Re-read every job: the previous leader moved them on.
 				ctrl.Notify("")
 			case !st.Leader && prev.Leader:
@@ -272,7 +285,47 @@ func (n *Node) heartbeat(ctx context.Context) {
 		case err != nil && ctx.Err() == nil:
 			n.cfg.Logger.Warn("node heartbeat", "err", err)
 		}
+		if lead, _ := n.Leading(); lead && err == nil {
+			n.contract(ctx)
+		}
 		t.Reset(n.cfg.RenewInterval)
+	}
+}
+
+// contract has the leader run the schema's contract steps once no live
+// node of an older schema remains (package migrate: expand and contract),
+// logging what it ran and, once per change, which nodes it waits for.
+func (n *Node) contract(ctx context.Context) {
+	n.contractMu.Lock()
+	defer n.contractMu.Unlock()
+	if n.contracted {
+		return
+	}
+	cctx, cancel := context.WithTimeout(ctx, n.cfg.TTL)
+	res, err := n.cfg.Store.Contract(cctx, n.cfg.TTL)
+	cancel()
+	log := n.cfg.Logger
+	if err != nil {
+		if ctx.Err() == nil {
+			log.Error("schema contraction failed; will try again", "err", err)
+		}
+		return
+	}
+	for _, st := range res.Applied {
+		log.Info("leader contracted the schema: no live node of an older version remains",
+			"migration", "contract/"+st.Name, "to", st.To, "duration", st.Duration)
+	}
+	if len(res.Pending) == 0 {
+		n.contracted = true
+		return
+	}
+	var waiting []string
+	for _, b := range res.Blocking {
+		waiting = append(waiting, fmt.Sprintf("%s (version %s)", b.ID, b.Version))
+	}
+	if w := strings.Join(waiting, ", "); w != n.waiting {
+		n.waiting = w
+		log.Info("schema contraction waits until these nodes run a newer almanac", "step", res.Pending[0], "nodes", w)
 	}
 }
 

@@ -44,12 +44,21 @@ func (d *Daemon) lockData() error {
 	return nil
 }
 
-func openSQLite(ctx context.Context, dir string, clk clock.Clock) (store.Store, error) {
-	st, err := sqlitestore.Open(ctx, dir, sqlitestore.WithClock(clk))
+func openSQLite(ctx context.Context, dir string, clk clock.Clock, log *slog.Logger) (store.Store, error) {
+	st, err := sqlitestore.Open(ctx, dir, sqlitestore.WithClock(clk), sqlitestore.WithLogger(log))
 	if err != nil {
 		return nil, fmt.Errorf("open store in %s: %w", dir, err)
 	}
 	return st, nil
+}
+
+// schemaGate is the PostgreSQL store's answer to whether fan-out may
+// start (its schema contracted); nil on SQLite, which always may.
+func schemaGate(st store.Store) job.SchemaGate {
+	if g, ok := st.(job.SchemaGate); ok {
+		return g
+	}
+	return nil
 }
 
 // newController builds the job controller the daemon runs.
@@ -62,6 +71,8 @@ func newController(st store.Store, o Config, clk clock.Clock, log *slog.Logger, 
 		Gates:         gates.Lookup,
 		Node:          o.node,
 		Nodes:         o.nodes,
+		Schema:        o.schema,
+		Executor:      &job.Exec{MaxOutput: int(o.retention.maxOutput)},
 		Labels:        o.labels.labels(),
 		Slots:         o.slots,
 		Term:          controllerTerm(st),

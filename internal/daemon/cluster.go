@@ -35,7 +35,7 @@ type pgBackend struct {
 }
 
 // openPostgres opens the PostgreSQL store at rawURL.
-func openPostgres(ctx context.Context, rawURL string, clk clock.Clock) (store.Store, error) {
+func openPostgres(ctx context.Context, rawURL string, clk clock.Clock, log *slog.Logger) (store.Store, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, usagef("serve: --store: %v", redactURL(err.Error()))
@@ -67,7 +67,7 @@ func openPostgres(ctx context.Context, rawURL string, clk clock.Clock) (store.St
 	}
 	b.ttl, b.renew = ttl, renew
 	u.RawQuery = q.Encode()
-	st, err := pgstore.Open(ctx, u.String(), pgstore.WithClock(clk))
+	st, err := pgstore.Open(ctx, u.String(), pgstore.WithClock(clk), pgstore.WithLogger(log))
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", redactURL(rawURL), err)
 	}

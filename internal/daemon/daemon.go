@@ -30,6 +30,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/jobnotify"
 	"github.com/almanac-sh/almanac/internal/loopback"
 	"github.com/almanac-sh/almanac/internal/redact"
+	"github.com/almanac-sh/almanac/internal/retention"
 	"github.com/almanac-sh/almanac/internal/store"
 	"github.com/almanac-sh/almanac/internal/store/sqlitestore"
 )
@@ -69,6 +70,8 @@ type Config struct {
 	// integrityEvery is how often the SQLite database's integrity is
 	// checked while it is open (integrity.go); zero turns that off.
 	integrityEvery time.Duration
+	// retention bounds the event log and each run's output (retention.go).
+	retention retentionFlags
 	// notifyDefault are the notification targets of jobs that name none;
 	// publicBase is the daemon's URL for links in notifications.
 	notifyDefault listFlag
@@ -85,6 +88,7 @@ type Config struct {
 	gates         *gateRegistry      // every gate: named windows and schedules (gates.go)
 	nodes         job.NodeLister     // the nodes fanned-out jobs go to (nodes.go)
 	slots         job.SlotTaker      // reboot slots for jobs with a reboot_group (FleetLock)
+	schema        job.SchemaGate     // whether fanned-out runs may be created yet (PostgreSQL: schema contracted)
 	// alive is called on every turn of the scheduling loop, which turns at
 	// least every aliveEvery: systemd's watchdog (systemd.go).
 	alive      func()
@@ -130,6 +134,7 @@ func (c *Config) AddFlags(fs *flag.FlagSet) {
 	addRebootFlags(fs, &c.reboot)
 	fs.BoolVar(&c.reset, "reset", false, "if the SQLite database under --data is damaged or lost, set it aside (renamed, never deleted) and start with an empty one")
 	fs.DurationVar(&c.integrityEvery, "integrity-check-interval", DefaultIntegrityInterval, "how often to run the SQLite database's full integrity check while serving (it also runs at start); 0 for never")
+	addRetentionFlags(fs, &c.retention)
 	addTLSFlags(fs, &c.tls)
 	fs.Var(&c.notifyDefault, "notify-default", "notification target of jobs that name none: mailto:ADDRESS, an http(s):// webhook or slack+https://URL (repeatable)")
 	fs.StringVar(&c.publicBase, "public-url", "", "the daemon's URL as people reach it, for links in notifications (default: http(s)://LISTEN)")
@@ -183,6 +188,9 @@ func (c *Config) Check(fs *flag.FlagSet) error {
 	}
 	if o.integrityEvery < 0 || (o.integrityEvery > 0 && o.integrityEvery < time.Minute) {
 		return usagef("serve: --integrity-check-interval %s: want 0 (never) or at least 1m", o.integrityEvery)
+	}
+	if err := o.retention.check(); err != nil {
+		return err
 	}
 	if o.node == "" {
 		o.node = "almanac"
@@ -255,6 +263,8 @@ const DefaultDataDir = "./almanac-data"
 // Daemon is a started daemon: listening, with its store open and its parts
 // built. Run serves until its context ends.
 type Daemon struct {
+	// pruner bounds the event log (serve --keep-events).
+	pruner    *retention.Pruner
 	cfg       Config
 	log       *slog.Logger
 	ln        net.Listener
@@ -304,12 +314,12 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 	if err := d.lockData(); err != nil {
 		return nil, err
 	}
-	st, err := openStore(ctx, *o, clk)
+	st, err := openStore(ctx, *o, clk, log)
 	if err != nil && o.reset && (errors.Is(err, sqlitestore.ErrDamaged) || errors.Is(err, sqlitestore.ErrMissing)) {
 		if err := resetSQLite(*o, clk, log); err != nil {
 			return nil, err
 		}
-		st, err = openStore(ctx, *o, clk)
+		st, err = openStore(ctx, *o, clk, log)
 	}
 	if err != nil {
 		return nil, err
@@ -317,6 +327,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 	d.store = st
 	d.closers = append(d.closers, func() { st.Close() })
 	d.integrity = newIntegrityWatch(st, o.integrityEvery, clk, log)
+	d.pruner = &retention.Pruner{Store: st, Keep: o.retention.events, Clock: clk, Log: log.With("component", "retention")}
 	// The token is generated once the store opened, so a start refused for
 	// another reason leaves no new file behind.
 	if err := o.loadToken(o.ErrOut, log); err != nil {
@@ -370,6 +381,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 	}
 	d.locks = locks
 	o.nodes, o.slots = nodeLister{cl}, locks
+	o.schema = schemaGate(st)
 	d.useDemoFleet(st, clk, log)
 	if w := o.nodeWindow(); w != "" {
 		if err := o.gates.check(w); err != nil {
@@ -470,6 +482,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	go d.notifier.WatchOverdue(ctrlCtx, d.store)
 	go d.locks.WatchHolds(ctrlCtx)
 	go d.integrity.run(ctrlCtx)
+	go d.pruner.Run(ctrlCtx)
 	defer d.startDemoFleet(ctrlCtx)()
 	d.systemd.ready(ctrlCtx, addr)
 
@@ -511,12 +524,13 @@ func (d *Daemon) Run(ctx context.Context) error {
 }
 
 // openStore opens the store --store names: SQLite under --data by default.
-func openStore(ctx context.Context, o Config, clk clock.Clock) (store.Store, error) {
+func openStore(ctx context.Context, o Config, clk clock.Clock, log *slog.Logger) (store.Store, error) {
+	log = log.With("component", "store")
 	switch {
 	case o.storeURL == "" || o.storeURL == "sqlite":
-		return openSQLite(ctx, o.data, clk)
+		return openSQLite(ctx, o.data, clk, log)
 	case strings.HasPrefix(o.storeURL, "postgres://"), strings.HasPrefix(o.storeURL, "postgresql://"):
-		return openPostgres(ctx, o.storeURL, clk)
+		return openPostgres(ctx, o.storeURL, clk, log)
 	}
 	return nil, usagef("serve: --store %q: want empty (SQLite under --data) or postgres://...", redactURL(o.storeURL))
 }

@@ -127,7 +127,7 @@ func TestClusterViewLabels(t *testing.T) {
 	log := slog.New(slog.DiscardHandler)
 	view := map[string]map[string]string{}
 	for _, n := range []struct{ name, label string }{{"db-1", "role=db"}, {"web-1", "role=web"}} {
-		st, err := openPostgres(ctx, url, clk)
+		st, err := openPostgres(ctx, url, clk, slog.New(slog.DiscardHandler))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -204,7 +204,7 @@ func demoSetup(t *testing.T) (time.Time, *clock.Fake, store.Store, *namedWindows
 	t.Helper()
 	at := time.Date(2030, 6, 1, 12, 0, 0, 0, time.UTC)
 	clk := clock.NewFake(at)
-	st, err := openSQLite(context.Background(), t.TempDir(), clk)
+	st, err := openSQLite(context.Background(), t.TempDir(), clk, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}

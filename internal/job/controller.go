@@ -31,6 +31,10 @@ type Config struct {
 	// not any (fanout.go); nil means this node alone, live, without
 	// labels.
 	Nodes NodeLister
+	// Schema, if set, says whether fanned-out runs may be created yet;
+	// while it answers false their instants are skipped with that reason.
+	// nil means always (SQLite contracts its schema as it opens).
+	Schema SchemaGate
 	// Labels are this node's labels (serve --node-label, --node-window):
 	// a targeted run is not claimed while the window they give is closed.
 	Labels map[string]string

@@ -39,6 +39,14 @@ const WindowLabel = "almanac.sh/window"
 // runs on other nodes end, and nodes come and go, without a local signal.
 const waveRecheck = 5 * time.Second
 
+// SchemaGate says whether the store can hold one run per node of an
+// instant: on PostgreSQL, not until the leader contracted the schema
+// after a rolling upgrade (no live node of an older version left to
+// insert with the old key).
+type SchemaGate interface {
+	FanOutReady(ctx context.Context) (bool, error)
+}
+
 // fanned reports whether spec's instants become one run per node.
 func fanned(spec store.JobSpec) bool {
 	return spec.Nodes != "" && spec.Nodes != "any"
@@ -176,6 +184,22 @@ func nodeWindow(spec store.JobSpec, node NodeInfo) string {
 // held; reconcile evaluates them right after. events go with the first.
 func (c *Controller) fireNodes(ctx context.Context, e *entry, at time.Time, reason store.Reason, now time.Time, events []store.Event) {
 	spec := e.c.spec
+	if c.cfg.Schema != nil {
+		ready, err := c.cfg.Schema.FanOutReady(ctx)
+		if err != nil {
+			c.log.Error("read whether the store can hold a run per node", "job", spec.Name, "err", err)
+			c.retrySoon(e, now)
+			return
+		}
+		if !ready {
+			stamp := at.In(e.c.loc).Format(time.RFC3339)
+			events = append(events, store.Event{Time: now, Kind: store.EventRunSkipped, Job: spec.Name,
+				Message: fmt.Sprintf("skipped the run for %s: runs on several nodes wait until every node runs this almanac version or newer (the schema is not contracted yet)", stamp)})
+			c.log.Warn("run skipped", "job", spec.Name, "instant", at, "reason", "fan-out waits for the schema contraction after a rolling upgrade")
+			c.advanceJob(ctx, e, at, events)
+			return
+		}
+	}
 	sel, err := nodeselect.Parse(spec.Nodes)
 	if err != nil { // validated on the way in; an old row may not be
 		c.log.Error("job has a bad nodes selector", "job", spec.Name, "err", err)

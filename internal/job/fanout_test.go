@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -566,4 +567,35 @@ func TestClaimWaitsForOwnWindow(t *testing.T) {
 			})
 		})
 	}
+}
+
+// fakeSchema answers FanOutReady as a PostgreSQL store does before and
+// after its contraction.
+type fakeSchema struct{ ready atomic.Bool }
+
+func (f *fakeSchema) FanOutReady(context.Context) (bool, error) { return f.ready.Load(), nil }
+
+// TestFanOutWaitsForContraction: while the store's schema still has the
+// previous release's run key (nodes of that release may be live), a
+// fanned-out job's instants are skipped with that reason; once it is
+// contracted they fan out.
+func TestFanOutWaitsForContraction(t *testing.T) {
+	schema := &fakeSchema{}
+	nodes := fleet("a", "b")
+	runWith(t, func(c *Config) { c.Nodes, c.Schema = nodes, schema }, func(t *testing.T, b *bundle) {
+		b.put(spec("j", "1m", func(s *store.JobSpec) { s.Nodes = "role=web" }))
+		b.advance(time.Minute)
+		if runs := b.runs("j"); len(runs) != 0 {
+			t.Fatalf("runs before the contraction = %v, want none", targets(runs))
+		}
+		ev := b.events("j", store.EventRunSkipped)
+		if len(ev) != 1 || !strings.Contains(ev[0].Message, "schema is not contracted") {
+			t.Fatalf("skip events = %+v, want one naming the contraction", ev)
+		}
+		schema.ready.Store(true)
+		b.advance(time.Minute)
+		if runs := b.runs("j"); len(runs) != 2 {
+			t.Fatalf("runs after the contraction = %v, want one per node", targets(runs))
+		}
+	})
 }

@@ -180,6 +180,9 @@ func (c *Controller) fire(ctx context.Context, e *entry, d due, now time.Time, f
 	}
 	p.Term, p.Now = c.term(), now
 	r, err := c.st.RunInsert(ctx, p)
+	// A refused insert (a schema the code does not match, a full disk)
+	// makes /healthz say so, as a refused batch does.
+	c.noteWrite(err, now)
 	c.fired(ctx, e, p.Run, r, err)
 }
 

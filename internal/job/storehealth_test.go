@@ -90,3 +90,46 @@ func TestRunEndSurvivesStoreOutage(t *testing.T) {
 		synctest.Wait()
 	})
 }
+
+// refusedInserts is a store that refuses every run insert, as a
+// PostgreSQL schema whose unique key does not match the insert's ON
+// CONFLICT target does (SQLSTATE 42P10).
+type refusedInserts struct{ store.Store }
+
+var errNoConstraint = fmt.Errorf("ERROR: there is no unique or exclusion constraint matching the ON CONFLICT specification (SQLSTATE 42P10)")
+
+func (refusedInserts) RunInsert(context.Context, store.RunInsertParams) (store.Run, error) {
+	return store.Run{}, errNoConstraint
+}
+
+func (refusedInserts) RunInsertBatch(context.Context, store.RunInsertBatchParams) ([]store.RunInsertResult, error) {
+	return nil, errNoConstraint
+}
+
+// TestRefusedInsertsShowInHealth: a controller whose every run insert
+// is refused reports it as a store failure (which /healthz answers 503
+// for), whether the run would start at once (a batch) or wait (one
+// insert), rather than missing every instant quietly.
+func TestRefusedInsertsShowInHealth(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		mod  func(*store.JobSpec)
+	}{
+		{"ready runs, inserted in a batch", func(*store.JobSpec) {}},
+		{"held runs, inserted one by one", func(s *store.JobSpec) { s.Requires = []string{"other"} }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			run(t, func(t *testing.T, b *bundle) {
+				b.stop()
+				b.cfg.Store = refusedInserts{b.st}
+				b.start()
+				b.put(spec("tick", "1m", tt.mod))
+				b.advance(time.Minute)
+				if _, err := b.ctl.StoreHealth(); err == nil {
+					t.Fatal("StoreHealth reports no failure while every run insert is refused")
+				}
+				synctest.Wait()
+			})
+		})
+	}
+}

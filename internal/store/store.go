@@ -667,6 +667,14 @@ type EventListParams struct {
 	Page
 }
 
+// EventPruneParams bounds the event log: EventPrune deletes the events
+// older than Before and those beyond the Keep newest. A zero field sets no
+// bound of its kind; both zero deletes nothing.
+type EventPruneParams struct {
+	Before time.Time
+	Keep   int
+}
+
 // Store is the persistence contract. Implementations: sqlitestore (and the
 // PostgreSQL backend). Every method takes ctx first and is safe for
 // concurrent use.
@@ -748,6 +756,9 @@ type Store interface {
 	EventAppend(ctx context.Context, events ...Event) error
 	// EventList returns events newest first and the next page's cursor.
 	EventList(ctx context.Context, p EventListParams) (events []Event, next int64, err error)
+	// EventPrune deletes events beyond the retention p gives, oldest
+	// first in bounded transactions, and reports how many.
+	EventPrune(ctx context.Context, p EventPruneParams) (int, error)
 
 	// ResourceStore keeps the managed-resource scheduler's memory.
 	ResourceStore

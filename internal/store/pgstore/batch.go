@@ -23,7 +23,7 @@ WITH r AS (
     SELECT $1::text, $2::timestamptz, $3::integer, $4::text, $5::text, $6::text, $7::timestamptz, $8::timestamptz,
            $9::timestamptz, $10::timestamptz, $11::timestamptz, $12::boolean, $13::integer, $14::bytea, $15::text, $24::text
      WHERE EXISTS (SELECT 1 FROM jobs WHERE name = $1::text)
-    ON CONFLICT (job, scheduled_time, target, attempt) DO NOTHING
+    ON CONFLICT DO NOTHING
     RETURNING ` + runColsOutput + `
 ), adv AS (
     UPDATE jobs SET last_schedule_time = GREATEST(last_schedule_time, $2::timestamptz)

@@ -94,3 +94,37 @@ func (s *Store) EventList(ctx context.Context, p store.EventListParams) ([]store
 	}
 	return events, next, nil
 }
+
+// pruneBatch bounds the events one pruning statement deletes.
+const pruneBatch = 5000
+
+// EventPrune implements store.Store: the oldest events go first, a batch
+// per statement, until a batch finds fewer to delete than it could.
+func (s *Store) EventPrune(ctx context.Context, p store.EventPruneParams) (int, error) {
+	if p.Before.IsZero() && p.Keep <= 0 {
+		return 0, nil
+	}
+	cut := int64(-1) // events with id <= cut are beyond Keep
+	if p.Keep > 0 {
+		err := s.pool.QueryRow(ctx, `SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET $1`, p.Keep).Scan(&cut)
+		if err != nil && err != pgx.ErrNoRows {
+			return 0, fmt.Errorf("pgstore: prune events: %w", err)
+		}
+	}
+	var before any
+	if !p.Before.IsZero() {
+		before = p.Before.UTC()
+	}
+	total := 0
+	for {
+		tag, err := s.pool.Exec(ctx, `DELETE FROM events WHERE id IN (SELECT id FROM events ORDER BY id LIMIT $1)
+			AND (id <= $2 OR time < $3::timestamptz)`, pruneBatch, cut, before)
+		if err != nil {
+			return total, fmt.Errorf("pgstore: prune events: %w", err)
+		}
+		total += int(tag.RowsAffected())
+		if tag.RowsAffected() < pruneBatch {
+			return total, nil
+		}
+	}
+}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/almanac-sh/almanac/internal/migrate"
 )
 
 // Node is one almanac process sharing the database.
@@ -70,10 +72,23 @@ func (s *Store) NodeRegister(ctx context.Context, n Node, ttl time.Duration, dea
 		return fmt.Errorf("pgstore: register node %q: %w", n.ID, err)
 	}
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		// The leader may have contracted the schema since Open checked
+		// it: a node that knows too little must not join. The migration
+		// lock orders this against Contract, which counts live nodes.
+		if err := lockMigrations(ctx, tx); err != nil {
+			return err
+		}
+		var contracted int
+		if err := tx.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_version_contracted`).Scan(&contracted); err != nil {
+			return err
+		}
+		if contracted > s.knows {
+			return &migrate.TooOldError{Table: "schema_version", Schema: contracted, Contracted: contracted, Binary: s.knows}
+		}
 		tag, err := tx.Exec(ctx, `
-			INSERT INTO nodes (id, address, version, started_at, heartbeat_at, instance, host, pid, labels)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING`,
-			n.ID, n.Address, n.Version, started.UTC().Truncate(time.Microsecond), now, n.Instance, n.Host, n.PID, labels)
+			INSERT INTO nodes (id, address, version, started_at, heartbeat_at, instance, host, pid, labels, knows_schema)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING`,
+			n.ID, n.Address, n.Version, started.UTC().Truncate(time.Microsecond), now, n.Instance, n.Host, n.PID, labels, s.knows)
 		if err != nil || tag.RowsAffected() == 1 {
 			return err
 		}
@@ -88,9 +103,10 @@ func (s *Store) NodeRegister(ctx context.Context, n Node, ttl time.Duration, dea
 			return &NodeInUseError{Other: other, Age: max(age, 0)}
 		}
 		_, err = tx.Exec(ctx, `
-			UPDATE nodes SET address = $2, version = $3, started_at = $4, heartbeat_at = $5, instance = $6, host = $7, pid = $8, labels = $9
+			UPDATE nodes SET address = $2, version = $3, started_at = $4, heartbeat_at = $5, instance = $6, host = $7, pid = $8, labels = $9,
+			       knows_schema = $10
 			 WHERE id = $1`,
-			n.ID, n.Address, n.Version, started.UTC().Truncate(time.Microsecond), now, n.Instance, n.Host, n.PID, labels)
+			n.ID, n.Address, n.Version, started.UTC().Truncate(time.Microsecond), now, n.Instance, n.Host, n.PID, labels, s.knows)
 		return err
 	})
 	var inUse *NodeInUseError
@@ -139,12 +155,14 @@ func (s *Store) NodeHeartbeat(ctx context.Context, n Node) error {
 		return fmt.Errorf("pgstore: node heartbeat: %w", err)
 	}
 	tag, err := s.pool.Exec(ctx, `
-		INSERT INTO nodes (id, address, version, started_at, heartbeat_at, instance, host, pid, labels) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+		INSERT INTO nodes (id, address, version, started_at, heartbeat_at, instance, host, pid, labels, knows_schema)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 		ON CONFLICT (id) DO UPDATE SET address = EXCLUDED.address, version = EXCLUDED.version,
 		       started_at = EXCLUDED.started_at, heartbeat_at = EXCLUDED.heartbeat_at,
-		       instance = EXCLUDED.instance, host = EXCLUDED.host, pid = EXCLUDED.pid, labels = EXCLUDED.labels
+		       instance = EXCLUDED.instance, host = EXCLUDED.host, pid = EXCLUDED.pid, labels = EXCLUDED.labels,
+		       knows_schema = EXCLUDED.knows_schema
 		 WHERE nodes.instance = EXCLUDED.instance OR nodes.instance = ''`,
-		n.ID, n.Address, n.Version, started.UTC().Truncate(time.Microsecond), hb, n.Instance, n.Host, n.PID, labels)
+		n.ID, n.Address, n.Version, started.UTC().Truncate(time.Microsecond), hb, n.Instance, n.Host, n.PID, labels, s.knows)
 	if err != nil {
 		return fmt.Errorf("pgstore: node heartbeat: %w", err)
 	}

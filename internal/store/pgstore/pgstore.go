@@ -7,7 +7,9 @@
 //
 //   - Exactly one run per (job, scheduled time, attempt): a UNIQUE key, and
 //     RunInsert uses INSERT ... ON CONFLICT DO NOTHING, so a second insert by
-//     any node returns store.ErrDuplicate without aborting anything.
+//     any node returns store.ErrDuplicate without aborting anything. The
+//     statement names no conflict target, so it holds on either shape of
+//     the key during a rolling upgrade (see Contract).
 //   - Fencing: a write whose params carry a Term > 0 commits only if, at
 //     commit, that term is the current term of the controller election's
 //     lease row and the lease has at least fenceMargin left by the database
@@ -33,6 +35,9 @@
 //
 // The schema is created and upgraded by embedded SQL migrations applied at
 // Open under an advisory lock, so nodes starting together do not race.
+// Migrations only add (package migrate); what the previous release reads
+// is removed by a contract step the leader runs once no live node of an
+// older schema remains (Contract).
 package pgstore
 
 import (
@@ -41,9 +46,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -56,7 +63,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/store"
 )
 
-//go:embed migrations/*.sql
+//go:embed migrations/*.sql migrations/contract/*.sql
 var migrations embed.FS
 
 // LeaseName is the default name of the controller election whose term
@@ -76,6 +83,11 @@ type Store struct {
 	schema    string
 	channel   string
 	hub       *hub
+	log       *slog.Logger
+	// knows is the highest schema version this binary knows.
+	knows int
+	// fanOut is set once the run key includes the target (fanout.go).
+	fanOut atomic.Bool
 }
 
 var _ store.Store = (*Store)(nil)
@@ -86,6 +98,10 @@ type Option func(*Store)
 // WithClock sets the clock used for times the caller leaves zero (default
 // clock.Real).
 func WithClock(c clock.Clock) Option { return func(s *Store) { s.clock = c } }
+
+// WithLogger sets where migrations and contractions are logged (default
+// slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(s *Store) { s.log = l } }
 
 // WithLeaseName sets the election whose lease row fences writes with a
 // term (default LeaseName).
@@ -113,7 +129,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: connect: %w", err)
 	}
-	s := &Store{pool: pool, clock: clock.Real{}, leaseName: LeaseName}
+	s := &Store{pool: pool, clock: clock.Real{}, leaseName: LeaseName, log: slog.Default()}
 	for _, o := range opts {
 		o(s)
 	}
@@ -156,20 +172,43 @@ func channelName(schema string) string {
 // migrate applies the embedded migrations newer than schema_version, all in
 // one transaction under an advisory lock.
 func (s *Store) migrate(ctx context.Context) error {
-	names, err := fs.Glob(migrations, "migrations/*.sql")
+	names, contracts, err := migrationNames()
 	if err != nil {
 		return err
 	}
-	sort.Strings(names)
+	s.knows = migrate.Latest(names)
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if err := tx.QueryRow(ctx, `SELECT current_schema()`).Scan(&s.schema); err != nil {
 			return fmt.Errorf("no schema to create tables in (check search_path): %w", err)
 		}
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('almanac.migrate.' || current_schema()))`); err != nil {
-			return fmt.Errorf("lock migrations: %w", err)
+		if err := lockMigrations(ctx, tx); err != nil {
+			return err
 		}
-		return migrate.Apply(ctx, migrate.Pgx(tx), migrations, names, "schema_version", "$1")
+		_, err := migrate.Run(ctx, migrate.Pgx(tx), migrations, names, "schema_version", "$1",
+			migrate.Options{Contract: contracts, Log: s.log, Clock: s.clock})
+		return err
 	})
+}
+
+// migrationNames lists the embedded expand migrations and contract steps.
+func migrationNames() (expand, contract []string, err error) {
+	if expand, err = fs.Glob(migrations, "migrations/*.sql"); err != nil {
+		return nil, nil, err
+	}
+	if contract, err = fs.Glob(migrations, "migrations/contract/*.sql"); err != nil {
+		return nil, nil, err
+	}
+	sort.Strings(expand)
+	sort.Strings(contract)
+	return expand, contract, nil
+}
+
+// lockMigrations takes the schema's migration lock for the transaction.
+func lockMigrations(ctx context.Context, tx pgx.Tx) error {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('almanac.migrate.' || current_schema()))`); err != nil {
+		return fmt.Errorf("lock migrations: %w", err)
+	}
+	return nil
 }
 
 // querier is what a write does inside its transaction.

@@ -86,7 +86,7 @@ func (s *Store) RunInsert(ctx context.Context, p store.RunInsertParams) (store.R
 			INSERT INTO runs (job, scheduled_time, attempt, reason, state, node, ready_at, created_at,
 			                  started_at, finished_at, heartbeat_at, cancel_requested, exit_code, output, error, target)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
-			ON CONFLICT (job, scheduled_time, target, attempt) DO NOTHING
+			ON CONFLICT DO NOTHING
 			RETURNING `+runColsOutput,
 			r.Job, r.ScheduledTime.UTC().Truncate(time.Microsecond), r.Attempt, string(r.Reason), string(r.State), r.Node,
 			ts(r.ReadyAt), now, ts(r.StartedAt), ts(r.FinishedAt), ts(r.HeartbeatAt), r.CancelRequested,

@@ -87,3 +87,46 @@ func (s *Store) EventList(ctx context.Context, p store.EventListParams) ([]store
 	}
 	return events, next, nil
 }
+
+// pruneBatch bounds the events one pruning transaction deletes, so a
+// first prune of a long log does not hold the write lock for long.
+const pruneBatch = 5000
+
+// EventPrune implements store.Store: the oldest events go first, a batch
+// per transaction, until a batch finds fewer to delete than it could.
+func (s *Store) EventPrune(ctx context.Context, p store.EventPruneParams) (int, error) {
+	if p.Before.IsZero() && p.Keep <= 0 {
+		return 0, nil
+	}
+	cut := int64(-1) // events with id <= cut are beyond Keep
+	if p.Keep > 0 {
+		err := s.r.QueryRowContext(ctx, `SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET ?`, p.Keep).Scan(&cut)
+		if err != nil && err != sql.ErrNoRows {
+			return 0, fmt.Errorf("prune events: %w", err)
+		}
+	}
+	before := int64(-1 << 62)
+	if !p.Before.IsZero() {
+		before = p.Before.UnixMicro()
+	}
+	total := 0
+	for {
+		var n int64
+		err := s.tx(ctx, func(tx *sql.Tx) error {
+			res, err := tx.ExecContext(ctx, `DELETE FROM events WHERE id IN (SELECT id FROM events ORDER BY id LIMIT ?)
+				AND (id <= ? OR time < ?)`, pruneBatch, cut, before)
+			if err != nil {
+				return err
+			}
+			n, err = res.RowsAffected()
+			return err
+		})
+		if err != nil {
+			return total, fmt.Errorf("prune events: %w", err)
+		}
+		total += int(n)
+		if n < pruneBatch {
+			return total, nil
+		}
+	}
+}

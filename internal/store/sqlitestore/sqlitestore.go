@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
@@ -48,6 +49,7 @@ type Store struct {
 	clock clock.Clock
 	// stmts are the hot statements prepared on w, by query (stmts.go).
 	stmts map[string]*sql.Stmt
+	log   *slog.Logger
 }
 
 // Option configures Open.
@@ -56,6 +58,9 @@ type Option func(*Store)
 // WithClock sets the clock used for timestamps a caller leaves zero
 // (default clock.Real).
 func WithClock(c clock.Clock) Option { return func(s *Store) { s.clock = c } }
+
+// WithLogger sets where migrations are logged (default slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(s *Store) { s.log = l } }
 
 var _ store.Store = (*Store)(nil)
 
@@ -96,7 +101,7 @@ func Open(ctx context.Context, dir string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	r.SetMaxOpenConns(4)
-	s := &Store{w: w, r: r, path: path, clock: clock.Real{}}
+	s := &Store{w: w, r: r, path: path, clock: clock.Real{}, log: slog.Default()}
 	for _, o := range opts {
 		o(s)
 	}
@@ -127,16 +132,24 @@ func (s *Store) Close() error {
 	return errors.Join(s.w.Close(), s.r.Close())
 }
 
-// migrate applies the embedded migrations newer than schema_version, each in
-// its own transaction.
+// migrate applies the embedded migrations newer than schema_version and
+// then every contract step at once, in one transaction: one daemon at a
+// time opens the database (the data directory's lock), so no node of an
+// older version can be reading it.
 func (s *Store) migrate(ctx context.Context) error {
 	names, err := fs.Glob(migrations, "migrations/*.sql")
 	if err != nil {
 		return err
 	}
+	contracts, err := fs.Glob(migrations, "migrations/contract/*.sql")
+	if err != nil {
+		return err
+	}
 	sort.Strings(names)
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		return migrate.Apply(ctx, migrate.SQL(tx), migrations, names, "schema_version", "?")
+		_, err := migrate.Run(ctx, migrate.SQL(tx), migrations, names, "schema_version", "?",
+			migrate.Options{Contract: contracts, ContractNow: true, Log: s.log, Clock: s.clock})
+		return err
 	})
 }
 
