@@ -8,10 +8,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/almanac-sh/almanac/internal/api/apiclient"
 	"github.com/almanac-sh/almanac/internal/api/apitype"
+	"github.com/almanac-sh/almanac/internal/durationtext"
 )
 
 func init() {
@@ -179,7 +179,7 @@ func duration(r apitype.Run) string {
 	if r.StartedAt == nil || r.FinishedAt == nil {
 		return ""
 	}
-	return r.FinishedAt.Sub(*r.StartedAt).Round(time.Millisecond).String()
+	return durationtext.Format(r.FinishedAt.Sub(*r.StartedAt))
 }
 
 // schedule renders when a job runs: its cron expression (with its dialect

@@ -386,10 +386,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 	if err := metrics.Prime(ctx); err != nil {
 		return nil, fmt.Errorf("read event log: %w", err)
 	}
-	metrics.Registry().MustRegister(locks)
+	metrics.Registry().MustRegister(locks, newClusterCollector(cl))
 	api := httpapi.New(httpapi.Config{
-		RebootGroups: rebootGroupsAPI(locks),
-		Store:        st, Controller: ctrl, Fleet: fl, Token: o.token, Clock: clk,
+		RebootGroups: rebootGroupsAPI(locks), Cluster: cl,
+		Store: st, Controller: ctrl, Fleet: fl, Token: o.token, Clock: clk,
 		Logger: log, Metrics: metrics, Version: o.Version, Revision: o.Revision, GoVersion: o.GoVersion, Health: storeHealthReason(ctrl, d.integrity),
 	})
 	cl.register(api)

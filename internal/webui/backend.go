@@ -297,6 +297,9 @@ type Run struct {
 	Error string
 	// Output is the captured tail of stdout and stderr (only from Backend.Run).
 	Output []byte
+	// NodeLiveness is set by the pages (not the backend) on an active run
+	// whose node is suspect or down (apitype.NodeSuspect, NodeDown).
+	NodeLiveness string
 }
 
 // Active reports whether the run has not finished yet.

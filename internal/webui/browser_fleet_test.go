@@ -71,8 +71,9 @@ func testFleetInBrowser(t *testing.T, b *browser) {
 		t.Errorf("the backend's wave after Pause: %+v, %v", w, err)
 	}
 	b.run(t, "resume", chromedp.Click(`button.wave-resume`), chromedp.WaitVisible(`#wave[data-state=running]`))
-	b.run(t, "abort", chromedp.Click(`button.wave-abort`), chromedp.WaitVisible(`#matrix tbody tr:first-child td.skipped`))
-	if n := eval[int](t, b, `document.querySelectorAll("button.wave-abort").length`); n != 0 {
+	b.run(t, "abort", chromedp.Click(`a.wave-abort`), chromedp.WaitVisible(`#confirm.wave-abort`),
+		chromedp.Click(`#confirm`), chromedp.WaitVisible(`#matrix tbody tr:first-child td.skipped`))
+	if n := eval[int](t, b, `document.querySelectorAll(".wave-abort").length`); n != 0 {
 		t.Error("Abort is still offered with nothing waiting")
 	}
 	b.checkConsole(t)

@@ -630,7 +630,9 @@ func TestKillFromRunPage(t *testing.T) {
 		t.Fatalf("trigger: %d to %q", resp.StatusCode, runPath)
 	}
 	_, body := h.get(runPath)
-	mustContain(t, body, `action="`+runPath+`/kill"`, `class="kill"`)
+	mustContain(t, body, `href="`+runPath+`/kill"`, `class="button kill"`)
+	_, body = h.get(runPath + "/kill")
+	mustContain(t, body, `action="`+runPath+`/kill"`, `class="kill" id="confirm"`, "SIGTERM")
 
 	resp = h.post(runPath+"/kill", url.Values{"csrf": {token}}, nil)
 	resp.Body.Close()
@@ -639,7 +641,7 @@ func TestKillFromRunPage(t *testing.T) {
 	}
 	_, body = h.get(runPath)
 	mustContain(t, body, `id="run-state" class="badge`, `>killed</span>`)
-	if strings.Contains(body, `class="kill"`) {
+	if strings.Contains(body, `kill"`) {
 		t.Error("a finished run still offers Kill")
 	}
 	resp = h.post(runPath+"/kill", url.Values{"csrf": {token}}, nil)

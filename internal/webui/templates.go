@@ -11,11 +11,13 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/almanac-sh/almanac/internal/durationtext"
 )
 
 // pageNames are the templates under templates/ that are whole pages; each is
 // parsed together with layout.html.
-var pageNames = []string{"overview", "jobs", "job", "run", "windows", "resources", "events", "cluster", "applies", "apply", "login", "error", "runs"}
+var pageNames = []string{"overview", "jobs", "job", "run", "windows", "resources", "events", "cluster", "applies", "apply", "login", "error", "runs", "confirm"}
 
 func (s *server) parseTemplates() (map[string]*template.Template, error) {
 	funcs := template.FuncMap{
@@ -156,22 +158,7 @@ func relative(now, t time.Time) string {
 }
 
 // duration formats d coarsely for people: "2d 3h", "3h 20m", "4m 10s", "12s".
-func duration(d time.Duration) string {
-	if d < 0 {
-		d = -d
-	}
-	d = d.Round(time.Second)
-	days, h, m, sec := int(d/(24*time.Hour)), int(d/time.Hour)%24, int(d/time.Minute)%60, int(d/time.Second)%60
-	switch {
-	case days > 0:
-		return fmt.Sprintf("%dd %dh", days, h)
-	case h > 0:
-		return fmt.Sprintf("%dh %dm", h, m)
-	case m > 0:
-		return fmt.Sprintf("%dm %ds", m, sec)
-	}
-	return fmt.Sprintf("%ds", sec)
-}
+func duration(d time.Duration) string { return durationtext.Format(d) }
 
 func exitText(code *int) string {
 	if code == nil {

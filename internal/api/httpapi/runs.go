@@ -58,6 +58,7 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) error {
 	for _, run := range runs {
 		page.Items = append(page.Items, runFromStore(run))
 	}
+	s.markLiveness(r.Context(), page.Items)
 	if next != 0 {
 		page.NextPage = strconv.FormatInt(next, 10)
 	}
@@ -114,7 +115,9 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, runFromStore(run))
+	out := []apitype.Run{runFromStore(run)}
+	s.markLiveness(r.Context(), out)
+	writeJSON(w, http.StatusOK, out[0])
 	return nil
 }
 
