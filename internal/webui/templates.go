@@ -151,13 +151,14 @@ func relative(now, t time.Time) string {
 	case d > -time.Second && d < time.Second:
 		return "now"
 	case d > 0:
-		return "in " + duration(d)
+		return "in " + duration(d.Round(time.Second))
 	default:
-		return duration(-d) + " ago"
+		return duration(-d.Round(time.Second)) + " ago"
 	}
 }
 
-// duration formats d coarsely for people: "2d 3h", "3h 20m", "4m 10s", "12s".
+// duration formats d for people as the CLI does: "24ms", "1.5s", "12s",
+// "4m 10s", "3h 20m", "2d 3h".
 func duration(d time.Duration) string { return durationtext.Format(d) }
 
 func exitText(code *int) string {

@@ -24,7 +24,7 @@ func init() {
 }
 
 func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) error {
-	if err := checkQuery(r, "job", "node", "state", "page", "limit"); err != nil {
+	if err := checkQuery(r, "job", "node", "state", "since", "until", "page", "limit"); err != nil {
 		return err
 	}
 	q := r.URL.Query()
@@ -47,6 +47,9 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	var err error
+	if p.Since, p.Until, err = timeSpan(r); err != nil {
+		return err
+	}
 	if p.Page, err = pageParams(r); err != nil {
 		return err
 	}
