@@ -162,6 +162,9 @@ type Job struct {
 	MaxFailures int
 	WaveOrder   string
 	WavePaused  bool
+	// Window maps node label selectors, or "default", to the window a
+	// matching node's runs of this job wait for (the job's window map).
+	Window map[string]string
 
 	// Active holds the ids of the job's active runs: executing now, or
 	// pending (waiting for a gate, an upstream job or a retry).
@@ -311,8 +314,13 @@ type RunQuery struct {
 	States []string // empty: every state
 	// ScheduledTime, when set, keeps the runs of that instant.
 	ScheduledTime time.Time
-	Cursor        int64 // only runs with ID < Cursor; 0 starts at the newest
-	Limit         int   // 0: the backend's default page size
+	// Node, when set, keeps the runs for that node or taken by it.
+	Node string
+	// Since and Until, when set, keep the runs scheduled at or after
+	// Since and before Until.
+	Since, Until time.Time
+	Cursor       int64 // only runs with ID < Cursor; 0 starts at the newest
+	Limit        int   // 0: the backend's default page size
 }
 
 // Event is one entry of the event log.

@@ -155,7 +155,7 @@ func (d *daemonBackend) viewWith(ctx context.Context, j store.Job, st httpapi.Jo
 		Suspended: s.Suspend, ConcurrencyPolicy: string(s.ConcurrencyPolicy), BackoffLimit: s.BackoffLimit,
 		Timeout: time.Duration(s.TimeoutSeconds) * time.Second, Gate: s.Schedule, Requires: s.Requires,
 		Nodes: s.Nodes, MaxParallel: s.MaxParallel, MaxFailures: s.MaxFailures, WaveOrder: s.WaveOrder, WavePaused: s.WavePaused,
-		Succeeded: j.Status.Succeeded, Failed: j.Status.Failed,
+		Window: s.Window, Succeeded: j.Status.Succeeded, Failed: j.Status.Failed,
 		LastScheduleTime: j.Status.LastScheduleTime, LastSuccessfulTime: j.Status.LastSuccessfulTime,
 	}
 	if v.Zone == "" {
@@ -322,7 +322,8 @@ func (d *daemonBackend) forget() {
 }
 
 func (d *daemonBackend) Runs(ctx context.Context, q RunQuery) ([]Run, int64, error) {
-	p := store.RunListParams{Job: q.Job, ScheduledTime: q.ScheduledTime, Page: store.Page{Cursor: q.Cursor, Limit: q.Limit}}
+	p := store.RunListParams{Job: q.Job, ScheduledTime: q.ScheduledTime, Node: q.Node, Since: q.Since, Until: q.Until,
+		Page: store.Page{Cursor: q.Cursor, Limit: q.Limit}}
 	for _, s := range q.States {
 		p.States = append(p.States, store.RunState(s))
 	}

@@ -269,6 +269,7 @@ func (s *server) job(w http.ResponseWriter, r *http.Request) {
 		s.backendError(w, r, err)
 		return
 	}
+	s.markLiveness(ctx, d.Runs)
 	for _, kind := range []string{"run.skipped", "run.missed"} {
 		evs, _, err := s.cfg.Backend.Events(ctx, EventQuery{Job: name, Kind: kind, Limit: passedShown})
 		if err != nil {

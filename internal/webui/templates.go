@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"html/template"
 	"io/fs"
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -41,6 +42,7 @@ func (s *server) parseTemplates() (map[string]*template.Template, error) {
 			return t
 		},
 		"sortedKV":   sortedKV,
+		"windowMap":  windowMap,
 		"zoneName":   zoneName,
 		"hours":      hours,
 		"applyURL":   func(id int64) string { return fmt.Sprintf("/applies/%d", id) },
@@ -213,4 +215,23 @@ func eventsURL(q EventQuery) string {
 		return "/events"
 	}
 	return "/events?" + v.Encode()
+}
+
+// windowEntry is one line of a job's window map.
+type windowEntry struct{ Selector, Window string }
+
+// windowMap lists a job's window map with the selectors by name and
+// "default" last, the order in which a node's window is looked up when
+// none of the others matches.
+func windowMap(m map[string]string) []windowEntry {
+	out := make([]windowEntry, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if k != "default" {
+			out = append(out, windowEntry{k, m[k]})
+		}
+	}
+	if d, ok := m["default"]; ok {
+		out = append(out, windowEntry{"default", d})
+	}
+	return out
 }

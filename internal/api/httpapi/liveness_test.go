@@ -64,3 +64,26 @@ func TestRunNodeLiveness(t *testing.T) {
 		}
 	}
 }
+
+// TestRunsTimeSpan: ?since and ?until bound the runs' scheduled time; a
+// time that is not RFC 3339 is a 400 naming the parameter.
+func TestRunsTimeSpan(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.st.PutJob(store.Job{Spec: store.JobSpec{Name: "a", Cron: "* * * * *", Shell: "true"}, Version: 1})
+	var ids []int64
+	for i := range 3 {
+		ids = append(ids, b.st.AddRun(store.Run{Job: "a", ScheduledTime: t0.Add(time.Duration(i) * time.Hour), Attempt: 1,
+			Reason: store.ReasonSchedule, State: store.RunSucceeded}).ID)
+	}
+	since, until := t0.Add(time.Hour).Format(time.RFC3339), t0.Add(2*time.Hour).Format(time.RFC3339)
+	var page apitype.Page[apitype.Run]
+	b.do(t, "GET", "/api/v1/runs?since="+since+"&until="+until, "").decode(t, &page)
+	if len(page.Items) != 1 || page.Items[0].ID != ids[1] {
+		t.Errorf("runs in [%s, %s) = %+v, want run %d alone", since, until, page.Items, ids[1])
+	}
+	r := b.do(t, "GET", "/api/v1/runs?since=yesterday", "")
+	if e := r.apiErr(t); r.code != 400 || e.Field != "?since" {
+		t.Errorf("?since=yesterday: %d %+v", r.code, e)
+	}
+}

@@ -347,7 +347,9 @@ func (b *Backend) Runs(_ context.Context, q webui.RunQuery) ([]webui.Run, int64,
 	b.settle()
 	out, next := newestFirst(b.runs, q.Cursor, q.Limit, func(r webui.Run) int64 { return r.ID }, func(r webui.Run) bool {
 		return (q.Job == "" || r.Job == q.Job) && (len(q.States) == 0 || slices.Contains(q.States, r.State)) &&
-			(q.ScheduledTime.IsZero() || r.ScheduledTime.Equal(q.ScheduledTime))
+			(q.ScheduledTime.IsZero() || r.ScheduledTime.Equal(q.ScheduledTime)) &&
+			(q.Node == "" || r.Node == q.Node || r.Target == q.Node) &&
+			(q.Since.IsZero() || !r.ScheduledTime.Before(q.Since)) && (q.Until.IsZero() || r.ScheduledTime.Before(q.Until))
 	})
 	for i := range out {
 		out[i].Output = nil
