@@ -127,4 +127,3 @@ func (s *server) activeRuns(w http.ResponseWriter, r *http.Request) {
 	}
 	s.render(w, r, http.StatusOK, "runs", "", p)
 }
-
