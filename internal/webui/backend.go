@@ -3,6 +3,7 @@ package webui
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/agent"
@@ -180,6 +181,9 @@ type Job struct {
 	NextFire time.Time
 	// LastRun is the most recent run, if any.
 	LastRun *Run
+	// LastWave is the latest instant's wave of a fanned-out job (nil for
+	// other jobs and before the first fanned-out run): its "last result".
+	LastWave *Wave
 	// Recent are the job's latest runs, newest first (at most
 	// RecentRuns), for the coloured strip of outcomes.
 	Recent []Run
@@ -208,6 +212,50 @@ func (j Job) Failing() bool {
 		}
 	}
 	return finished > 0
+}
+
+// Missing reports whether every finished run among the recent ones was
+// missed (at least one): the job is scheduled but nothing of it runs (a
+// gate that never opens, a deadline behind a closed gate, a node always
+// outside its window). Runs skipped by an aborted or stopped wave do not
+// count, nor do they clear it.
+func (j Job) Missing() bool {
+	missed := 0
+	for _, r := range j.Recent {
+		switch {
+		case r.State == RunMissed && strings.HasPrefix(r.Error, "skipped"):
+		case r.State == RunMissed:
+			missed++
+		case r.State == RunSucceeded || r.State == RunFailed || r.State == RunKilled:
+			return false
+		}
+	}
+	return missed > 0
+}
+
+// PartlyFailing reports whether some node of a fanned-out job failed in
+// its latest wave while others did not.
+func (j Job) PartlyFailing() bool {
+	w := j.LastWave
+	return w != nil && w.Failed > 0 && w.Done > 0
+}
+
+// Health is the job's state in one word, most urgent first: suspended,
+// failing (its latest finished runs failed), partly-failing (a node failed
+// in its latest wave), missing (every recent fire was missed) or
+// scheduled.
+func (j Job) Health() string {
+	switch {
+	case j.Suspended:
+		return "suspended"
+	case j.PartlyFailing():
+		return "partly-failing"
+	case j.Failing():
+		return "failing"
+	case j.Missing():
+		return "missing"
+	}
+	return "scheduled"
 }
 
 // JobQuery selects a page of jobs.
@@ -333,6 +381,9 @@ type Event struct {
 	Resource string
 	RunID    int64
 	Message  string
+	// Count is how many scheduled instants a run.missed event stands for
+	// (one event records a stretch of missed instants); 0 means one.
+	Count int
 }
 
 // EventQuery selects log entries; empty fields match everything.

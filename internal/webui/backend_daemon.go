@@ -2,6 +2,7 @@ package webui
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -201,6 +202,11 @@ func (d *daemonBackend) viewWith(ctx context.Context, j store.Job, st httpapi.Jo
 	if len(runs) > 0 {
 		r := runView(runs[0])
 		v.LastRun = &r
+	}
+	if v.FannedOut() && d.cfg.Waves != nil {
+		if w, err := d.Wave(ctx, s.Name); err == nil {
+			v.LastWave = &w
+		}
 	}
 	return v, nil
 }
@@ -419,7 +425,16 @@ func kindsOf(name string) []store.EventKind {
 }
 
 func eventView(e store.Event) Event {
-	return Event{ID: e.ID, Time: e.Time, Kind: string(e.Kind), Job: e.Job, Resource: e.Resource, RunID: e.RunID, Message: e.Message}
+	v := Event{ID: e.ID, Time: e.Time, Kind: string(e.Kind), Job: e.Job, Resource: e.Resource, RunID: e.RunID, Message: e.Message}
+	if e.Kind == store.EventRunMissed && len(e.Data) > 0 {
+		var d struct {
+			Count int `json:"count"`
+		}
+		if json.Unmarshal(e.Data, &d) == nil && d.Count > 0 {
+			v.Count = d.Count
+		}
+	}
+	return v
 }
 
 func (d *daemonBackend) SetSuspended(ctx context.Context, name string, suspended bool) error {

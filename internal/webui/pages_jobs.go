@@ -1,6 +1,7 @@
 package webui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -26,7 +27,12 @@ const (
 )
 
 type overviewData struct {
-	Jobs, Suspended, ActiveRuns, Failures24h   int
+	Jobs, Suspended, ActiveRuns, Failures24h int
+	// Misses24h counts the scheduled instants missed in the same period
+	// as the failures; MoreMisses is set when the count stopped at
+	// failureScan events.
+	Misses24h                                  int
+	MoreMisses                                 bool
 	Resources, ResourcesUp, ResourcesDown, Bad int
 	Fires                                      []Fire
 	Windows                                    []Window
@@ -70,6 +76,10 @@ func (s *server) overview(w http.ResponseWriter, r *http.Request) {
 	d.Jobs, d.Suspended, d.ActiveRuns = sum.Jobs, sum.Suspended, sum.ActiveRuns
 	d.FailuresSince = now.Add(-24 * time.Hour)
 	if err = s.failuresSince(r, &d); err != nil {
+		s.backendError(w, r, err)
+		return
+	}
+	if d.Misses24h, d.MoreMisses, err = s.missesSince(ctx, d.FailuresSince); err != nil {
 		s.backendError(w, r, err)
 		return
 	}
@@ -419,4 +429,26 @@ func cursorParam(r *http.Request, name string) (int64, bool) {
 		return 0, false
 	}
 	return n, true
+}
+
+// missesSince counts the scheduled instants missed since since, from the
+// run.missed events (each may stand for several instants); more is set
+// when it stopped at failureScan events.
+func (s *server) missesSince(ctx context.Context, since time.Time) (n int, more bool, err error) {
+	cursor, events := int64(0), 0
+	for events < failureScan {
+		evs, next, err := s.cfg.Backend.Events(ctx, EventQuery{Kind: "run.missed", Since: since, Cursor: cursor, Limit: 500})
+		if err != nil {
+			return 0, false, err
+		}
+		for _, e := range evs {
+			events++
+			n += max(e.Count, 1)
+		}
+		if next == 0 || len(evs) == 0 {
+			return n, false, nil
+		}
+		cursor = next
+	}
+	return n, true, nil
 }

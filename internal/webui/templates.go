@@ -41,13 +41,16 @@ func (s *server) parseTemplates() (map[string]*template.Template, error) {
 			}
 			return t
 		},
-		"sortedKV":   sortedKV,
-		"windowMap":  windowMap,
-		"zoneName":   zoneName,
-		"hours":      hours,
-		"applyURL":   func(id int64) string { return fmt.Sprintf("/applies/%d", id) },
-		"outcome":    outcomeClass,
-		"waveSymbol": waveSymbol,
+		"sortedKV":    sortedKV,
+		"windowMap":   windowMap,
+		"healthClass": healthClass,
+		"healthText":  func(h string) string { return strings.ReplaceAll(h, "-", " ") },
+		"healthTitle": func(h string) string { return healthTitles[h] },
+		"zoneName":    zoneName,
+		"hours":       hours,
+		"applyURL":    func(id int64) string { return fmt.Sprintf("/applies/%d", id) },
+		"outcome":     outcomeClass,
+		"waveSymbol":  waveSymbol,
 		"outlookClass": func(o string) string {
 			if o == "" {
 				return OutlookOnTime
@@ -68,6 +71,7 @@ func (s *server) parseTemplates() (map[string]*template.Template, error) {
 			return out
 		},
 		"failedSince": func(t time.Time) EventQuery { return EventQuery{Kind: "run.failed", Since: t} },
+		"missedSince": func(t time.Time) EventQuery { return EventQuery{Kind: "run.missed", Since: t} },
 		"localInput": func(t time.Time, loc *time.Location) string {
 			if t.IsZero() {
 				return ""
@@ -234,4 +238,24 @@ func windowMap(m map[string]string) []windowEntry {
 		out = append(out, windowEntry{"default", d})
 	}
 	return out
+}
+
+// healthTitles explain the job healths that are not plain.
+var healthTitles = map[string]string{
+	"failing":        "its latest finished runs failed",
+	"partly-failing": "a node failed in its latest wave",
+	"missing":        "every recent fire was missed: nothing of this job runs",
+}
+
+// healthClass is the badge colour of a job health (Job.Health).
+func healthClass(h string) string {
+	switch h {
+	case "suspended":
+		return "suspended"
+	case "failing", "partly-failing":
+		return "failed"
+	case "missing":
+		return "missed"
+	}
+	return "ok"
 }

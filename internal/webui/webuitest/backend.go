@@ -241,6 +241,11 @@ func (b *Backend) jobView(fj *fakeJob) webui.Job {
 	if !j.Suspended && fj.sched != nil {
 		j.NextFire = fj.sched.Next(b.clock.Now())
 	}
+	if j.FannedOut() {
+		if w, err := b.wave(fj); err == nil {
+			j.LastWave = &w
+		}
+	}
 	return j
 }
 
