@@ -24,6 +24,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/api/httpapi"
 	"github.com/almanac-sh/almanac/internal/apitoken"
 	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/cluster"
 	"github.com/almanac-sh/almanac/internal/connlimit"
 	"github.com/almanac-sh/almanac/internal/fleetlock"
 	"github.com/almanac-sh/almanac/internal/job"
@@ -324,6 +325,11 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 		return nil, err
 	}
 	d.cluster = cl
+	if cl.node != nil {
+		// A follower's scheduling writes are refused by design; its log
+		// says so at DEBUG, not at ERROR on every step.
+		log = slog.New(cluster.QuietRefusals(log.Handler()))
+	}
 	if err := recordNodeLabels(ctx, st, o.node, o.labels.set, clk, log); err != nil {
 		return nil, err
 	}
