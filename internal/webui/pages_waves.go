@@ -48,6 +48,27 @@ func (f fleetData) Active() bool {
 	return f.Wave != nil && (f.Wave.State == WaveStateRunning || f.Wave.State == WaveStatePaused)
 }
 
+// Missed counts the latest wave's nodes whose run was missed (its starting
+// deadline passed first), as the matrix marks them; the wave's Skipped
+// counts these with the runs an aborted or stopped wave never started.
+func (f fleetData) Missed() int {
+	if f.Wave == nil {
+		return 0
+	}
+	n := 0
+	for _, row := range f.Matrix.Rows {
+		if !row.Instant.Equal(f.Wave.Instant) {
+			continue
+		}
+		for _, c := range row.Cells {
+			if c.Run.Target != "" && c.Class() == RunMissed {
+				n++
+			}
+		}
+	}
+	return min(n, f.Wave.Skipped)
+}
+
 // CanAbort reports whether the latest wave has nodes waiting, whose runs
 // an abort would skip.
 func (f fleetData) CanAbort() bool { return f.Active() && f.Wave.Waiting > 0 }
