@@ -265,6 +265,9 @@ type JobQuery struct {
 	// State keeps the jobs in one of the JobStates ("" keeps all).
 	State string
 	Limit int // at most this many; 0 = all
+	// Desc lists the names in reverse natural order (After then counts
+	// in that order).
+	Desc bool
 }
 
 // JobPage is a page of jobs and the name the next page starts after.

@@ -46,6 +46,8 @@ func (d *daemonBackend) jobIndex(ctx context.Context, now time.Time) ([]indexedJ
 		}
 		after = js[len(js)-1].Spec.Name
 	}
+	// The store lists by byte order; the jobs list reads in natural order.
+	slices.SortFunc(idx, func(a, b indexedJob) int { return NaturalCompare(a.name, b.name) })
 	d.index, d.indexAt = idx, now
 	return idx, nil
 }
@@ -73,33 +75,20 @@ func (d *daemonBackend) Jobs(ctx context.Context, q JobQuery) (JobPage, error) {
 			names = append(names, j.name)
 		}
 	}
+	if q.Desc {
+		slices.Reverse(names)
+	}
 	var p JobPage
-	pageNames := Paginate(names, q.After, q.Limit, &p)
+	// The index (at most fireCacheTTL old, dropped by every action of the
+	// UI) gives the page's names in natural order, the count and the way
+	// back; the page's jobs themselves are read fresh.
 	var js []store.Job
-	if q.State == "" {
-		// The page itself comes fresh from the store (a job created since
-		// the index was read shows at once); the index gives the count
-		// and the way back.
-		limit := q.Limit
-		if limit > 0 {
-			limit++ // one more tells whether there is a next page
+	for _, name := range Paginate(names, q.After, q.Limit, q.Desc, &p) {
+		j, err := d.cfg.Store.JobGet(ctx, name)
+		if err != nil {
+			continue // deleted since the index was read
 		}
-		if js, err = d.cfg.Store.JobList(ctx, store.JobListParams{After: q.After, NameContains: q.Filter, Limit: limit}); err != nil {
-			return JobPage{}, err
-		}
-		p.Next = ""
-		if q.Limit > 0 && len(js) > q.Limit {
-			js = js[:q.Limit]
-			p.Next = js[len(js)-1].Spec.Name
-		}
-	} else {
-		for _, name := range pageNames {
-			j, err := d.cfg.Store.JobGet(ctx, name)
-			if err != nil {
-				continue // deleted since the index was read
-			}
-			js = append(js, j)
-		}
+		js = append(js, j)
 	}
 	sts, err := d.cfg.Jobs.JobStatuses(ctx, js)
 	if err != nil {

@@ -182,6 +182,16 @@ type jobsData struct {
 	// Total counts the matching jobs; First is the position of this
 	// page's first job among them (from 1).
 	Total, First int
+	// Desc lists the names in reverse natural order (?sort=-name).
+	Desc bool
+}
+
+// SortURL is the jobs list's first page with the filters kept, sorted by
+// name the other way round from now.
+func (d jobsData) SortURL() string {
+	e := d
+	e.Desc = !d.Desc
+	return e.JobsURL("")
 }
 
 // JobsURL is the jobs list's address with the filters kept and the page
@@ -196,6 +206,9 @@ func (d jobsData) JobsURL(after string) string {
 	}
 	if after != "" {
 		v.Set("after", after)
+	}
+	if d.Desc {
+		v.Set("sort", "-name")
 	}
 	if len(v) == 0 {
 		return "/jobs"
@@ -214,7 +227,15 @@ func (s *server) jobs(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusBadRequest, "Unknown state filter "+strconv.Quote(d.State)+": use failing, suspended, running or waiting.")
 		return
 	}
-	page, err := s.cfg.Backend.Jobs(r.Context(), JobQuery{After: d.After, Filter: d.Filter, State: d.State, Limit: jobsPage})
+	switch q.Get("sort") {
+	case "", "name":
+	case "-name":
+		d.Desc = true
+	default:
+		s.fail(w, r, http.StatusBadRequest, "sort= is name or -name; "+strconv.Quote(q.Get("sort"))+" is neither.")
+		return
+	}
+	page, err := s.cfg.Backend.Jobs(r.Context(), JobQuery{After: d.After, Filter: d.Filter, State: d.State, Limit: jobsPage, Desc: d.Desc})
 	if err != nil {
 		s.backendError(w, r, err)
 		return

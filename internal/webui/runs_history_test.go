@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/webui"
+	"github.com/almanac-sh/almanac/internal/webui/webuitest"
 )
 
 // TestRunsHistory: /runs lists every job's runs with their node, and
@@ -94,5 +96,39 @@ func TestJobPageNodes(t *testing.T) {
 	_, body = h.get("/jobs/backup")
 	if strings.Contains(body, `id="job-max-parallel"`) || strings.Contains(body, `id="job-window-map"`) {
 		t.Error("a job that is not fanned out shows max_parallel or a window map")
+	}
+}
+
+// TestJobsNaturalSort: /jobs lists names as people count (backup-2 before
+// backup-10), the name column sorts the other way round, and paging
+// follows the order chosen.
+func TestJobsNaturalSort(t *testing.T) {
+	back := webuitest.New(clock.NewFake(demoNow))
+	for _, n := range []string{"backup-10", "backup-2", "backup-1", "backup-20"} {
+		back.AddJob(webui.Job{Name: n, Schedule: "@daily", Zone: "UTC", Command: "true"}, nil)
+	}
+	h := newHarness(t, webui.Config{Backend: back})
+	order := func(body string) string {
+		var out []string
+		for _, m := range regexp.MustCompile(`<tr id="job-[^"]+" data-job="([^"]+)"`).FindAllStringSubmatch(body, -1) {
+			out = append(out, m[1])
+		}
+		return strings.Join(out, " ")
+	}
+	_, body := h.get("/jobs")
+	if got := order(body); got != "backup-1 backup-2 backup-10 backup-20" {
+		t.Errorf("/jobs order: %s", got)
+	}
+	mustContain(t, body, `aria-sort="ascending"`, `<a id="sort-name" href="/jobs?sort=-name"`)
+	_, body = h.get("/jobs?sort=-name")
+	if got := order(body); got != "backup-20 backup-10 backup-2 backup-1" {
+		t.Errorf("/jobs?sort=-name order: %s", got)
+	}
+	_, body = h.get("/jobs?sort=-name&after=backup-10")
+	if got := order(body); got != "backup-2 backup-1" {
+		t.Errorf("the page after backup-10, descending: %s", got)
+	}
+	if code, _ := h.get("/jobs?sort=zone"); code != http.StatusBadRequest {
+		t.Errorf("?sort=zone: %d, want 400", code)
 	}
 }

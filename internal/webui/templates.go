@@ -34,7 +34,7 @@ func (s *server) parseTemplates() (map[string]*template.Template, error) {
 		"state":  stateClass,
 		"zoneOf": zoneOf,
 		"join":   strings.Join,
-		"sub": func(a, b int) int { return a - b },
+		"sub":    func(a, b int) int { return a - b },
 		"add": func(ns ...int) int {
 			t := 0
 			for _, n := range ns {

@@ -265,9 +265,9 @@ func (b *Backend) Jobs(_ context.Context, q webui.JobQuery) (webui.JobPage, erro
 			names = append(names, j.Name)
 		}
 	}
-	slices.Sort(names)
+	slices.SortFunc(names, webui.JobOrder(q.Desc))
 	var p webui.JobPage
-	for _, n := range webui.Paginate(names, q.After, q.Limit, &p) {
+	for _, n := range webui.Paginate(names, q.After, q.Limit, q.Desc, &p) {
 		p.Jobs = append(p.Jobs, byName[n])
 	}
 	return p, nil
