@@ -60,7 +60,7 @@ func testFleetInBrowser(t *testing.T, b *browser) {
 
 	b.run(t, "back", chromedp.Navigate(base+path), chromedp.WaitVisible(`#wave[data-state=running]`))
 	counts := eval[map[string]string](t, b, `Object.fromEntries([...document.querySelectorAll("#wave-counts li[data-count]")].map(li => [li.dataset.count, li.querySelector("strong").textContent]))`)
-	if fmt.Sprint(counts) != "map[done:2 failed:0 running:2 skipped:0 waiting:1]" {
+	if fmt.Sprint(counts) != "map[done:2 failed:0 missed:0 running:2 skipped:0 waiting:1]" {
 		t.Errorf("wave counts %v", counts)
 	}
 	b.run(t, "pause", chromedp.Click(`button.wave-pause`), chromedp.WaitVisible(`#wave[data-state=paused]`), chromedp.WaitVisible(`p.notice`))
