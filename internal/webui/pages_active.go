@@ -105,11 +105,7 @@ func (s *server) activeRuns(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusBadRequest, "state= is one of active, finished, pending, running, succeeded, failed, killed or missed; "+strconv.Quote(f.State)+" is none of them.")
 		return
 	}
-	var okSince, okUntil bool
-	f.Since, okSince = parseWhen(strings.TrimSpace(q.Get("since")), s.cfg.Location)
-	f.Until, okUntil = parseWhen(strings.TrimSpace(q.Get("until")), s.cfg.Location)
-	if !okSince || !okUntil {
-		s.fail(w, r, http.StatusBadRequest, "Times in since= and until= are like 2026-11-25T03:00 (in the UI's zone) or RFC 3339.")
+	if f.Since, f.Until, ok = s.timeSpan(w, r); !ok {
 		return
 	}
 	d := runsData{Filter: f, States: runStateFilters}
