@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -164,17 +165,45 @@ func getJobs(ctx context.Context, e *env, c *apiclient.Client, page string, json
 // node it is for (a fanned-out run not started yet), else "any" (a run
 // that any node may take, not taken yet); "(down)" or "(suspect)" follows
 // an active run's node that is not alive.
+//
+// A WAITING column says why each pending run waits when the daemon tells
+// (the run's waiting field) for some run of the list.
 func printRuns(e *env, runs []apitype.Run) error {
-	t := newTable(e.stdout, "ID", "JOB", "NODE", "STATE", "REASON", "ATTEMPT", "SCHEDULED", "STARTED", "DURATION", "EXIT")
+	header := []string{"ID", "JOB", "NODE", "STATE", "REASON", "ATTEMPT", "SCHEDULED", "STARTED", "DURATION", "EXIT"}
+	waiting := slices.ContainsFunc(runs, func(r apitype.Run) bool { return r.Waiting != nil })
+	if waiting {
+		header = append(header, "WAITING")
+	}
+	t := newTable(e.stdout, header...)
 	for _, r := range runs {
 		exit := ""
 		if r.ExitCode != nil {
 			exit = strconv.Itoa(*r.ExitCode)
 		}
-		t.row(strconv.FormatInt(r.ID, 10), r.Job, runNode(r), r.State, r.Reason, strconv.Itoa(r.Attempt),
-			fmtTime(&r.ScheduledTime), fmtTime(r.StartedAt), duration(r), exit)
+		row := []string{strconv.FormatInt(r.ID, 10), r.Job, runNode(r), r.State, r.Reason, strconv.Itoa(r.Attempt),
+			fmtTime(&r.ScheduledTime), fmtTime(r.StartedAt), duration(r), exit}
+		if waiting {
+			row = append(row, waitingText(r.Waiting))
+		}
+		t.row(row...)
 	}
 	return t.flush()
+}
+
+// waitingText says why a run waits: "gate: schedule gate "x" is closed
+// (until T)"; "" when the daemon does not say.
+func waitingText(w *apitype.Waiting) string {
+	if w == nil {
+		return ""
+	}
+	s := w.Kind
+	if w.Detail != "" {
+		s += ": " + w.Detail
+	}
+	if w.Until != nil {
+		s += " (until " + fmtTime(w.Until) + ")"
+	}
+	return s
 }
 
 // runNode is a run's NODE column.

@@ -73,3 +73,30 @@ func TestGetRunsNodeAndTime(t *testing.T) {
 		t.Errorf("get jobs --since: %d %q", code, errOut)
 	}
 }
+
+// TestGetRunsWaiting: a daemon that says why a pending run waits (the
+// run's waiting field) gets a WAITING column; one that does not, none.
+func TestGetRunsWaiting(t *testing.T) {
+	until := time.Date(2030, 6, 2, 2, 0, 0, 0, time.UTC)
+	var out strings.Builder
+	e := &env{stdout: &out}
+	runs := []apitype.Run{
+		{ID: 7, Job: "patch", State: apitype.RunPending, Target: "db-1", Attempt: 1,
+			Waiting: &apitype.Waiting{Kind: "window", Detail: `node db-1's window "nightly" is closed`, Until: &until}},
+		{ID: 6, Job: "patch", State: apitype.RunSucceeded, Node: "db-2", Attempt: 1},
+	}
+	if err := printRuns(e, runs); err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^ID\s+JOB\s+NODE\s+STATE.*\sWAITING$`).MatchString(out.String()) ||
+		!strings.Contains(out.String(), `window: node db-1's window "nightly" is closed (until `) {
+		t.Errorf("output:\n%s", out.String())
+	}
+	out.Reset()
+	if err := printRuns(e, runs[1:]); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "WAITING") {
+		t.Errorf("a WAITING column with no waiting run:\n%s", out.String())
+	}
+}
