@@ -101,7 +101,7 @@ func (d *daemonBackend) Jobs(ctx context.Context, q JobQuery) (JobPage, error) {
 		if err != nil {
 			return JobPage{}, err
 		}
-		if q.State == JobStateFailing && !v.Failing() {
+		if (q.State == JobStateFailing && !v.Failing()) || (q.State == JobStateMissing && !v.Missing()) {
 			continue
 		}
 		p.Jobs = append(p.Jobs, v)
@@ -128,8 +128,12 @@ func (d *daemonBackend) stateFilter(ctx context.Context, state string) (func(ind
 			return func(j indexedJob) bool { return j.gate != "" && jobs[j.name] }, nil
 		}
 		return func(j indexedJob) bool { return jobs[j.name] }, nil
-	case JobStateFailing:
-		jobs, err := d.failingJobs(ctx)
+	case JobStateFailing, JobStateMissing:
+		find := d.failingJobs
+		if state == JobStateMissing {
+			find = d.missingJobs
+		}
+		jobs, err := find(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -162,8 +166,20 @@ func (d *daemonBackend) jobsWithRuns(ctx context.Context, rs store.RunState) (ma
 // event log keeps failures the run history has pruned); each candidate's
 // own latest runs decide.
 func (d *daemonBackend) failingJobs(ctx context.Context) (map[string]bool, error) {
+	return d.jobsByRecent(ctx, store.EventRunFailed, Job.Failing)
+}
+
+// missingJobs returns the jobs whose recent finished runs were all missed,
+// found as failingJobs finds the failing ones, from run.missed events.
+func (d *daemonBackend) missingJobs(ctx context.Context) (map[string]bool, error) {
+	return d.jobsByRecent(ctx, store.EventRunMissed, Job.Missing)
+}
+
+// jobsByRecent returns the jobs of the latest failureScan events of kind
+// whose latest runs pass test.
+func (d *daemonBackend) jobsByRecent(ctx context.Context, kind store.EventKind, test func(Job) bool) (map[string]bool, error) {
 	cands := map[string]bool{}
-	p := store.EventListParams{Kinds: []store.EventKind{store.EventRunFailed}, Page: store.Page{Limit: 1000}}
+	p := store.EventListParams{Kinds: []store.EventKind{kind}, Page: store.Page{Limit: 1000}}
 	for scanned := 0; scanned < failureScan; {
 		evs, next, err := d.cfg.Store.EventList(ctx, p)
 		if err != nil {
@@ -186,9 +202,9 @@ func (d *daemonBackend) failingJobs(ctx context.Context) (map[string]bool, error
 		}
 		v := Job{}
 		for _, r := range runs {
-			v.Recent = append(v.Recent, Run{State: string(r.State)})
+			v.Recent = append(v.Recent, Run{State: string(r.State), Error: r.Error})
 		}
-		if v.Failing() {
+		if test(v) {
 			out[name] = true
 		}
 	}

@@ -422,3 +422,44 @@ func TestDaemonBackendNaturalOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestDaemonBackendMissingFilter: over the real store, the jobs list's
+// missing filter keeps the jobs whose recent runs were all missed, found
+// from the run.missed events.
+func TestDaemonBackendMissingFilter(t *testing.T) {
+	ctx := t.Context()
+	st, err := sqlitestore.Open(ctx, t.TempDir(), sqlitestore.WithClock(clock.NewFake(demoNow)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	for _, n := range []string{"gated", "runs"} {
+		if _, err := st.JobCreate(ctx, store.JobCreateParams{Spec: store.JobSpec{Name: n, Cron: "@hourly", Command: []string{"true"}}, Source: store.SourceAPI, Now: demoNow}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, r := range []struct {
+		job   string
+		state store.RunState
+	}{{"gated", store.RunMissed}, {"gated", store.RunMissed}, {"runs", store.RunMissed}, {"runs", store.RunSucceeded}} {
+		at := demoNow.Add(-time.Duration(4-i) * time.Hour)
+		run, err := st.RunInsert(ctx, store.RunInsertParams{Run: store.Run{Job: r.job, ScheduledTime: at, Attempt: 1, Reason: store.ReasonSchedule, ReadyAt: at}, Now: at})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev := []store.Event{{Kind: store.EventRunSucceeded, Message: "exit 0"}}
+		if r.state == store.RunMissed {
+			ev = []store.Event{{Kind: store.EventRunMissed, Message: "missed: the gate stayed closed"}}
+		}
+		if _, err := st.RunFinish(ctx, store.RunFinishParams{ID: run.ID, State: r.state, Now: at.Add(time.Minute), Events: ev}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := mustBackend(t, st).Jobs(ctx, webui.JobQuery{State: webui.JobStateMissing})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Jobs) != 1 || p.Jobs[0].Name != "gated" || p.Total != 1 || p.Jobs[0].Health() != "missing" {
+		t.Errorf("missing jobs: %+v (total %d)", p.Jobs, p.Total)
+	}
+}

@@ -70,6 +70,11 @@ func TestHealthPages(t *testing.T) {
 	}
 	mustContain(t, row("never-opens"), `data-health="missing"`, ">missing</span>")
 	mustContain(t, row("patch"), `data-health="partly-failing"`, ">partly failing</span>", `class="wave-result"`, "2/3 succeeded", `<span class="badge failed">1 failed</span>`)
+	_, missing := h.get("/jobs?state=missing")
+	mustContain(t, missing, `data-job="never-opens"`)
+	if strings.Contains(missing, `data-job="patch"`) || strings.Contains(missing, `data-job="backup"`) {
+		t.Error("the missing filter keeps jobs that run")
+	}
 	_, page := h.get("/jobs/never-opens")
 	mustContain(t, page, `<span id="job-state" class="badge missed" data-health="missing"`)
 

@@ -12,6 +12,8 @@ const (
 	JobStateRunning = "running"
 	// JobStateWaiting: a run of the job waits for its schedule gate.
 	JobStateWaiting = "waiting"
+	// JobStateMissing: every recent finished run was missed (Job.Missing).
+	JobStateMissing = "missing"
 )
 
 // JobStates are the state filters the jobs list offers, in its order,
@@ -19,6 +21,7 @@ const (
 var JobStates = []struct{ Value, Label string }{
 	{"", "any state"},
 	{JobStateFailing, "failing"},
+	{JobStateMissing, "missing (every recent fire missed)"},
 	{JobStateSuspended, "suspended"},
 	{JobStateRunning, "running"},
 	{JobStateWaiting, "waiting on a gate"},
@@ -45,6 +48,8 @@ func (j Job) InState(state string) bool {
 		return true
 	case JobStateFailing:
 		return j.Failing()
+	case JobStateMissing:
+		return j.Missing()
 	case JobStateSuspended:
 		return j.Suspended
 	case JobStateRunning:

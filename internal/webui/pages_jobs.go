@@ -224,7 +224,7 @@ func (s *server) jobs(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !validJobState(d.State) {
-		s.fail(w, r, http.StatusBadRequest, "Unknown state filter "+strconv.Quote(d.State)+": use failing, suspended, running or waiting.")
+		s.fail(w, r, http.StatusBadRequest, "Unknown state filter "+strconv.Quote(d.State)+": use failing, missing, suspended, running or waiting.")
 		return
 	}
 	switch q.Get("sort") {
