@@ -81,6 +81,9 @@ func TestHealthPages(t *testing.T) {
 	_, overview := h.get("/")
 	card := overview[strings.Index(overview, `id="count-misses"`):]
 	card = card[:strings.Index(card, "</a>")]
+	missing = overview[strings.Index(overview, `id="missing"`):]
+	missing = missing[:strings.Index(missing, "</section>")]
+	mustContain(t, missing, `<li data-job="never-opens">`, "3 missed instants", `/events?job=never-opens&amp;kind=run.missed`)
 	// The demo's own missed events count too; ours adds three.
 	mustContain(t, card, "misses", "last 24 h")
 	base := newHarness(t, webui.Config{})

@@ -31,8 +31,11 @@ type overviewData struct {
 	// Misses24h counts the scheduled instants missed in the same period
 	// as the failures; MoreMisses is set when the count stopped at
 	// failureScan events.
-	Misses24h                                  int
-	MoreMisses                                 bool
+	Misses24h  int
+	MoreMisses bool
+	// Missing names the jobs with missed instants in that time, latest
+	// first, with how many and the latest reason.
+	Missing                                    []missingJob
 	Resources, ResourcesUp, ResourcesDown, Bad int
 	Fires                                      []Fire
 	Windows                                    []Window
@@ -57,6 +60,13 @@ type failingJob struct {
 	Failures int
 }
 
+// missingJob is a job with missed instants in the overview's period.
+type missingJob struct {
+	Job, Message string
+	At           time.Time
+	Misses       int
+}
+
 // keptChecks bounds how many failing jobs the overview checks for their
 // latest failed run still being kept.
 const keptChecks = 50
@@ -79,7 +89,7 @@ func (s *server) overview(w http.ResponseWriter, r *http.Request) {
 		s.backendError(w, r, err)
 		return
 	}
-	if d.Misses24h, d.MoreMisses, err = s.missesSince(ctx, d.FailuresSince); err != nil {
+	if d.Misses24h, d.MoreMisses, d.Missing, err = s.missesSince(ctx, d.FailuresSince); err != nil {
 		s.backendError(w, r, err)
 		return
 	}
@@ -453,23 +463,33 @@ func cursorParam(r *http.Request, name string) (int64, bool) {
 }
 
 // missesSince counts the scheduled instants missed since since, from the
-// run.missed events (each may stand for several instants); more is set
-// when it stopped at failureScan events.
-func (s *server) missesSince(ctx context.Context, since time.Time) (n int, more bool, err error) {
+// run.missed events (each may stand for several instants), and names the
+// jobs that missed them, latest first; more is set when it stopped at
+// failureScan events.
+func (s *server) missesSince(ctx context.Context, since time.Time) (n int, more bool, jobs []missingJob, err error) {
 	cursor, events := int64(0), 0
+	byJob := map[string]int{}
 	for events < failureScan {
 		evs, next, err := s.cfg.Backend.Events(ctx, EventQuery{Kind: "run.missed", Since: since, Cursor: cursor, Limit: 500})
 		if err != nil {
-			return 0, false, err
+			return 0, false, nil, err
 		}
 		for _, e := range evs {
 			events++
-			n += max(e.Count, 1)
+			c := max(e.Count, 1)
+			n += c
+			i, seen := byJob[e.Job]
+			if !seen {
+				i = len(jobs)
+				byJob[e.Job] = i
+				jobs = append(jobs, missingJob{Job: e.Job, Message: e.Message, At: e.Time})
+			}
+			jobs[i].Misses += c
 		}
 		if next == 0 || len(evs) == 0 {
-			return n, false, nil
+			return n, false, jobs, nil
 		}
 		cursor = next
 	}
-	return n, true, nil
+	return n, true, jobs, nil
 }

@@ -61,6 +61,7 @@ func (s *server) parseTemplates() (map[string]*template.Template, error) {
 		"failureKind": failureKind,
 		"jobEvents":   func(job string) EventQuery { return EventQuery{Job: job} },
 		"jobFailures": func(job string) EventQuery { return EventQuery{Job: job, Kind: "run.failed"} },
+		"jobMisses":   func(job string) EventQuery { return EventQuery{Job: job, Kind: "run.missed"} },
 		"jobNotifyFailures": func(job string) EventQuery {
 			return EventQuery{Job: job, Kind: "notify.failed"}
 		},
