@@ -81,7 +81,7 @@ func TestClientCommands(t *testing.T) {
 	st.AddEvent(store.Event{Time: cliT0, Kind: store.EventRunFailed, Job: "backup", RunID: r.ID, Message: "exit status 1\tand\nmore"})
 
 	out, _, code = runCLI(t, "get", "runs", "--job", "backup", "--state", "failed", server)
-	if code != 0 || !regexp.MustCompile(`(?m)^\d+\s+backup\s+failed\s+schedule\s+1\s+\S+\s+\S+\s+1.5s\s+1\s*$`).MatchString(out) {
+	if code != 0 || !regexp.MustCompile(`(?m)^\d+\s+backup\s+-\s+failed\s+schedule\s+1\s+\S+\s+\S+\s+1.5s\s+1\s*$`).MatchString(out) {
 		t.Fatalf("get runs:\n%s", out)
 	}
 	out, _, code = runCLI(t, "get", "events", "--kind", "run", server)

@@ -176,9 +176,14 @@ func runDescribe(ctx context.Context, e *env, args []string) error {
 	st := j.Status
 	active := make([]string, len(st.Active))
 	for i, id := range st.Active {
-		active[i] = strconv.FormatInt(id, 10)
+		active[i] = "#" + strconv.FormatInt(id, 10)
 	}
-	kv("  Active runs", strings.Join(active, ", "))
+	if len(active) > 0 {
+		// A count, then the ids marked as ids: "81" alone reads as a count.
+		kv("  Active runs", fmt.Sprintf("%d (run ids %s)", len(active), strings.Join(active, ", ")))
+	} else {
+		kv("  Active runs", "0")
+	}
 	kv("  Succeeded", strconv.FormatInt(st.Succeeded, 10))
 	kv("  Failed", strconv.FormatInt(st.Failed, 10))
 	kv("  Last schedule time", fmtTime(st.LastScheduleTime))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/almanac-sh/almanac/internal/api/apiclient"
 	"github.com/almanac-sh/almanac/internal/api/apitype"
+	"github.com/almanac-sh/almanac/internal/durationtext"
 )
 
 func init() {
@@ -25,6 +26,8 @@ func runGet(ctx context.Context, e *env, args []string) error {
 	state := fs.String("state", "", "runs: only these states (comma-separated: pending,running,succeeded,failed,killed,missed)")
 	kind := fs.String("kind", "", "events: only these kinds (comma-separated, e.g. run.failed or run)")
 	resource := fs.String("resource", "", "events: only this managed resource's")
+	since := fs.String("since", "", "runs: only those scheduled at or after this time (RFC 3339, or a duration ago such as 24h)")
+	until := fs.String("until", "", "runs: only those scheduled before this time (RFC 3339, or a duration ago)")
 	limit := fs.Int("limit", 0, "runs, events: at most this many (default 100)")
 	page := fs.String("page", "", "continue from a previous JSON answer's next_page")
 	cf := addOutputFlags(fs)
@@ -44,8 +47,10 @@ func runGet(ctx context.Context, e *env, args []string) error {
 		return usagef("get: --limit %d: want 1 to 1000", *limit)
 	}
 	what := pos[0]
-	if *node != "" && what != "runs" && what != "run" {
-		return usagef("get %s: --node applies to runs only", what)
+	for _, f := range []struct{ name, val string }{{"node", *node}, {"since", *since}, {"until", *until}} {
+		if f.val != "" && what != "runs" && what != "run" {
+			return usagef("get %s: --%s applies to runs only", what, f.name)
+		}
 	}
 	if what != "runs" && what != "events" {
 		for _, f := range []struct{ name, val string }{{"job", *job}, {"state", *state}, {"kind", *kind}, {"resource", *resource}} {
@@ -65,14 +70,27 @@ func runGet(ctx context.Context, e *env, args []string) error {
 		if *kind != "" || *resource != "" {
 			return usagef("get runs: --kind and --resource apply to events")
 		}
-		p, err := c.RunList(ctx, apiclient.RunFilter{Job: *job, Node: *node, States: splitList(*state), Page: *page, Limit: *limit})
+		f := apiclient.RunFilter{Job: *job, Node: *node, States: splitList(*state), Page: *page, Limit: *limit}
+		if f.Since, err = timeOrAgo("since", *since, e.now()); err != nil {
+			return err
+		}
+		if f.Until, err = timeOrAgo("until", *until, e.now()); err != nil {
+			return err
+		}
+		p, err := c.RunList(ctx, f)
 		if err != nil {
 			return apiErr(err)
 		}
 		if jsonOut {
 			return writeJSONOut(e.stdout, p)
 		}
-		return printRunsOn(e, p.Items, *node != "")
+		if err := printRuns(e, p.Items); err != nil {
+			return err
+		}
+		if p.NextPage != "" {
+			fmt.Fprintf(e.stdout, "(more: --page %s)\n", p.NextPage)
+		}
+		return nil
 	case "events", "event":
 		if *state != "" {
 			return usagef("get events: --state applies to runs")
@@ -143,28 +161,17 @@ func getJobs(ctx context.Context, e *env, c *apiclient.Client, page string, json
 	return nil
 }
 
-// printRuns prints runs as a table, with a NODE column when some of them
-// were fanned out to nodes.
-func printRuns(e *env, runs []apitype.Run) error { return printRunsOn(e, runs, false) }
-
-// printRunsOn prints runs as a table. The NODE column (the node a
-// fanned-out run is for, else the node that started it) is shown when
-// withNode is set or some run has a target node, so the runs of a single
-// daemon read as before.
+// printRuns prints runs as a table. NODE is where the run ran, else the
+// node it is for (a fanned-out run not started yet), else "any" (a run
+// that any node may take, not taken yet); "(down)" or "(suspect)" follows
+// an active run's node that is not alive.
 //
-// A WAITING column (why a pending run has not started, and until when) is
-// shown when some run waits.
-func printRunsOn(e *env, runs []apitype.Run, withNode bool) error {
-	withWaiting := false
-	for _, r := range runs {
-		withNode = withNode || r.Target != ""
-		withWaiting = withWaiting || r.Waiting != nil
-	}
-	header := []string{"ID", "JOB", "STATE", "REASON", "ATTEMPT", "SCHEDULED", "STARTED", "DURATION", "EXIT"}
-	if withNode {
-		header = slices.Insert(header, 2, "NODE")
-	}
-	if withWaiting {
+// A WAITING column says why each pending run waits when the daemon tells
+// (the run's waiting field) for some run of the list.
+func printRuns(e *env, runs []apitype.Run) error {
+	header := []string{"ID", "JOB", "NODE", "STATE", "REASON", "ATTEMPT", "SCHEDULED", "STARTED", "DURATION", "EXIT"}
+	waiting := slices.ContainsFunc(runs, func(r apitype.Run) bool { return r.Waiting != nil })
+	if waiting {
 		header = append(header, "WAITING")
 	}
 	t := newTable(e.stdout, header...)
@@ -173,48 +180,68 @@ func printRunsOn(e *env, runs []apitype.Run, withNode bool) error {
 		if r.ExitCode != nil {
 			exit = strconv.Itoa(*r.ExitCode)
 		}
-		row := []string{strconv.FormatInt(r.ID, 10), r.Job, r.State, r.Reason, strconv.Itoa(r.Attempt),
+		row := []string{strconv.FormatInt(r.ID, 10), r.Job, runNode(r), r.State, r.Reason, strconv.Itoa(r.Attempt),
 			fmtTime(&r.ScheduledTime), fmtTime(r.StartedAt), duration(r), exit}
-		if withNode {
-			row = slices.Insert(row, 2, cmp.Or(r.Target, r.Node))
-		}
-		if withWaiting {
-			row = append(row, waitingShort(r.Waiting))
+		if waiting {
+			row = append(row, waitingText(r.Waiting))
 		}
 		t.row(row...)
 	}
 	return t.flush()
 }
 
-// waitingShort is a run's waiting reason in a table cell: its kind and,
-// when known, until when.
-func waitingShort(w *apitype.Waiting) string {
-	switch {
-	case w == nil:
-		return ""
-	case w.Until != nil:
-		return w.Kind + " until " + fmtTime(w.Until)
-	}
-	return w.Kind
-}
-
-// waitingText is a run's waiting reason in a sentence.
+// waitingText says why a run waits: "gate: schedule gate "x" is closed
+// (until T)"; "" when the daemon does not say.
 func waitingText(w *apitype.Waiting) string {
 	if w == nil {
 		return ""
 	}
-	s := w.Kind + ": " + w.Detail
+	s := w.Kind
+	if w.Detail != "" {
+		s += ": " + w.Detail
+	}
 	if w.Until != nil {
 		s += " (until " + fmtTime(w.Until) + ")"
 	}
 	return s
 }
 
+// runNode is a run's NODE column.
+func runNode(r apitype.Run) string {
+	n := cmp.Or(r.Node, r.Target)
+	if n == "" {
+		if r.Finished() {
+			return ""
+		}
+		return "any"
+	}
+	if r.NodeLiveness != "" {
+		n += " (" + r.NodeLiveness + ")"
+	}
+	return n
+}
+
+// timeOrAgo reads a --since or --until value: an RFC 3339 time, or a
+// duration before now ("24h"); "" is the zero time (no bound).
+func timeOrAgo(flagName, v string, now time.Time) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339, v); err == nil {
+		return t, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return time.Time{}, usagef("get runs: --%s %.40q: want an RFC 3339 time or a duration ago such as 24h", flagName, v)
+	}
+	return now.Add(-d), nil
+}
+
 func duration(r apitype.Run) string {
 	if r.StartedAt == nil || r.FinishedAt == nil {
 		return ""
 	}
-	return r.FinishedAt.Sub(*r.StartedAt).Round(time.Millisecond).String()
+	return durationtext.Format(r.FinishedAt.Sub(*r.StartedAt))
 }
 
 // schedule renders when a job runs: its cron expression (with its dialect

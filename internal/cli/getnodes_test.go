@@ -22,6 +22,15 @@ func (f fixedCluster) Cluster(context.Context) (apitype.Cluster, error) {
 	return apitype.Cluster(f), nil
 }
 
+// judged sets every node's liveness at now for a lease TTL of ttl, as the
+// daemon does.
+func (f fixedCluster) judged(now time.Time, ttl time.Duration) fixedCluster {
+	for i := range f.Nodes {
+		f.Nodes[i].SetLiveness(now, ttl)
+	}
+	return f
+}
+
 // TestGetNodes runs `almanac get nodes` against the real API handler: the
 // table shows role and labels, JSON carries the labels, and text other
 // nodes wrote is escaped on the terminal.
@@ -34,7 +43,9 @@ func TestGetNodes(t *testing.T) {
 			{ID: "db-1", Address: "10.0.0.1:8080", Version: "2.1", Host: "db1", PID: 42, HeartbeatAt: at, Leader: true,
 				Labels: map[string]string{"zone": "eu", "role": "db"}},
 			{ID: "web-1", Address: "10.0.0.2:8080", Version: "2.1\x1b[2J", HeartbeatAt: at},
-		}}))
+			{ID: "web-2", HeartbeatAt: at.Add(-20 * time.Second)},
+			{ID: "web-3", HeartbeatAt: at.Add(-2 * time.Minute)},
+		}}.judged(at, 10*time.Second)))
 	ts := httptest.NewServer(api)
 	t.Cleanup(ts.Close)
 
@@ -43,9 +54,11 @@ func TestGetNodes(t *testing.T) {
 		t.Fatalf("get nodes: %d %s", code, errOut)
 	}
 	for _, re := range []string{
-		`(?m)^NAME\s+ROLE\s+ADDRESS\s+HOST\s+PID\s+VERSION\s+HEARTBEAT\s+LABELS$`,
-		`(?m)^db-1\s+leader\s+10\.0\.0\.1:8080\s+db1\s+42\s+2\.1\s+2030-06-01T12:00:00Z\s+role=db,zone=eu$`,
-		`(?m)^web-1\s+follower\s+10\.0\.0\.2:8080\s+-\s+-\s+2\.1\\x1b\[2J\s+2030-06-01T12:00:00Z\s+-$`,
+		`(?m)^NAME\s+LIVENESS\s+ROLE\s+ADDRESS\s+HOST\s+PID\s+VERSION\s+HEARTBEAT\s+LABELS$`,
+		`(?m)^db-1\s+alive\s+leader\s+10\.0\.0\.1:8080\s+db1\s+42\s+2\.1\s+2030-06-01T12:00:00Z\s+role=db,zone=eu$`,
+		`(?m)^web-1\s+alive\s+follower\s+10\.0\.0\.2:8080\s+-\s+-\s+2\.1\\x1b\[2J\s+2030-06-01T12:00:00Z\s+-$`,
+		`(?m)^web-2\s+suspect since 2030-06-01T11:59:40Z\s+follower\s`,
+		`(?m)^web-3\s+down since 2030-06-01T11:58:00Z\s+-\s`,
 	} {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("output does not match %s:\n%s", re, out)
@@ -56,7 +69,8 @@ func TestGetNodes(t *testing.T) {
 	}
 	out, _, code = runCLI(t, "get", "nodes", "-o", "json", "--server="+ts.URL)
 	var cl apitype.Cluster
-	if code != 0 || json.Unmarshal([]byte(out), &cl) != nil || len(cl.Nodes) != 2 || cl.Nodes[0].Labels["role"] != "db" {
+	if code != 0 || json.Unmarshal([]byte(out), &cl) != nil || len(cl.Nodes) != 4 || cl.Nodes[0].Labels["role"] != "db" ||
+		cl.Nodes[3].Liveness != apitype.NodeDown || cl.Nodes[3].SilentSince == nil {
 		t.Fatalf("get nodes -o json: %d %s", code, out)
 	}
 	if _, errOut, code = runCLI(t, "get", "nodes", "--state", "x", "--server="+ts.URL); code != exitUsage || !strings.Contains(errOut, "--state") {

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"strconv"
 	"strings"
@@ -49,6 +50,13 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	waveOrder := fs.String("wave-order", "", "with --nodes: the order nodes take their turn: name (default) or random")
 	rebootGroup := fs.String("reboot-group", "", "with --nodes: the FleetLock reboot group whose slot each node's run takes while it runs")
 	catchUp := fs.String("catch-up", "", "instants a run could not start at (daemon down, gate closed, node away): latest (default: only the latest waits), all, or none")
+	gate := fs.String("gate", "", "the schedule gate (a named window or manifest schedule) every run waits for; the job's `schedule` field")
+	deadline := fs.Duration("deadline", 0, "starting deadline: a run that cannot start within this of its instant is missed (whole seconds, like 10m)")
+	concurrency := fs.String("concurrency", "", "what a fire does while a run is active: allow (default), forbid (skip it) or replace (kill the active run)")
+	retries := fs.Int("retries", 0, "retry a failed run up to this many times, with backoff")
+	timeout := fs.Duration("timeout", 0, "kill a run that takes longer than this (default: no limit)")
+	keepSucceeded := fs.Int("keep-succeeded", 0, "succeeded runs kept in the history (default 3)")
+	keepFailed := fs.Int("keep-failed", 0, "failed, killed and missed runs kept in the history (default 1)")
 	var window stringsFlag
 	fs.Var(&window, "window", "with --nodes: SELECTOR=NAME, the window (schedule gate) the matching nodes' runs wait for; default=NAME for the other nodes (repeatable)")
 	cf := addOutputFlags(fs)
@@ -69,6 +77,9 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	spec := apitype.JobSpec{TimeZone: *tz, Notify: notify, AlertAfter: apitype.Duration(*alertAfter), RunAs: *runAs, Nodes: *nodes,
 		MaxParallel: *maxParallel, MaxFailures: *maxFailures, WaveOrder: *waveOrder, RebootGroup: *rebootGroup, CatchUp: *catchUp}
 	if spec.Window, err = parseWindows(window); err != nil {
+		return err
+	}
+	if err := runPolicyFlags(fs, &spec, runPolicy{*gate, *deadline, *concurrency, *retries, *timeout, *keepSucceeded, *keepFailed}); err != nil {
 		return err
 	}
 	if *notifyOn != "" {
@@ -117,7 +128,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	}
 	j, created, err := c.JobPut(ctx, name, spec)
 	if err != nil {
-		return apiErr(runInputErr(name, runInput{*schedule, onCalendar, *at, *tz, window, *maxParallel, *waveOrder, *catchUp}, err))
+		return apiErr(runInputErr(name, runInput{*schedule, onCalendar, *at, *tz, window, *maxParallel, *waveOrder, *catchUp, *gate, *concurrency}, err))
 	}
 	if jsonOut {
 		return writeJSONOut(e.stdout, j)
@@ -146,6 +157,7 @@ type runInput struct {
 	window                 []string
 	maxParallel, waveOrder string
 	catchUp                string
+	gate, concurrency      string
 }
 
 // runInputErr rewrites an error the daemon gave for one field of the job
@@ -157,16 +169,23 @@ func runInputErr(name string, in runInput, err error) error {
 		return err
 	}
 	where := map[string]string{
-		"cron":         "--schedule " + strconv.Quote(in.schedule),
-		"at":           "--at " + strconv.Quote(in.at),
-		"time_zone":    "--tz " + strconv.Quote(in.tz),
-		"command":      "COMMAND",
-		"max_parallel": "--max-parallel " + strconv.Quote(in.maxParallel),
-		"max_failures": "--max-failures",
-		"wave_order":   "--wave-order " + strconv.Quote(in.waveOrder),
-		"catch_up":     "--catch-up " + strconv.Quote(in.catchUp),
-		"window":       "--window",
-		"reboot_group": "--reboot-group",
+		"cron":                          "--schedule " + strconv.Quote(in.schedule),
+		"at":                            "--at " + strconv.Quote(in.at),
+		"time_zone":                     "--tz " + strconv.Quote(in.tz),
+		"command":                       "COMMAND",
+		"max_parallel":                  "--max-parallel " + strconv.Quote(in.maxParallel),
+		"max_failures":                  "--max-failures",
+		"wave_order":                    "--wave-order " + strconv.Quote(in.waveOrder),
+		"catch_up":                      "--catch-up " + strconv.Quote(in.catchUp),
+		"window":                        "--window",
+		"reboot_group":                  "--reboot-group",
+		"schedule":                      "--gate " + strconv.Quote(in.gate),
+		"starting_deadline_seconds":     "--deadline",
+		"concurrency_policy":            "--concurrency " + strconv.Quote(in.concurrency),
+		"backoff_limit":                 "--retries",
+		"timeout":                       "--timeout",
+		"successful_jobs_history_limit": "--keep-succeeded",
+		"failed_jobs_history_limit":     "--keep-failed",
 	}[ae.API.Field]
 	var i int
 	if _, err := fmt.Sscanf(ae.API.Field, "on_calendar[%d]", &i); err == nil && i >= 0 && i < len(in.onCalendar) {
@@ -238,4 +257,64 @@ func parseAt(s, zone string) (time.Time, error) {
 		}
 	}
 	return time.Time{}, usagef("run: --at %q is not a time (want RFC 3339 like 2030-01-02T15:04:05Z, or 2030-01-02T15:04 read in --tz)", s)
+}
+
+// runPolicy is what `run` was given of a job's policies.
+type runPolicy struct {
+	gate                      string
+	deadline                  time.Duration
+	concurrency               string
+	retries                   int
+	timeout                   time.Duration
+	keepSucceeded, keepFailed int
+}
+
+// runPolicyFlags sets the spec's gate, starting deadline, concurrency
+// policy, retries, timeout and history limits from the flags the user gave
+// (a flag not given leaves the daemon's default), refusing values no job
+// may have. The daemon checks the rest (that the gate exists).
+func runPolicyFlags(fs *flag.FlagSet, spec *apitype.JobSpec, p runPolicy) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	spec.Schedule = p.gate
+	if given["deadline"] {
+		if p.deadline < 0 || p.deadline%time.Second != 0 {
+			return usagef("run: --deadline %s: want a whole number of seconds, like 10m", p.deadline)
+		}
+		secs := int64(p.deadline / time.Second)
+		spec.StartingDeadlineSeconds = &secs
+	}
+	if p.concurrency != "" {
+		switch strings.ToLower(p.concurrency) {
+		case "allow", "forbid", "replace":
+			spec.ConcurrencyPolicy = strings.ToUpper(p.concurrency[:1]) + strings.ToLower(p.concurrency[1:])
+		default:
+			return usagef("run: --concurrency %q: want allow, forbid or replace", p.concurrency)
+		}
+	}
+	if p.retries < 0 {
+		return usagef("run: --retries %d: want 0 or more", p.retries)
+	}
+	spec.BackoffLimit = p.retries
+	if given["timeout"] {
+		if p.timeout <= 0 {
+			return usagef("run: --timeout %s: want a positive duration, like 30m", p.timeout)
+		}
+		spec.Timeout = apitype.Duration(p.timeout)
+	}
+	for _, k := range []struct {
+		name string
+		n    int
+		to   **int
+	}{{"keep-succeeded", p.keepSucceeded, &spec.SuccessfulJobsHistoryLimit}, {"keep-failed", p.keepFailed, &spec.FailedJobsHistoryLimit}} {
+		if !given[k.name] {
+			continue
+		}
+		if k.n < 0 {
+			return usagef("run: --%s %d: want 0 or more", k.name, k.n)
+		}
+		n := k.n
+		*k.to = &n
+	}
+	return nil
 }

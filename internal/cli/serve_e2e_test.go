@@ -173,7 +173,7 @@ func TestEndToEndRunAndLogs(t *testing.T) {
 	if got, want := d.cli(t, bin, "logs", strconv.FormatInt(id, 10)), fmt.Sprintf("hello from hello run %d\n", id); got != want {
 		t.Fatalf("logs = %q, want %q", got, want)
 	}
-	if out := d.cli(t, bin, "get", "runs", "--job", "hello"); !regexp.MustCompile(`(?m)^` + strconv.FormatInt(id, 10) + `\s+hello\s+succeeded\s+manual\s+1\s`).MatchString(out) {
+	if out := d.cli(t, bin, "get", "runs", "--job", "hello"); !regexp.MustCompile(`(?m)^` + strconv.FormatInt(id, 10) + `\s+hello\s+\S+\s+succeeded\s+manual\s+1\s`).MatchString(out) {
 		t.Fatalf("get runs:\n%s", out)
 	}
 	if out := d.cli(t, bin, "describe", "job", "hello"); !strings.Contains(out, "Europe/Berlin") || !strings.Contains(out, "Succeeded:") {

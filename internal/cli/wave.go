@@ -99,7 +99,7 @@ func printWave(e *env, w apitype.Wave) error {
 	fmt.Fprintln(e.stdout, waveHeader(w))
 	t := newTable(e.stdout, "NODE", "STATE", "RUN", "ATTEMPT", "ERROR")
 	for _, n := range w.Nodes {
-		t.row(n.Node, n.State, strconv.FormatInt(n.RunID, 10), strconv.Itoa(n.Attempt), n.Error)
+		t.row(n.Node, nodeState(n), strconv.FormatInt(n.RunID, 10), strconv.Itoa(n.Attempt), n.Error)
 	}
 	return t.flush()
 }
@@ -108,10 +108,16 @@ func printWave(e *env, w apitype.Wave) error {
 func waveHeader(w apitype.Wave) string {
 	c := w.Counts
 	counts := []string{countOf(c.Total, "node")}
+	missed := 0
+	for _, n := range w.Nodes {
+		if nodeState(n) == apitype.RunMissed {
+			missed++
+		}
+	}
 	for _, x := range []struct {
 		n     int
 		state string
-	}{{c.Done, "done"}, {c.Running, "running"}, {c.Waiting, "waiting"}, {c.Failed, "failed"}, {c.Skipped, "skipped"}} {
+	}{{c.Done, "done"}, {c.Running, "running"}, {c.Waiting, "waiting"}, {c.Failed, "failed"}, {missed, "missed"}, {c.Skipped - missed, "skipped"}} {
 		counts = append(counts, fmt.Sprintf("%d %s", x.n, x.state))
 	}
 	limit := func(n int, none string) string {
@@ -132,4 +138,15 @@ func waveHeader(w apitype.Wave) string {
 // countOf renders "1 node" or "2 nodes".
 func countOf(n int, noun string) string {
 	return strconv.Itoa(n) + " " + plural(n, noun, noun+"s")
+}
+
+// nodeState is a wave node's state in the words runs use: a node the
+// wave counts as skipped is "missed" when its run was missed (its starting
+// deadline passed first) and "skipped" only when an aborted or stopped
+// wave never started it, as the web UI's matrix tells them apart.
+func nodeState(n apitype.WaveNode) string {
+	if n.State == apitype.WaveNodeSkipped && !strings.HasPrefix(n.Error, "skipped") {
+		return apitype.RunMissed
+	}
+	return n.State
 }

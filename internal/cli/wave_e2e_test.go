@@ -55,7 +55,7 @@ func TestWaveE2E(t *testing.T) {
 		t.Fatalf("wave = %+v", w)
 	}
 	out := d.cli(t, "wave", "status", "patch", "--instant", instant.Format(time.RFC3339))
-	if !strings.HasPrefix(out, "wave of patch at "+fmtTime(&instant)+": done; 1 node, 1 done, 0 running, 0 waiting, 0 failed, 0 skipped; max_parallel 1, max_failures 1\n") ||
+	if !strings.HasPrefix(out, "wave of patch at "+fmtTime(&instant)+": done; 1 node, 1 done, 0 running, 0 waiting, 0 failed, 0 missed, 0 skipped; max_parallel 1, max_failures 1\n") ||
 		!regexp.MustCompile(`(?m)^db-1\s+done\s+`+itoa(w.Nodes[0].RunID)+`\s+1\s+-$`).MatchString(out) {
 		t.Fatalf("wave status:\n%s", out)
 	}

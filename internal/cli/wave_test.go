@@ -72,7 +72,7 @@ func TestWaveCommands(t *testing.T) {
 	held := insert(store.Run{ScheduledTime: latest, Target: "db-3", State: store.RunPending})
 
 	out, errOut, code = runCLI(t, "wave", "status", "patch", server)
-	header := "wave of patch at " + fmtTime(&latest) + ": stopped; 3 nodes, 1 done, 0 running, 1 waiting, 1 failed, 0 skipped; max_parallel 2, max_failures 1\n"
+	header := "wave of patch at " + fmtTime(&latest) + ": stopped; 3 nodes, 1 done, 0 running, 1 waiting, 1 failed, 0 missed, 0 skipped; max_parallel 2, max_failures 1\n"
 	if code != 0 || !strings.HasPrefix(out, header) ||
 		!regexp.MustCompile(`(?m)^NODE\s+STATE\s+RUN\s+ATTEMPT\s+ERROR\n`).MatchString(out) ||
 		!regexp.MustCompile(`(?m)^db-1\s+done\s+\d+\s+1\s+-$`).MatchString(out) ||

@@ -161,6 +161,9 @@ func (c *clusterNode) Cluster(ctx context.Context) (apitype.Cluster, error) {
 		if c.simulated != nil {
 			out.Nodes = append(out.Nodes, c.simulated()...)
 		}
+		for i := range out.Nodes {
+			out.Nodes[i].SetLiveness(now, demoTTL)
+		}
 		return out, nil
 	}
 	cl, err := c.node.Cluster(ctx)
@@ -179,6 +182,7 @@ func (c *clusterNode) Cluster(ctx context.Context) (apitype.Cluster, error) {
 	for _, n := range cl.Nodes {
 		out.Nodes = append(out.Nodes, apitype.ClusterNode{ID: n.ID, Address: n.Address, Version: n.Version, Host: n.Host, PID: n.PID,
 			StartedAt: n.StartedAt, HeartbeatAt: n.HeartbeatAt, Leader: held && n.ID == cl.Lease.Holder, Labels: n.Labels})
+		out.Nodes[len(out.Nodes)-1].SetLiveness(cl.Now, c.ttl)
 	}
 	return out, nil
 }

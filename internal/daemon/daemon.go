@@ -24,6 +24,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/api/httpapi"
 	"github.com/almanac-sh/almanac/internal/apitoken"
 	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/cluster"
 	"github.com/almanac-sh/almanac/internal/connlimit"
 	"github.com/almanac-sh/almanac/internal/fleetlock"
 	"github.com/almanac-sh/almanac/internal/job"
@@ -338,6 +339,11 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 		return nil, err
 	}
 	d.cluster = cl
+	if cl.node != nil {
+		// A follower's scheduling writes are refused by design; its log
+		// says so at DEBUG, not at ERROR on every step.
+		log = slog.New(cluster.QuietRefusals(log.Handler()))
+	}
 	if err := recordNodeLabels(ctx, st, o.node, o.labels.set, clk, log); err != nil {
 		return nil, err
 	}
@@ -401,10 +407,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 	if err := metrics.Prime(ctx); err != nil {
 		return nil, fmt.Errorf("read event log: %w", err)
 	}
-	metrics.Registry().MustRegister(locks)
+	metrics.Registry().MustRegister(locks, newClusterCollector(cl))
 	api := httpapi.New(httpapi.Config{
-		RebootGroups: rebootGroupsAPI(locks),
-		Store:        st, Controller: ctrl, Fleet: fl, Token: o.token, Clock: clk,
+		RebootGroups: rebootGroupsAPI(locks), Cluster: cl,
+		Store: st, Controller: ctrl, Fleet: fl, Token: o.token, Clock: clk,
 		Logger: log, Metrics: metrics, Version: o.Version, Revision: o.Revision, GoVersion: o.GoVersion, Health: storeHealthReason(ctrl, d.integrity),
 	})
 	cl.register(api)

@@ -84,6 +84,9 @@ const (
 	// A simulated run takes demoMinRun plus up to demoSpread seconds.
 	demoMinRun = 5 * time.Second
 	demoSpread = 16
+	// demoTTL is how long a simulated node may go unseen and still be
+	// alive in the cluster view, as the lease TTL is for real nodes.
+	demoTTL = 5 * demoTick
 )
 
 // useDemoFleet gives the job controller the simulated fleet with

@@ -629,6 +629,9 @@ type RunListParams struct {
 	// Node, if set, restricts to runs targeted at that node or claimed by
 	// it.
 	Node string
+	// Since and Until, when set, keep the runs whose scheduled time is
+	// at or after Since and before Until.
+	Since, Until time.Time
 	// WithOutput includes Run.Output.
 	WithOutput bool
 	Page

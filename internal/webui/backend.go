@@ -3,6 +3,7 @@ package webui
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/agent"
@@ -165,6 +166,9 @@ type Job struct {
 	// CatchUp is the job's catch_up policy as set ("" = the default,
 	// latest): what happens to instants a run could not start at.
 	CatchUp string
+	// Window maps node label selectors, or "default", to the window a
+	// matching node's runs of this job wait for (the job's window map).
+	Window map[string]string
 
 	// Active holds the ids of the job's active runs: executing now, or
 	// pending (waiting for a gate, an upstream job or a retry).
@@ -180,6 +184,9 @@ type Job struct {
 	NextFire time.Time
 	// LastRun is the most recent run, if any.
 	LastRun *Run
+	// LastWave is the latest instant's wave of a fanned-out job (nil for
+	// other jobs and before the first fanned-out run): its "last result".
+	LastWave *Wave
 	// Recent are the job's latest runs, newest first (at most
 	// RecentRuns), for the coloured strip of outcomes.
 	Recent []Run
@@ -210,6 +217,50 @@ func (j Job) Failing() bool {
 	return finished > 0
 }
 
+// Missing reports whether every finished run among the recent ones was
+// missed (at least one): the job is scheduled but nothing of it runs (a
+// gate that never opens, a deadline behind a closed gate, a node always
+// outside its window). Runs skipped by an aborted or stopped wave do not
+// count, nor do they clear it.
+func (j Job) Missing() bool {
+	missed := 0
+	for _, r := range j.Recent {
+		switch {
+		case r.State == RunMissed && strings.HasPrefix(r.Error, "skipped"):
+		case r.State == RunMissed:
+			missed++
+		case r.State == RunSucceeded || r.State == RunFailed || r.State == RunKilled:
+			return false
+		}
+	}
+	return missed > 0
+}
+
+// PartlyFailing reports whether some node of a fanned-out job failed in
+// its latest wave while others did not.
+func (j Job) PartlyFailing() bool {
+	w := j.LastWave
+	return w != nil && w.Failed > 0 && w.Done > 0
+}
+
+// Health is the job's state in one word, most urgent first: suspended,
+// failing (its latest finished runs failed), partly-failing (a node failed
+// in its latest wave), missing (every recent fire was missed) or
+// scheduled.
+func (j Job) Health() string {
+	switch {
+	case j.Suspended:
+		return "suspended"
+	case j.PartlyFailing():
+		return "partly-failing"
+	case j.Failing():
+		return "failing"
+	case j.Missing():
+		return "missing"
+	}
+	return "scheduled"
+}
+
 // JobQuery selects a page of jobs.
 type JobQuery struct {
 	After  string // names sorting after this one
@@ -217,6 +268,9 @@ type JobQuery struct {
 	// State keeps the jobs in one of the JobStates ("" keeps all).
 	State string
 	Limit int // at most this many; 0 = all
+	// Desc lists the names in reverse natural order (After then counts
+	// in that order).
+	Desc bool
 }
 
 // JobPage is a page of jobs and the name the next page starts after.
@@ -300,6 +354,9 @@ type Run struct {
 	Error string
 	// Output is the captured tail of stdout and stderr (only from Backend.Run).
 	Output []byte
+	// NodeLiveness is set by the pages (not the backend) on an active run
+	// whose node is suspect or down (apitype.NodeSuspect, NodeDown).
+	NodeLiveness string
 }
 
 // Active reports whether the run has not finished yet.
@@ -311,8 +368,13 @@ type RunQuery struct {
 	States []string // empty: every state
 	// ScheduledTime, when set, keeps the runs of that instant.
 	ScheduledTime time.Time
-	Cursor        int64 // only runs with ID < Cursor; 0 starts at the newest
-	Limit         int   // 0: the backend's default page size
+	// Node, when set, keeps the runs for that node or taken by it.
+	Node string
+	// Since and Until, when set, keep the runs scheduled at or after
+	// Since and before Until.
+	Since, Until time.Time
+	Cursor       int64 // only runs with ID < Cursor; 0 starts at the newest
+	Limit        int   // 0: the backend's default page size
 }
 
 // Event is one entry of the event log.
@@ -325,6 +387,9 @@ type Event struct {
 	Resource string
 	RunID    int64
 	Message  string
+	// Count is how many scheduled instants a run.missed event stands for
+	// (one event records a stretch of missed instants); 0 means one.
+	Count int
 }
 
 // EventQuery selects log entries; empty fields match everything.

@@ -46,6 +46,8 @@ func (d *daemonBackend) jobIndex(ctx context.Context, now time.Time) ([]indexedJ
 		}
 		after = js[len(js)-1].Spec.Name
 	}
+	// The store lists by byte order; the jobs list reads in natural order.
+	slices.SortFunc(idx, func(a, b indexedJob) int { return NaturalCompare(a.name, b.name) })
 	d.index, d.indexAt = idx, now
 	return idx, nil
 }
@@ -73,33 +75,20 @@ func (d *daemonBackend) Jobs(ctx context.Context, q JobQuery) (JobPage, error) {
 			names = append(names, j.name)
 		}
 	}
+	if q.Desc {
+		slices.Reverse(names)
+	}
 	var p JobPage
-	pageNames := Paginate(names, q.After, q.Limit, &p)
+	// The index (at most fireCacheTTL old, dropped by every action of the
+	// UI) gives the page's names in natural order, the count and the way
+	// back; the page's jobs themselves are read fresh.
 	var js []store.Job
-	if q.State == "" {
-		// The page itself comes fresh from the store (a job created since
-		// the index was read shows at once); the index gives the count
-		// and the way back.
-		limit := q.Limit
-		if limit > 0 {
-			limit++ // one more tells whether there is a next page
+	for _, name := range Paginate(names, q.After, q.Limit, q.Desc, &p) {
+		j, err := d.cfg.Store.JobGet(ctx, name)
+		if err != nil {
+			continue // deleted since the index was read
 		}
-		if js, err = d.cfg.Store.JobList(ctx, store.JobListParams{After: q.After, NameContains: q.Filter, Limit: limit}); err != nil {
-			return JobPage{}, err
-		}
-		p.Next = ""
-		if q.Limit > 0 && len(js) > q.Limit {
-			js = js[:q.Limit]
-			p.Next = js[len(js)-1].Spec.Name
-		}
-	} else {
-		for _, name := range pageNames {
-			j, err := d.cfg.Store.JobGet(ctx, name)
-			if err != nil {
-				continue // deleted since the index was read
-			}
-			js = append(js, j)
-		}
+		js = append(js, j)
 	}
 	sts, err := d.cfg.Jobs.JobStatuses(ctx, js)
 	if err != nil {
@@ -112,7 +101,7 @@ func (d *daemonBackend) Jobs(ctx context.Context, q JobQuery) (JobPage, error) {
 		if err != nil {
 			return JobPage{}, err
 		}
-		if q.State == JobStateFailing && !v.Failing() {
+		if (q.State == JobStateFailing && !v.Failing()) || (q.State == JobStateMissing && !v.Missing()) {
 			continue
 		}
 		p.Jobs = append(p.Jobs, v)
@@ -139,8 +128,12 @@ func (d *daemonBackend) stateFilter(ctx context.Context, state string) (func(ind
 			return func(j indexedJob) bool { return j.gate != "" && jobs[j.name] }, nil
 		}
 		return func(j indexedJob) bool { return jobs[j.name] }, nil
-	case JobStateFailing:
-		jobs, err := d.failingJobs(ctx)
+	case JobStateFailing, JobStateMissing:
+		find := d.failingJobs
+		if state == JobStateMissing {
+			find = d.missingJobs
+		}
+		jobs, err := find(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -173,8 +166,20 @@ func (d *daemonBackend) jobsWithRuns(ctx context.Context, rs store.RunState) (ma
 // event log keeps failures the run history has pruned); each candidate's
 // own latest runs decide.
 func (d *daemonBackend) failingJobs(ctx context.Context) (map[string]bool, error) {
+	return d.jobsByRecent(ctx, store.EventRunFailed, Job.Failing)
+}
+
+// missingJobs returns the jobs whose recent finished runs were all missed,
+// found as failingJobs finds the failing ones, from run.missed events.
+func (d *daemonBackend) missingJobs(ctx context.Context) (map[string]bool, error) {
+	return d.jobsByRecent(ctx, store.EventRunMissed, Job.Missing)
+}
+
+// jobsByRecent returns the jobs of the latest failureScan events of kind
+// whose latest runs pass test.
+func (d *daemonBackend) jobsByRecent(ctx context.Context, kind store.EventKind, test func(Job) bool) (map[string]bool, error) {
 	cands := map[string]bool{}
-	p := store.EventListParams{Kinds: []store.EventKind{store.EventRunFailed}, Page: store.Page{Limit: 1000}}
+	p := store.EventListParams{Kinds: []store.EventKind{kind}, Page: store.Page{Limit: 1000}}
 	for scanned := 0; scanned < failureScan; {
 		evs, next, err := d.cfg.Store.EventList(ctx, p)
 		if err != nil {
@@ -197,9 +202,9 @@ func (d *daemonBackend) failingJobs(ctx context.Context) (map[string]bool, error
 		}
 		v := Job{}
 		for _, r := range runs {
-			v.Recent = append(v.Recent, Run{State: string(r.State)})
+			v.Recent = append(v.Recent, Run{State: string(r.State), Error: r.Error})
 		}
-		if v.Failing() {
+		if test(v) {
 			out[name] = true
 		}
 	}

@@ -380,3 +380,86 @@ func TestPrunedRunPage(t *testing.T) {
 		t.Errorf("a run that never existed: %d", code)
 	}
 }
+
+// TestDaemonBackendNaturalOrder: over the real store, which lists names
+// by byte order, the jobs list pages in natural order, both ways.
+func TestDaemonBackendNaturalOrder(t *testing.T) {
+	ctx := t.Context()
+	st, err := sqlitestore.Open(ctx, t.TempDir(), sqlitestore.WithClock(clock.NewFake(demoNow)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	for _, n := range []string{"backup-10", "backup-2", "backup-1", "backup-20", "archive"} {
+		if _, err := st.JobCreate(ctx, store.JobCreateParams{Spec: store.JobSpec{Name: n, Cron: "@hourly", Command: []string{"true"}}, Source: store.SourceAPI, Now: demoNow}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := mustBackend(t, st)
+	names := func(q webui.JobQuery) string {
+		p, err := b.Jobs(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, j := range p.Jobs {
+			out = append(out, j.Name)
+		}
+		return strings.Join(out, " ") + " | next " + p.Next
+	}
+	for _, tt := range []struct {
+		q    webui.JobQuery
+		want string
+	}{
+		{webui.JobQuery{Limit: 3}, "archive backup-1 backup-2 | next backup-2"},
+		{webui.JobQuery{Limit: 3, After: "backup-2"}, "backup-10 backup-20 | next "},
+		{webui.JobQuery{Limit: 2, Desc: true}, "backup-20 backup-10 | next backup-10"},
+		{webui.JobQuery{Limit: 2, Desc: true, After: "backup-10"}, "backup-2 backup-1 | next backup-1"},
+		{webui.JobQuery{Filter: "backup-2"}, "backup-2 backup-20 | next "},
+	} {
+		if got := names(tt.q); got != tt.want {
+			t.Errorf("Jobs(%+v) = %s, want %s", tt.q, got, tt.want)
+		}
+	}
+}
+
+// TestDaemonBackendMissingFilter: over the real store, the jobs list's
+// missing filter keeps the jobs whose recent runs were all missed, found
+// from the run.missed events.
+func TestDaemonBackendMissingFilter(t *testing.T) {
+	ctx := t.Context()
+	st, err := sqlitestore.Open(ctx, t.TempDir(), sqlitestore.WithClock(clock.NewFake(demoNow)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	for _, n := range []string{"gated", "runs"} {
+		if _, err := st.JobCreate(ctx, store.JobCreateParams{Spec: store.JobSpec{Name: n, Cron: "@hourly", Command: []string{"true"}}, Source: store.SourceAPI, Now: demoNow}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, r := range []struct {
+		job   string
+		state store.RunState
+	}{{"gated", store.RunMissed}, {"gated", store.RunMissed}, {"runs", store.RunMissed}, {"runs", store.RunSucceeded}} {
+		at := demoNow.Add(-time.Duration(4-i) * time.Hour)
+		run, err := st.RunInsert(ctx, store.RunInsertParams{Run: store.Run{Job: r.job, ScheduledTime: at, Attempt: 1, Reason: store.ReasonSchedule, ReadyAt: at}, Now: at})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev := []store.Event{{Kind: store.EventRunSucceeded, Message: "exit 0"}}
+		if r.state == store.RunMissed {
+			ev = []store.Event{{Kind: store.EventRunMissed, Message: "missed: the gate stayed closed"}}
+		}
+		if _, err := st.RunFinish(ctx, store.RunFinishParams{ID: run.ID, State: r.state, Now: at.Add(time.Minute), Events: ev}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := mustBackend(t, st).Jobs(ctx, webui.JobQuery{State: webui.JobStateMissing})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Jobs) != 1 || p.Jobs[0].Name != "gated" || p.Total != 1 || p.Jobs[0].Health() != "missing" {
+		t.Errorf("missing jobs: %+v (total %d)", p.Jobs, p.Total)
+	}
+}

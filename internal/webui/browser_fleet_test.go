@@ -60,7 +60,7 @@ func testFleetInBrowser(t *testing.T, b *browser) {
 
 	b.run(t, "back", chromedp.Navigate(base+path), chromedp.WaitVisible(`#wave[data-state=running]`))
 	counts := eval[map[string]string](t, b, `Object.fromEntries([...document.querySelectorAll("#wave-counts li[data-count]")].map(li => [li.dataset.count, li.querySelector("strong").textContent]))`)
-	if fmt.Sprint(counts) != "map[done:2 failed:0 running:2 skipped:0 waiting:1]" {
+	if fmt.Sprint(counts) != "map[done:2 failed:0 missed:0 running:2 skipped:0 waiting:1]" {
 		t.Errorf("wave counts %v", counts)
 	}
 	b.run(t, "pause", chromedp.Click(`button.wave-pause`), chromedp.WaitVisible(`#wave[data-state=paused]`), chromedp.WaitVisible(`p.notice`))
@@ -71,8 +71,9 @@ func testFleetInBrowser(t *testing.T, b *browser) {
 		t.Errorf("the backend's wave after Pause: %+v, %v", w, err)
 	}
 	b.run(t, "resume", chromedp.Click(`button.wave-resume`), chromedp.WaitVisible(`#wave[data-state=running]`))
-	b.run(t, "abort", chromedp.Click(`button.wave-abort`), chromedp.WaitVisible(`#matrix tbody tr:first-child td.skipped`))
-	if n := eval[int](t, b, `document.querySelectorAll("button.wave-abort").length`); n != 0 {
+	b.run(t, "abort", chromedp.Click(`a.wave-abort`), chromedp.WaitVisible(`#confirm.wave-abort`),
+		chromedp.Click(`#confirm`), chromedp.WaitVisible(`#matrix tbody tr:first-child td.skipped`))
+	if n := eval[int](t, b, `document.querySelectorAll(".wave-abort").length`); n != 0 {
 		t.Error("Abort is still offered with nothing waiting")
 	}
 	b.checkConsole(t)

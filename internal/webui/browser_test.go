@@ -240,6 +240,7 @@ func TestBrowser(t *testing.T) {
 		{"agent", testAgentInBrowser},
 		{"refresh", testRefreshInBrowser},
 		{"fleet", testFleetInBrowser},
+		{"runs and nodes", testRunsAndNodesInBrowser},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			b.reset(t)
@@ -443,8 +444,12 @@ func testDaemonInBrowser(t *testing.T, b *browser) {
 	})
 
 	t.Run("trigger, watch the run finish, open its log", func(t *testing.T) {
-		b.run(t, "trigger", chromedp.Navigate(base+"/jobs/nightly-backup"), chromedp.WaitVisible(`button.trigger`),
-			chromedp.Click(`button.trigger`), chromedp.WaitVisible(`#live`))
+		b.run(t, "trigger", chromedp.Navigate(base+"/jobs/nightly-backup"), chromedp.WaitVisible(`a.trigger`),
+			chromedp.Click(`a.trigger`), chromedp.WaitVisible(`#confirm`))
+		if q := eval[string](t, b, `document.querySelector("#confirm-question").textContent`); !strings.Contains(q, "manual run of nightly-backup") {
+			t.Errorf("Run now asks %q", q)
+		}
+		b.run(t, "confirm", chromedp.Click(`#confirm`), chromedp.WaitVisible(`#live`))
 		runPath := eval[string](t, b, "location.pathname")
 		// The demo's backup runs for two seconds; htmx refreshes the live
 		// section until the run has finished.
@@ -583,8 +588,8 @@ func testAgentInBrowser(t *testing.T, b *browser) {
 
 	// A manifest job's output shows while it runs, and the Kill button
 	// ends it as killed.
-	b.run(t, "trigger", chromedp.Navigate(base+"/jobs/slow-echo"), chromedp.WaitVisible(`button.trigger`),
-		chromedp.Click(`button.trigger`), chromedp.WaitVisible(`#live[data-state=running]`))
+	b.run(t, "trigger", chromedp.Navigate(base+"/jobs/slow-echo"), chromedp.WaitVisible(`a.trigger`),
+		chromedp.Click(`a.trigger`), chromedp.WaitVisible(`#confirm`), chromedp.Click(`#confirm`), chromedp.WaitVisible(`#live[data-state=running]`))
 	deadline = time.Now().Add(30 * time.Second)
 	for !eval[bool](t, b, `(document.querySelector("#run-output") || {textContent: ""}).textContent.includes("started")`) {
 		if time.Now().After(deadline) {
@@ -595,7 +600,8 @@ func testAgentInBrowser(t *testing.T, b *browser) {
 	if st := eval[string](t, b, `document.querySelector("#live").dataset.state`); st != "running" {
 		t.Errorf("output shown in state %q, want while running", st)
 	}
-	b.run(t, "kill", chromedp.Click(`#live button.kill`), chromedp.WaitVisible(`#live[data-state=killed]`))
+	b.run(t, "kill", chromedp.Click(`#live a.kill`), chromedp.WaitVisible(`#confirm.kill`),
+		chromedp.Click(`#confirm`), chromedp.WaitVisible(`#live[data-state=killed]`))
 	if out := eval[string](t, b, `document.querySelector("#run-output").textContent`); strings.Contains(out, "never printed") {
 		t.Errorf("a killed run went on: %q", out)
 	}
@@ -608,6 +614,9 @@ func testLoginInBrowser(t *testing.T, b *browser) {
 	b.run(t, "redirect", chromedp.Navigate(base+"/jobs"), chromedp.WaitVisible(`form.login`))
 	if p := eval[string](t, b, "location.pathname + location.search"); p != "/login?next=%2Fjobs" {
 		t.Errorf("at %s, want the login page", p)
+	}
+	if n := eval[int](t, b, `document.querySelectorAll("header nav, form.logout").length`); n != 0 {
+		t.Errorf("the login page shows the navigation or Log out (%d elements)", n)
 	}
 	b.run(t, "wrong", chromedp.SetValue(`input[name=token]`, "nope"), chromedp.Submit(`form.login`), chromedp.WaitVisible(`form.login p.error`))
 	b.mu.Lock()
@@ -624,10 +633,10 @@ func testLoginInBrowser(t *testing.T, b *browser) {
 func testRefreshInBrowser(t *testing.T, b *browser) {
 	base, back := startDemo(t, webui.Config{RefreshSeconds: 1})
 	b.run(t, "jobs", chromedp.Navigate(base+"/jobs"), chromedp.WaitVisible(`#jobs`))
-	b.run(t, "focus", chromedp.Focus(`tr[data-job=report] button.trigger`))
+	b.run(t, "focus", chromedp.Focus(`tr[data-job=report] a.trigger`))
 	back.AddJob(webui.Job{Name: "added-later", Schedule: "@daily", Zone: "UTC", Command: "true"}, nil)
 	b.run(t, "refreshed", chromedp.WaitVisible(`tr[data-job=added-later]`))
-	if got := eval[string](t, b, `document.activeElement.closest("tr") ? document.activeElement.closest("tr").getAttribute("data-job") + " " + document.activeElement.className : ""`); got != "report trigger" {
+	if got := eval[string](t, b, `document.activeElement.closest("tr") ? document.activeElement.closest("tr").getAttribute("data-job") + " " + document.activeElement.className : ""`); got != "report button trigger" {
 		t.Errorf("after the refresh the focus is on %q, want the report row's Run now button", got)
 	}
 	b.run(t, "cluster", chromedp.Navigate(base+"/cluster"), chromedp.WaitVisible(`main[data-refresh]`))

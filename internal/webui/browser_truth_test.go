@@ -152,7 +152,7 @@ func testTruthInBrowser(t *testing.T, b *browser) {
 	if loc := eval[string](t, b, "location.pathname"); loc != "/runs" {
 		t.Errorf("the active runs card leads to %s", loc)
 	}
-	if n := eval[int](t, b, `document.querySelectorAll("#active-runs tr[data-state=running]").length`); n == 0 {
+	if n := eval[int](t, b, `document.querySelectorAll("#runs tr[data-state=running]").length`); n == 0 {
 		t.Error("the active runs list shows no running run while slow-sync runs")
 	}
 

@@ -1,9 +1,6 @@
 package webui
 
-import (
-	"slices"
-	"sort"
-)
+import "slices"
 
 // Job states the jobs list filters by (JobQuery.State).
 const (
@@ -15,6 +12,8 @@ const (
 	JobStateRunning = "running"
 	// JobStateWaiting: a run of the job waits for its schedule gate.
 	JobStateWaiting = "waiting"
+	// JobStateMissing: every recent finished run was missed (Job.Missing).
+	JobStateMissing = "missing"
 )
 
 // JobStates are the state filters the jobs list offers, in its order,
@@ -22,6 +21,7 @@ const (
 var JobStates = []struct{ Value, Label string }{
 	{"", "any state"},
 	{JobStateFailing, "failing"},
+	{JobStateMissing, "missing (every recent fire missed)"},
 	{JobStateSuspended, "suspended"},
 	{JobStateRunning, "running"},
 	{JobStateWaiting, "waiting on a gate"},
@@ -48,6 +48,8 @@ func (j Job) InState(state string) bool {
 		return true
 	case JobStateFailing:
 		return j.Failing()
+	case JobStateMissing:
+		return j.Missing()
 	case JobStateSuspended:
 		return j.Suspended
 	case JobStateRunning:
@@ -58,16 +60,18 @@ func (j Job) InState(state string) bool {
 	return false
 }
 
-// Paginate cuts one page of limit names out of the sorted names that
-// match a query: those after after. It fills the page's Total, Offset,
-// Prev, HasPrev and Next, and returns the names on the page. A Backend uses it
-// when it has the whole sorted list of matches.
-func Paginate(names []string, after string, limit int, p *JobPage) []string {
+// Paginate cuts one page of limit names out of the names that match a
+// query, sorted by JobOrder(desc): those after after in that order. It
+// fills the page's Total, Offset, Prev, HasPrev and Next, and returns the
+// names on the page. A Backend uses it when it has the whole sorted list
+// of matches.
+func Paginate(names []string, after string, limit int, desc bool, p *JobPage) []string {
 	p.Total = len(names)
 	start := 0
 	if after != "" {
-		start = sort.SearchStrings(names, after)
-		if start < len(names) && names[start] == after {
+		var found bool
+		start, found = slices.BinarySearchFunc(names, after, JobOrder(desc))
+		if found {
 			start++
 		}
 	}
@@ -86,4 +90,13 @@ func Paginate(names []string, after string, limit int, p *JobPage) []string {
 		}
 	}
 	return slices.Clip(names[start:end])
+}
+
+// JobOrder is the order of the jobs list: names in natural order
+// (backup-2 before backup-10), or its reverse when desc is set.
+func JobOrder(desc bool) func(a, b string) int {
+	if desc {
+		return func(a, b string) int { return NaturalCompare(b, a) }
+	}
+	return NaturalCompare
 }

@@ -15,6 +15,7 @@ func FuzzPaginate(f *testing.F) {
 	f.Add("a,b,c", "", 5)
 	f.Add("a,b,c,d", "zz", 1)
 	f.Add("", "x", 0)
+	f.Add("backup-10,backup-2,backup-1", "backup-2", 1)
 	f.Fuzz(func(t *testing.T, list, after string, limit int) {
 		if limit < 0 || limit > 1000 {
 			return
@@ -23,10 +24,22 @@ func FuzzPaginate(f *testing.F) {
 		if list != "" {
 			names = strings.Split(list, ",")
 		}
-		slices.Sort(names)
-		names = slices.Compact(names)
+		for _, desc := range []bool{false, true} {
+			paginate(t, names, after, limit, desc)
+		}
+	})
+}
+
+// paginate checks one order of FuzzPaginate.
+func paginate(t *testing.T, names []string, after string, limit int, desc bool) {
+	t.Helper()
+	order := JobOrder(desc)
+	names = slices.Clone(names)
+	slices.SortFunc(names, order)
+	names = slices.Compact(names)
+	{
 		var p JobPage
-		page := Paginate(names, after, limit, &p)
+		page := Paginate(names, after, limit, desc, &p)
 		if p.Total != len(names) {
 			t.Fatalf("Total %d of %d names", p.Total, len(names))
 		}
@@ -34,7 +47,7 @@ func FuzzPaginate(f *testing.F) {
 			t.Fatalf("%d names on a page of %d", len(page), limit)
 		}
 		for _, n := range page {
-			if after != "" && n <= after {
+			if after != "" && order(n, after) <= 0 {
 				t.Fatalf("%q on the page after %q", n, after)
 			}
 		}
@@ -49,10 +62,10 @@ func FuzzPaginate(f *testing.F) {
 		}
 		if p.HasPrev && limit > 0 {
 			var q JobPage
-			prev := Paginate(names, p.Prev, limit, &q)
+			prev := Paginate(names, p.Prev, limit, desc, &q)
 			if q.Offset+len(prev) != p.Offset && q.Offset != 0 {
 				t.Fatalf("the previous page %v (offset %d) does not end where %v starts (offset %d)", prev, q.Offset, page, p.Offset)
 			}
 		}
-	})
+	}
 }

@@ -74,11 +74,7 @@ func (s *server) events(w http.ResponseWriter, r *http.Request) {
 		Job: strings.TrimSpace(q.Get("job")), Resource: strings.TrimSpace(q.Get("resource")),
 		Kind: strings.TrimSpace(q.Get("kind")), Cursor: cursor, Limit: s.cfg.PageSize,
 	}
-	var okSince, okUntil bool
-	eq.Since, okSince = parseWhen(strings.TrimSpace(q.Get("since")), s.cfg.Location)
-	eq.Until, okUntil = parseWhen(strings.TrimSpace(q.Get("until")), s.cfg.Location)
-	if !okSince || !okUntil {
-		s.fail(w, r, http.StatusBadRequest, "Times in since= and until= are like 2026-11-25T03:00 (in the UI's zone) or RFC 3339.")
+	if eq.Since, eq.Until, ok = s.timeSpan(w, r); !ok {
 		return
 	}
 	if eq.Kind != "" && !slices.Contains(eventKinds, eq.Kind) {
@@ -101,4 +97,18 @@ func (s *server) events(w http.ResponseWriter, r *http.Request) {
 		d.Older = &older
 	}
 	s.render(w, r, http.StatusOK, "events", "", s.newPage(r, "Event log", "events", d))
+}
+
+// timeSpan reads the since= and until= filters of a page; on a time it
+// cannot read it answers 400 and returns false.
+func (s *server) timeSpan(w http.ResponseWriter, r *http.Request) (since, until time.Time, ok bool) {
+	q := r.URL.Query()
+	var okSince, okUntil bool
+	since, okSince = parseWhen(strings.TrimSpace(q.Get("since")), s.cfg.Location)
+	until, okUntil = parseWhen(strings.TrimSpace(q.Get("until")), s.cfg.Location)
+	if !okSince || !okUntil {
+		s.fail(w, r, http.StatusBadRequest, "Times in since= and until= are like 2026-11-25T03:00 (in the UI's zone) or RFC 3339.")
+		return since, until, false
+	}
+	return since, until, true
 }

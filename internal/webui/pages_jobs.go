@@ -1,6 +1,7 @@
 package webui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -26,7 +27,15 @@ const (
 )
 
 type overviewData struct {
-	Jobs, Suspended, ActiveRuns, Failures24h   int
+	Jobs, Suspended, ActiveRuns, Failures24h int
+	// Misses24h counts the scheduled instants missed in the same period
+	// as the failures; MoreMisses is set when the count stopped at
+	// failureScan events.
+	Misses24h  int
+	MoreMisses bool
+	// Missing names the jobs with missed instants in that time, latest
+	// first, with how many and the latest reason.
+	Missing                                    []missingJob
 	Resources, ResourcesUp, ResourcesDown, Bad int
 	Fires                                      []Fire
 	Windows                                    []Window
@@ -51,6 +60,13 @@ type failingJob struct {
 	Failures int
 }
 
+// missingJob is a job with missed instants in the overview's period.
+type missingJob struct {
+	Job, Message string
+	At           time.Time
+	Misses       int
+}
+
 // keptChecks bounds how many failing jobs the overview checks for their
 // latest failed run still being kept.
 const keptChecks = 50
@@ -70,6 +86,10 @@ func (s *server) overview(w http.ResponseWriter, r *http.Request) {
 	d.Jobs, d.Suspended, d.ActiveRuns = sum.Jobs, sum.Suspended, sum.ActiveRuns
 	d.FailuresSince = now.Add(-24 * time.Hour)
 	if err = s.failuresSince(r, &d); err != nil {
+		s.backendError(w, r, err)
+		return
+	}
+	if d.Misses24h, d.MoreMisses, d.Missing, err = s.missesSince(ctx, d.FailuresSince); err != nil {
 		s.backendError(w, r, err)
 		return
 	}
@@ -172,6 +192,16 @@ type jobsData struct {
 	// Total counts the matching jobs; First is the position of this
 	// page's first job among them (from 1).
 	Total, First int
+	// Desc lists the names in reverse natural order (?sort=-name).
+	Desc bool
+}
+
+// SortURL is the jobs list's first page with the filters kept, sorted by
+// name the other way round from now.
+func (d jobsData) SortURL() string {
+	e := d
+	e.Desc = !d.Desc
+	return e.JobsURL("")
 }
 
 // JobsURL is the jobs list's address with the filters kept and the page
@@ -187,6 +217,9 @@ func (d jobsData) JobsURL(after string) string {
 	if after != "" {
 		v.Set("after", after)
 	}
+	if d.Desc {
+		v.Set("sort", "-name")
+	}
 	if len(v) == 0 {
 		return "/jobs"
 	}
@@ -201,10 +234,18 @@ func (s *server) jobs(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !validJobState(d.State) {
-		s.fail(w, r, http.StatusBadRequest, "Unknown state filter "+strconv.Quote(d.State)+": use failing, suspended, running or waiting.")
+		s.fail(w, r, http.StatusBadRequest, "Unknown state filter "+strconv.Quote(d.State)+": use failing, missing, suspended, running or waiting.")
 		return
 	}
-	page, err := s.cfg.Backend.Jobs(r.Context(), JobQuery{After: d.After, Filter: d.Filter, State: d.State, Limit: jobsPage})
+	switch q.Get("sort") {
+	case "", "name":
+	case "-name":
+		d.Desc = true
+	default:
+		s.fail(w, r, http.StatusBadRequest, "sort= is name or -name; "+strconv.Quote(q.Get("sort"))+" is neither.")
+		return
+	}
+	page, err := s.cfg.Backend.Jobs(r.Context(), JobQuery{After: d.After, Filter: d.Filter, State: d.State, Limit: jobsPage, Desc: d.Desc})
 	if err != nil {
 		s.backendError(w, r, err)
 		return
@@ -269,6 +310,7 @@ func (s *server) job(w http.ResponseWriter, r *http.Request) {
 		s.backendError(w, r, err)
 		return
 	}
+	s.markLiveness(ctx, d.Runs)
 	for _, kind := range []string{"run.skipped", "run.missed"} {
 		evs, _, err := s.cfg.Backend.Events(ctx, EventQuery{Job: name, Kind: kind, Limit: passedShown})
 		if err != nil {
@@ -418,4 +460,36 @@ func cursorParam(r *http.Request, name string) (int64, bool) {
 		return 0, false
 	}
 	return n, true
+}
+
+// missesSince counts the scheduled instants missed since since, from the
+// run.missed events (each may stand for several instants), and names the
+// jobs that missed them, latest first; more is set when it stopped at
+// failureScan events.
+func (s *server) missesSince(ctx context.Context, since time.Time) (n int, more bool, jobs []missingJob, err error) {
+	cursor, events := int64(0), 0
+	byJob := map[string]int{}
+	for events < failureScan {
+		evs, next, err := s.cfg.Backend.Events(ctx, EventQuery{Kind: "run.missed", Since: since, Cursor: cursor, Limit: 500})
+		if err != nil {
+			return 0, false, nil, err
+		}
+		for _, e := range evs {
+			events++
+			c := max(e.Count, 1)
+			n += c
+			i, seen := byJob[e.Job]
+			if !seen {
+				i = len(jobs)
+				byJob[e.Job] = i
+				jobs = append(jobs, missingJob{Job: e.Job, Message: e.Message, At: e.Time})
+			}
+			jobs[i].Misses += c
+		}
+		if next == 0 || len(evs) == 0 {
+			return n, false, jobs, nil
+		}
+		cursor = next
+	}
+	return n, true, jobs, nil
 }

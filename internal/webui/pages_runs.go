@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+
+	"github.com/almanac-sh/almanac/internal/api/apitype"
 )
 
 // runRefreshSeconds is how often an active run's page refreshes itself.
@@ -17,6 +19,9 @@ type runData struct {
 	Output string
 	// Poll is the refresh interval while the run is active, else zero.
 	Poll int
+	// Node is the cluster view's entry for the run's node while the run
+	// is active and that node is suspect or down; nil otherwise.
+	Node *apitype.ClusterNode
 }
 
 // loadRun reads the run named by the {id} path value and its job's zone.
@@ -46,6 +51,9 @@ func (s *server) loadRun(w http.ResponseWriter, r *http.Request) (runData, bool)
 	}
 	if run.Active() {
 		d.Poll = runRefreshSeconds
+		if n, ok := s.nodeLiveness(r.Context())[run.livenessNode()]; ok && n.Liveness != apitype.NodeAlive && n.Liveness != "" {
+			d.Run.NodeLiveness, d.Node = n.Liveness, &n
+		}
 	}
 	return d, true
 }

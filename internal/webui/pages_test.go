@@ -363,7 +363,7 @@ func TestSuspendResumeTrigger(t *testing.T) {
 		t.Fatalf("suspend: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
 	_, body := h.get("/jobs/backup?done=suspended")
-	mustContain(t, body, `<span id="job-state" class="badge suspended">suspended</span>`, "Job suspended")
+	mustContain(t, body, `<span id="job-state" class="badge suspended" data-health="suspended">suspended</span>`, "Job suspended")
 
 	// htmx from the jobs table gets the new row.
 	resp = h.post("/jobs/backup/resume", url.Values{"csrf": {token}, "view": {"row"}, "return": {"/jobs"}}, http.Header{"Hx-Request": {"true"}})
@@ -630,7 +630,9 @@ func TestKillFromRunPage(t *testing.T) {
 		t.Fatalf("trigger: %d to %q", resp.StatusCode, runPath)
 	}
 	_, body := h.get(runPath)
-	mustContain(t, body, `action="`+runPath+`/kill"`, `class="kill"`)
+	mustContain(t, body, `href="`+runPath+`/kill"`, `class="button kill"`)
+	_, body = h.get(runPath + "/kill")
+	mustContain(t, body, `action="`+runPath+`/kill"`, `class="kill" id="confirm"`, "SIGTERM")
 
 	resp = h.post(runPath+"/kill", url.Values{"csrf": {token}}, nil)
 	resp.Body.Close()
@@ -639,7 +641,7 @@ func TestKillFromRunPage(t *testing.T) {
 	}
 	_, body = h.get(runPath)
 	mustContain(t, body, `id="run-state" class="badge`, `>killed</span>`)
-	if strings.Contains(body, `class="kill"`) {
+	if strings.Contains(body, `kill"`) {
 		t.Error("a finished run still offers Kill")
 	}
 	resp = h.post(runPath+"/kill", url.Values{"csrf": {token}}, nil)
@@ -723,11 +725,11 @@ func TestFailingJobAndRunStrip(t *testing.T) {
 			StartedAt: at, FinishedAt: at.Add(90 * time.Second), ExitCode: &code, Error: "exit status 2"})
 	}
 	_, body := h.get("/jobs/backup")
-	mustContain(t, body, `<span id="job-state" class="badge failed">failing</span>`, `class="strip"`, `class="cell failed"`, `class="cell succeeded"`, "failed, 1m 30s")
+	mustContain(t, body, `<span id="job-state" class="badge failed" data-health="failing" title="its latest finished runs failed">failing</span>`, `class="strip"`, `class="cell failed"`, `class="cell succeeded"`, "failed, 1m 30s")
 	_, list := h.get("/jobs")
 	row := list[strings.Index(list, `data-job="backup"`):]
 	row = row[:strings.Index(row, "</tr>")]
-	mustContain(t, row, `class="badge failed">failing</span>`, `class="strip"`)
+	mustContain(t, row, `class="badge failed" data-health="failing" title="its latest finished runs failed">failing</span>`, `class="strip"`)
 }
 
 func TestSkippedAndMissedOnJobPage(t *testing.T) {

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/almanac-sh/almanac/internal/api/apitype"
 )
 
 // This file is the job page's part for fanned-out jobs: the matrix of
@@ -46,6 +48,27 @@ func (f fleetData) Active() bool {
 	return f.Wave != nil && (f.Wave.State == WaveStateRunning || f.Wave.State == WaveStatePaused)
 }
 
+// Missed counts the latest wave's nodes whose run was missed (its starting
+// deadline passed first), as the matrix marks them; the wave's Skipped
+// counts these with the runs an aborted or stopped wave never started.
+func (f fleetData) Missed() int {
+	if f.Wave == nil {
+		return 0
+	}
+	n := 0
+	for _, row := range f.Matrix.Rows {
+		if !row.Instant.Equal(f.Wave.Instant) {
+			continue
+		}
+		for _, c := range row.Cells {
+			if c.Run.Target != "" && c.Class() == RunMissed {
+				n++
+			}
+		}
+	}
+	return min(n, f.Wave.Skipped)
+}
+
 // CanAbort reports whether the latest wave has nodes waiting, whose runs
 // an abort would skip.
 func (f fleetData) CanAbort() bool { return f.Active() && f.Wave.Waiting > 0 }
@@ -54,7 +77,10 @@ func (f fleetData) CanAbort() bool { return f.Active() && f.Wave.Waiting > 0 }
 // nodes their runs are for (columns, by name).
 type nodeMatrix struct {
 	Nodes []string
-	Rows  []matrixRow
+	// Liveness holds the cluster view's node of each column whose node is
+	// suspect or down.
+	Liveness map[string]apitype.ClusterNode
+	Rows     []matrixRow
 	// More is set when older instants exist than the rows show.
 	More bool
 }
@@ -127,6 +153,9 @@ func (c matrixCell) Title() string {
 	if c.Run.Error != "" {
 		t += " — " + c.Run.Error
 	}
+	if c.Run.NodeLiveness != "" {
+		t += " — its node is " + c.Run.NodeLiveness
+	}
 	return t
 }
 
@@ -181,6 +210,7 @@ func (s *server) nodeMatrix(ctx context.Context, name string) (nodeMatrix, error
 		instants, m.More = instants[:matrixRows], true
 	}
 	nodes := map[string]bool{}
+	var live map[string]apitype.ClusterNode
 	for _, t := range instants {
 		runs, _, err := s.cfg.Backend.Runs(ctx, RunQuery{Job: name, ScheduledTime: t, Limit: matrixNodes})
 		if err != nil {
@@ -188,6 +218,15 @@ func (s *server) nodeMatrix(ctx context.Context, name string) (nodeMatrix, error
 		}
 		row := matrixRow{Instant: t}
 		latest := map[string]Run{}
+		if live == nil {
+			live = s.nodeLiveness(ctx)
+		}
+		for i := range runs {
+			r := &runs[i]
+			if n, ok := live[r.livenessNode()]; ok && r.Active() && n.Liveness != apitype.NodeAlive {
+				r.NodeLiveness = n.Liveness
+			}
+		}
 		for _, r := range runs {
 			col := column(r)
 			if o, ok := latest[col]; !ok || r.Attempt > o.Attempt || (r.Attempt == o.Attempt && r.ID > o.ID) {
@@ -203,6 +242,12 @@ func (s *server) nodeMatrix(ctx context.Context, name string) (nodeMatrix, error
 	}
 	for n := range nodes {
 		m.Nodes = append(m.Nodes, n)
+		if l, ok := live[n]; ok && l.Liveness != apitype.NodeAlive && l.Liveness != "" {
+			if m.Liveness == nil {
+				m.Liveness = map[string]apitype.ClusterNode{}
+			}
+			m.Liveness[n] = l
+		}
 	}
 	// Named nodes by name; runs for any node last.
 	slices.SortFunc(m.Nodes, func(a, b string) int {

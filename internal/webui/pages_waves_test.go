@@ -94,8 +94,8 @@ func TestNodeMatrix(t *testing.T) {
 		`<li data-count="done"><span class="dot succeeded"></span><strong>2</strong> done</li>`,
 		`<li data-count="running"><span class="dot running"></span><strong>2</strong> running</li>`,
 		`<li data-count="waiting"><span class="dot pending"></span><strong>1</strong> waiting</li>`,
-		"max_parallel: 2 at once", "max_failures: 2", `action="/jobs/rotate-logs/wave/pause"`, `action="/jobs/rotate-logs/wave/abort"`,
-		`<dd id="job-nodes">every node matching <code>all</code>, at most 2 at once; stops after 2 failed</dd>`, `data-refresh="15"`)
+		"max_parallel: 2 at once", "max_failures: 2", `action="/jobs/rotate-logs/wave/pause"`, `href="/jobs/rotate-logs/wave/abort"`,
+		`<dd id="job-nodes">every node matching <code>all</code>; stops after 2 failed</dd>`, `<dd id="job-max-parallel"><code>2</code> nodes at once</dd>`, `data-refresh="15"`)
 
 	// A job on any one node has neither.
 	_, plain := h.get("/jobs/backup")

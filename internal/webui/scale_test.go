@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -206,4 +207,38 @@ func BenchmarkConcurrentUI10k(b *testing.B) {
 	runtime.ReadMemStats(&ms)
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "req/s")
 	b.ReportMetric(float64(ms.HeapSys)/(1<<20), "heap-MiB")
+}
+
+// BenchmarkOverviewLatency10k serves `/` over 10,000 jobs with 50 ms of
+// real time between requests and reports the latency percentiles of the
+// requests. In "moving" the fake clock advances 250 ms a request, so the
+// fire cache expires every 20 requests and its fires pass as they would:
+// the cost of recomputing the next fires shows in p99 and max. In "still"
+// the clock stands, nothing is recomputed, and the figures are the floor
+// the machine's load sets.
+func BenchmarkOverviewLatency10k(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		step time.Duration
+	}{{"moving", 250 * time.Millisecond}, {"still", 0}} {
+		b.Run(c.name, func(b *testing.B) {
+			h, _, clk := scaleUI(b, 10000)
+			get(b, h, "/") // the first request computes the fires while it waits
+			var took []time.Duration
+			for b.Loop() {
+				clk.Advance(c.step)
+				start := time.Now()
+				get(b, h, "/")
+				took = append(took, time.Since(start))
+				// A client's think time: the background refresh gets the
+				// CPU a real daemon's idle moments would give it.
+				time.Sleep(50 * time.Millisecond)
+			}
+			slices.Sort(took)
+			at := func(p float64) float64 { return float64(took[int(p*float64(len(took)-1))].Microseconds()) / 1000 }
+			b.ReportMetric(at(0.5), "p50-ms")
+			b.ReportMetric(at(0.99), "p99-ms")
+			b.ReportMetric(at(1), "max-ms")
+		})
+	}
 }

@@ -47,6 +47,7 @@ func TestScreenshots(t *testing.T) {
 		{"windows.png", "/windows", 1280, false},
 		{"resources.png", "/resources", 1280, false},
 		{"events.png", "/events", 1280, false},
+		{"runs.png", "/runs", 1280, false},
 		{"cluster.png", "/cluster", 1280, false},
 		{"applies.png", "/applies", 1280, false},
 		{"apply.png", "/applies/1", 1280, false},

@@ -7,15 +7,18 @@ import (
 	"fmt"
 	"html/template"
 	"io/fs"
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/almanac-sh/almanac/internal/durationtext"
 )
 
 // pageNames are the templates under templates/ that are whole pages; each is
 // parsed together with layout.html.
-var pageNames = []string{"overview", "jobs", "job", "run", "windows", "resources", "events", "cluster", "applies", "apply", "login", "error", "runs"}
+var pageNames = []string{"overview", "jobs", "job", "run", "windows", "resources", "events", "cluster", "applies", "apply", "login", "error", "runs", "confirm"}
 
 func (s *server) parseTemplates() (map[string]*template.Template, error) {
 	funcs := template.FuncMap{
@@ -31,6 +34,7 @@ func (s *server) parseTemplates() (map[string]*template.Template, error) {
 		"state":  stateClass,
 		"zoneOf": zoneOf,
 		"join":   strings.Join,
+		"sub":    func(a, b int) int { return a - b },
 		"add": func(ns ...int) int {
 			t := 0
 			for _, n := range ns {
@@ -38,12 +42,16 @@ func (s *server) parseTemplates() (map[string]*template.Template, error) {
 			}
 			return t
 		},
-		"sortedKV":   sortedKV,
-		"zoneName":   zoneName,
-		"hours":      hours,
-		"applyURL":   func(id int64) string { return fmt.Sprintf("/applies/%d", id) },
-		"outcome":    outcomeClass,
-		"waveSymbol": waveSymbol,
+		"sortedKV":    sortedKV,
+		"windowMap":   windowMap,
+		"healthClass": healthClass,
+		"healthText":  func(h string) string { return strings.ReplaceAll(h, "-", " ") },
+		"healthTitle": func(h string) string { return healthTitles[h] },
+		"zoneName":    zoneName,
+		"hours":       hours,
+		"applyURL":    func(id int64) string { return fmt.Sprintf("/applies/%d", id) },
+		"outcome":     outcomeClass,
+		"waveSymbol":  waveSymbol,
 		"outlookClass": func(o string) string {
 			if o == "" {
 				return OutlookOnTime
@@ -53,6 +61,7 @@ func (s *server) parseTemplates() (map[string]*template.Template, error) {
 		"failureKind": failureKind,
 		"jobEvents":   func(job string) EventQuery { return EventQuery{Job: job} },
 		"jobFailures": func(job string) EventQuery { return EventQuery{Job: job, Kind: "run.failed"} },
+		"jobMisses":   func(job string) EventQuery { return EventQuery{Job: job, Kind: "run.missed"} },
 		"jobNotifyFailures": func(job string) EventQuery {
 			return EventQuery{Job: job, Kind: "notify.failed"}
 		},
@@ -64,6 +73,7 @@ func (s *server) parseTemplates() (map[string]*template.Template, error) {
 			return out
 		},
 		"failedSince": func(t time.Time) EventQuery { return EventQuery{Kind: "run.failed", Since: t} },
+		"missedSince": func(t time.Time) EventQuery { return EventQuery{Kind: "run.missed", Since: t} },
 		"localInput": func(t time.Time, loc *time.Location) string {
 			if t.IsZero() {
 				return ""
@@ -149,29 +159,15 @@ func relative(now, t time.Time) string {
 	case d > -time.Second && d < time.Second:
 		return "now"
 	case d > 0:
-		return "in " + duration(d)
+		return "in " + duration(d.Round(time.Second))
 	default:
-		return duration(-d) + " ago"
+		return duration(-d.Round(time.Second)) + " ago"
 	}
 }
 
-// duration formats d coarsely for people: "2d 3h", "3h 20m", "4m 10s", "12s".
-func duration(d time.Duration) string {
-	if d < 0 {
-		d = -d
-	}
-	d = d.Round(time.Second)
-	days, h, m, sec := int(d/(24*time.Hour)), int(d/time.Hour)%24, int(d/time.Minute)%60, int(d/time.Second)%60
-	switch {
-	case days > 0:
-		return fmt.Sprintf("%dd %dh", days, h)
-	case h > 0:
-		return fmt.Sprintf("%dh %dm", h, m)
-	case m > 0:
-		return fmt.Sprintf("%dm %ds", m, sec)
-	}
-	return fmt.Sprintf("%ds", sec)
-}
+// duration formats d for people as the CLI does: "24ms", "1.5s", "12s",
+// "4m 10s", "3h 20m", "2d 3h".
+func duration(d time.Duration) string { return durationtext.Format(d) }
 
 func exitText(code *int) string {
 	if code == nil {
@@ -225,4 +221,43 @@ func eventsURL(q EventQuery) string {
 		return "/events"
 	}
 	return "/events?" + v.Encode()
+}
+
+// windowEntry is one line of a job's window map.
+type windowEntry struct{ Selector, Window string }
+
+// windowMap lists a job's window map with the selectors by name and
+// "default" last, the order in which a node's window is looked up when
+// none of the others matches.
+func windowMap(m map[string]string) []windowEntry {
+	out := make([]windowEntry, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if k != "default" {
+			out = append(out, windowEntry{k, m[k]})
+		}
+	}
+	if d, ok := m["default"]; ok {
+		out = append(out, windowEntry{"default", d})
+	}
+	return out
+}
+
+// healthTitles explain the job healths that are not plain.
+var healthTitles = map[string]string{
+	"failing":        "its latest finished runs failed",
+	"partly-failing": "a node failed in its latest wave",
+	"missing":        "every recent fire was missed: nothing of this job runs",
+}
+
+// healthClass is the badge colour of a job health (Job.Health).
+func healthClass(h string) string {
+	switch h {
+	case "suspended":
+		return "suspended"
+	case "failing", "partly-failing":
+		return "failed"
+	case "missing":
+		return "missed"
+	}
+	return "ok"
 }

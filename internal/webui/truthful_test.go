@@ -89,9 +89,9 @@ func TestJobsListFiltersAndPages(t *testing.T) {
 func TestOverviewTells(t *testing.T) {
 	h := newHarness(t, webui.Config{})
 	_, body := h.get("/")
-	mustContain(t, body, `<a class="card" href="/runs" id="count-active">`)
-	_, runs := h.get("/runs")
-	mustContain(t, runs, `id="active-runs"`, `data-state="pending"`, `data-state="running"`)
+	mustContain(t, body, `<a class="card" href="/runs?state=active" id="count-active">`)
+	_, runs := h.get("/runs?state=active")
+	mustContain(t, runs, `id="runs"`, `data-state="pending"`, `data-state="running"`)
 	// The report's and the backup's runs, and three of the fanned-out job's.
 	if n := strings.Count(runs, `<tr data-run=`); n != 5 {
 		t.Errorf("/runs lists %d runs, want the demo's 5 active ones", n)

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/almanac-sh/almanac/internal/api/apitype"
 )
@@ -263,13 +264,16 @@ type RunFilter struct {
 	// Node keeps the runs targeted at that node or claimed by it.
 	Node   string
 	States []string
-	Page   string
-	Limit  int
+	// Since and Until keep the runs scheduled at or after Since and
+	// before Until.
+	Since, Until time.Time
+	Page         string
+	Limit        int
 }
 
 // RunList returns one page of runs, newest first.
 func (c *Client) RunList(ctx context.Context, f RunFilter) (apitype.Page[apitype.Run], error) {
-	q := query("job", f.Job, "node", f.Node, "state", strings.Join(f.States, ","))
+	q := query("job", f.Job, "node", f.Node, "state", strings.Join(f.States, ","), "since", rfc3339(f.Since), "until", rfc3339(f.Until))
 	setPage(q, f.Page, f.Limit)
 	return call[apitype.Page[apitype.Run]](ctx, c, "GET", "/api/v1/runs", q, nil)
 }
@@ -354,4 +358,12 @@ func (c *Client) EventList(ctx context.Context, f EventFilter) (apitype.Page[api
 	q := query("job", f.Job, "resource", f.Resource, "kind", strings.Join(f.Kinds, ","))
 	setPage(q, f.Page, f.Limit)
 	return call[apitype.Page[apitype.Event]](ctx, c, "GET", "/api/v1/events", q, nil)
+}
+
+// rfc3339 formats t for a query parameter; "" (left out) for the zero time.
+func rfc3339(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.Format(time.RFC3339Nano)
 }

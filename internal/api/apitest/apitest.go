@@ -204,7 +204,8 @@ func (m *MemStore) RunList(_ context.Context, p store.RunListParams) ([]store.Ru
 		if (p.Cursor != 0 && r.ID >= p.Cursor) || (p.Job != "" && r.Job != p.Job) ||
 			(!p.ScheduledTime.IsZero() && !r.ScheduledTime.Equal(p.ScheduledTime)) ||
 			(len(p.States) > 0 && !slices.Contains(p.States, r.State)) ||
-			(p.Node != "" && r.Target != p.Node && r.Node != p.Node) {
+			(p.Node != "" && r.Target != p.Node && r.Node != p.Node) ||
+			(!p.Since.IsZero() && r.ScheduledTime.Before(p.Since)) || (!p.Until.IsZero() && !r.ScheduledTime.Before(p.Until)) {
 			continue
 		}
 		if !p.WithOutput {

@@ -34,4 +34,58 @@ type ClusterNode struct {
 	Leader bool `json:"leader"`
 	// Labels are the node's --node-label pairs (absent when none).
 	Labels map[string]string `json:"labels,omitempty"`
+	// Liveness is what the node's heartbeat says of it: NodeAlive,
+	// NodeSuspect or NodeDown (see Liveness).
+	Liveness string `json:"liveness"`
+	// SilentSince is the node's last heartbeat while it is suspect or
+	// down: it has not been heard from since then. Absent while alive.
+	SilentSince *time.Time `json:"silent_since,omitempty"`
+}
+
+// Node liveness, from the age of a node's last heartbeat against the
+// cluster lease's TTL (the time a leader may go unheard before another
+// node takes over).
+const (
+	// NodeAlive: the node heart-beat within one TTL.
+	NodeAlive = "alive"
+	// NodeSuspect: silent for more than one TTL but at most
+	// DownAfterTTLs of them; a pause, a slow database or a dying node.
+	NodeSuspect = "suspect"
+	// NodeDown: silent for more than DownAfterTTLs TTLs. Its running
+	// runs are recovered as interrupted; runs for it wait.
+	NodeDown = "down"
+)
+
+// DownAfterTTLs is how many lease TTLs a node may stay silent before it is
+// down rather than suspect.
+const DownAfterTTLs = 3
+
+// Liveness judges a node whose last heartbeat was at heartbeat, at now,
+// for a cluster whose lease TTL is ttl: its liveness and, unless it is
+// alive, since when it is silent. A zero ttl judges every node alive.
+func Liveness(now, heartbeat time.Time, ttl time.Duration) (string, *time.Time) {
+	age := now.Sub(heartbeat)
+	if ttl <= 0 || heartbeat.IsZero() || age <= ttl {
+		return NodeAlive, nil
+	}
+	hb := heartbeat
+	if age <= DownAfterTTLs*ttl {
+		return NodeSuspect, &hb
+	}
+	return NodeDown, &hb
+}
+
+// SetLiveness sets n's Liveness and SilentSince as Liveness judges them.
+func (n *ClusterNode) SetLiveness(now time.Time, ttl time.Duration) {
+	n.Liveness, n.SilentSince = Liveness(now, n.HeartbeatAt, ttl)
+}
+
+// Node returns the node named id and whether the cluster lists it.
+func (c *Cluster) Node(id string) (ClusterNode, bool) {
+	for _, n := range c.Nodes {
+		if n.ID == id {
+			return n, true
+		}
+	}
+	return ClusterNode{}, false
 }

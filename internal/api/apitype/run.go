@@ -46,6 +46,12 @@ type Run struct {
 	// Error says why a run failed or was killed when it is more than an exit
 	// status ("timed out after 30s", "daemon restarted during the run").
 	Error string `json:"error,omitempty"`
+	// NodeLiveness is set on an active run whose node is not alive: the
+	// node that claimed it (running) or the node it is for (pending), as
+	// the cluster view judges it, NodeSuspect or NodeDown. Absent while
+	// that node is alive, for a run of any node not yet claimed, and on
+	// finished runs.
+	NodeLiveness string `json:"node_liveness,omitempty"`
 	// Waiting says why a pending run has not been released to start yet;
 	// null when it is not waiting (released, started or finished).
 	Waiting *Waiting `json:"waiting"`
@@ -73,6 +79,16 @@ type Waiting struct {
 	// next opening, the end of a backoff); null when unknown (a node's
 	// return, a slot freeing).
 	Until *time.Time `json:"until"`
+}
+
+// LivenessNode is the node whose liveness bears on the run: the node that
+// claimed it, else the node it is for; "" for a run of any node that no
+// node has claimed.
+func (r *Run) LivenessNode() string {
+	if r.Node != "" {
+		return r.Node
+	}
+	return r.Target
 }
 
 // Finished reports whether the run reached a final state.

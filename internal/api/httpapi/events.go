@@ -64,19 +64,10 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) error {
 			p.Kinds = append(p.Kinds, kinds...)
 		}
 	}
-	for _, b := range []struct {
-		name string
-		to   *time.Time
-	}{{"since", &p.Since}, {"until", &p.Until}} {
-		if v := q.Get(b.name); v != "" {
-			t, err := time.Parse(time.RFC3339, v)
-			if err != nil {
-				return badRequest("?"+b.name, fmt.Sprintf("%q is not an RFC 3339 time", v))
-			}
-			*b.to = t
-		}
-	}
 	var err error
+	if p.Since, p.Until, err = timeSpan(r); err != nil {
+		return err
+	}
 	if p.Page, err = pageParams(r); err != nil {
 		return err
 	}
@@ -93,4 +84,22 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, page)
 	return nil
+}
+
+// timeSpan reads ?since and ?until (RFC 3339 times; absent: unbounded).
+func timeSpan(r *http.Request) (since, until time.Time, err error) {
+	q := r.URL.Query()
+	for _, b := range []struct {
+		name string
+		to   *time.Time
+	}{{"since", &since}, {"until", &until}} {
+		if v := q.Get(b.name); v != "" {
+			t, perr := time.Parse(time.RFC3339, v)
+			if perr != nil {
+				return since, until, badRequest("?"+b.name, fmt.Sprintf("%.40q is not an RFC 3339 time", v))
+			}
+			*b.to = t
+		}
+	}
+	return since, until, nil
 }

@@ -25,7 +25,7 @@ func init() {
 }
 
 func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) error {
-	if err := checkQuery(r, "job", "node", "state", "page", "limit"); err != nil {
+	if err := checkQuery(r, "job", "node", "state", "since", "until", "page", "limit"); err != nil {
 		return err
 	}
 	q := r.URL.Query()
@@ -48,6 +48,9 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	var err error
+	if p.Since, p.Until, err = timeSpan(r); err != nil {
+		return err
+	}
 	if p.Page, err = pageParams(r); err != nil {
 		return err
 	}
@@ -62,6 +65,7 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) error {
 	if err := s.addWaiting(r.Context(), runs, page.Items); err != nil {
 		return err
 	}
+	s.markLiveness(r.Context(), page.Items)
 	if next != 0 {
 		page.NextPage = strconv.FormatInt(next, 10)
 	}
@@ -122,6 +126,7 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) error {
 	if err := s.addWaiting(r.Context(), []store.Run{run}, out); err != nil {
 		return err
 	}
+	s.markLiveness(r.Context(), out)
 	writeJSON(w, http.StatusOK, out[0])
 	return nil
 }

@@ -124,6 +124,9 @@ type Config struct {
 	// Health, if set, is asked by /healthz for a fault that makes the
 	// daemon degraded (503): a non-empty reason.
 	Health func() (reason string)
+	// Cluster, if set, judges the liveness of the nodes of active runs
+	// (apitype.Run.NodeLiveness).
+	Cluster ClusterSource
 	// RebootGroups, if set, serves GET /api/v1/reboot-groups.
 	RebootGroups func(ctx context.Context) ([]apitype.RebootGroup, error)
 }

@@ -141,6 +141,14 @@ func (s *Store) RunList(ctx context.Context, p store.RunListParams) ([]store.Run
 		q += ` AND (target = ? OR node = ?)`
 		args = append(args, p.Node, p.Node)
 	}
+	if !p.Since.IsZero() {
+		q += ` AND scheduled_time >= ?`
+		args = append(args, p.Since.UnixMicro())
+	}
+	if !p.Until.IsZero() {
+		q += ` AND scheduled_time < ?`
+		args = append(args, p.Until.UnixMicro())
+	}
 	if p.Cursor > 0 {
 		q += ` AND id < ?`
 		args = append(args, p.Cursor)

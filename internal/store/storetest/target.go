@@ -20,6 +20,7 @@ var targetTests = []struct {
 	{"RunTargetUnique", testRunTargetUnique},
 	{"RunTargetClaim", testRunTargetClaim},
 	{"RunListNode", testRunListNode},
+	{"RunListTime", testRunListTime},
 	{"RunPrunePerTarget", testRunPrunePerTarget},
 	{"RunFinishPrunePerTarget", testRunFinishPrunePerTarget},
 }
@@ -320,5 +321,48 @@ func testRunFinishPrunePerTarget(t *testing.T, s store.Store) {
 				}
 			}
 		}
+	}
+}
+
+// testRunListTime: Since and Until bound the scheduled time (Since
+// inclusive, Until exclusive), alone and with the other filters.
+func testRunListTime(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	createJob(t, s, "j")
+	var ids []int64
+	for i := range 4 {
+		r, err := insertTargeted(ctx, s, "j", base.Add(time.Duration(i)*time.Hour), "a", 1, time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, r.ID)
+	}
+	for _, tt := range []struct {
+		name         string
+		since, until time.Time
+		node         string
+		want         []int64
+	}{
+		{"unbounded", time.Time{}, time.Time{}, "", ids},
+		{"since inclusive", base.Add(2 * time.Hour), time.Time{}, "", ids[2:]},
+		{"until exclusive", time.Time{}, base.Add(2 * time.Hour), "", ids[:2]},
+		{"both", base.Add(time.Hour), base.Add(3 * time.Hour), "a", ids[1:3]},
+		{"other node", base, base.Add(4 * time.Hour), "b", nil},
+		{"empty span", base.Add(time.Hour), base.Add(time.Hour), "", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			runs, _, err := s.RunList(ctx, store.RunListParams{Job: "j", Since: tt.since, Until: tt.until, Node: tt.node})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int64
+			for _, r := range runs {
+				got = append(got, r.ID)
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("RunList(since %v, until %v) = %v, want %v", tt.since, tt.until, got, tt.want)
+			}
+		})
 	}
 }

@@ -241,6 +241,11 @@ func (b *Backend) jobView(fj *fakeJob) webui.Job {
 	if !j.Suspended && fj.sched != nil {
 		j.NextFire = fj.sched.Next(b.clock.Now())
 	}
+	if j.FannedOut() {
+		if w, err := b.wave(fj); err == nil {
+			j.LastWave = &w
+		}
+	}
 	return j
 }
 
@@ -260,9 +265,9 @@ func (b *Backend) Jobs(_ context.Context, q webui.JobQuery) (webui.JobPage, erro
 			names = append(names, j.Name)
 		}
 	}
-	slices.Sort(names)
+	slices.SortFunc(names, webui.JobOrder(q.Desc))
 	var p webui.JobPage
-	for _, n := range webui.Paginate(names, q.After, q.Limit, &p) {
+	for _, n := range webui.Paginate(names, q.After, q.Limit, q.Desc, &p) {
 		p.Jobs = append(p.Jobs, byName[n])
 	}
 	return p, nil
@@ -347,7 +352,9 @@ func (b *Backend) Runs(_ context.Context, q webui.RunQuery) ([]webui.Run, int64,
 	b.settle()
 	out, next := newestFirst(b.runs, q.Cursor, q.Limit, func(r webui.Run) int64 { return r.ID }, func(r webui.Run) bool {
 		return (q.Job == "" || r.Job == q.Job) && (len(q.States) == 0 || slices.Contains(q.States, r.State)) &&
-			(q.ScheduledTime.IsZero() || r.ScheduledTime.Equal(q.ScheduledTime))
+			(q.ScheduledTime.IsZero() || r.ScheduledTime.Equal(q.ScheduledTime)) &&
+			(q.Node == "" || r.Node == q.Node || r.Target == q.Node) &&
+			(q.Since.IsZero() || !r.ScheduledTime.Before(q.Since)) && (q.Until.IsZero() || r.ScheduledTime.Before(q.Until))
 	})
 	for i := range out {
 		out[i].Output = nil

@@ -176,8 +176,12 @@ func Demo(c clock.Clock) *Backend {
 	return b
 }
 
+// demoLeaseTTL is the demo cluster's lease TTL, against which its nodes'
+// heartbeats are judged.
+const demoLeaseTTL = 5 * time.Second
+
 // demoCluster is five nodes on one PostgreSQL store: node-b leads in term
-// 7, node-c's heartbeat is late (it is being restarted). node-a to node-c
+// 7, node-c's heartbeat is late (it is being restarted: suspect). node-a to node-c
 // are labelled role=web, node-d and node-e role=db.
 func demoCluster(now time.Time) apitype.Cluster {
 	exp := now.Add(4 * time.Second)
@@ -199,6 +203,7 @@ func demoCluster(now time.Time) apitype.Cluster {
 			zone = "eu-2"
 		}
 		c.Nodes[i].Labels = map[string]string{"role": role, "zone": zone}
+		c.Nodes[i].SetLiveness(now, demoLeaseTTL)
 	}
 	return c
 }

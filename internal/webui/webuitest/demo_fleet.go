@@ -48,6 +48,7 @@ func addFleetJob(b *Backend, now time.Time) {
 		Name: DemoFleetJob, Schedule: "0 * * * *", Description: "at minute 0 past every hour", Zone: "UTC",
 		Command: "logrotate /etc/logrotate.conf", Source: "manifest", BackoffLimit: 1, Timeout: 10 * time.Minute,
 		Nodes: "all", MaxParallel: "2", MaxFailures: 2, Succeeded: 58, Failed: 3,
+		Window: map[string]string{"role=db": "nightly-reboots", "default": "weekend-maintenance"},
 	}, Every{time.Hour})
 	cur := now.Truncate(time.Hour)
 	for k := DemoFleetInstants - 1; k >= 1; k-- {

@@ -23,6 +23,12 @@ func (b *Backend) Wave(_ context.Context, name string) (webui.Wave, error) {
 	if !ok {
 		return webui.Wave{}, fmt.Errorf("job %q: %w", name, webui.ErrNotFound)
 	}
+	return b.wave(fj)
+}
+
+// wave derives the latest wave of fj's job. Called with mu held.
+func (b *Backend) wave(fj *fakeJob) (webui.Wave, error) {
+	name := fj.job.Name
 	latest := map[string]webui.Run{}
 	var w webui.Wave
 	for _, r := range b.runs {
