@@ -100,8 +100,9 @@ type daemonBackend struct {
 
 	// index caches every job's name, gate and suspension for the jobs
 	// list and the windows page; indexAt is when it was read (zero: never).
-	index   []indexedJob
-	indexAt time.Time
+	index       []indexedJob
+	indexAt     time.Time
+	indexCounts store.JobCounts // the job counts when the index was read
 }
 
 // fireCacheTTL is how long the merged upcoming fires are reused before

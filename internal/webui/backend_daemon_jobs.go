@@ -27,9 +27,17 @@ type indexedJob struct {
 // jobIndex returns every job, sorted by name, read from the store at most
 // once per fireCacheTTL.
 func (d *daemonBackend) jobIndex(ctx context.Context, now time.Time) ([]indexedJob, error) {
+	// The counts are one cheap read; a job created, deleted, suspended or
+	// resumed since the index was read (through the API or a manifest,
+	// which do not drop the cache) changes them, so the list never lags
+	// behind those.
+	counts, err := d.cfg.Store.JobCounts(ctx)
+	if err != nil {
+		return nil, err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if !d.indexAt.IsZero() && !now.Before(d.indexAt) && now.Sub(d.indexAt) < fireCacheTTL {
+	if !d.indexAt.IsZero() && !now.Before(d.indexAt) && now.Sub(d.indexAt) < fireCacheTTL && counts == d.indexCounts {
 		return d.index, nil
 	}
 	var idx []indexedJob
@@ -48,7 +56,7 @@ func (d *daemonBackend) jobIndex(ctx context.Context, now time.Time) ([]indexedJ
 	}
 	// The store lists by byte order; the jobs list reads in natural order.
 	slices.SortFunc(idx, func(a, b indexedJob) int { return NaturalCompare(a.name, b.name) })
-	d.index, d.indexAt = idx, now
+	d.index, d.indexAt, d.indexCounts = idx, now, counts
 	return idx, nil
 }
 

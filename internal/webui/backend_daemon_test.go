@@ -421,6 +421,14 @@ func TestDaemonBackendNaturalOrder(t *testing.T) {
 			t.Errorf("Jobs(%+v) = %s, want %s", tt.q, got, tt.want)
 		}
 	}
+	// A job created behind the UI's back (the API, a manifest) is listed
+	// at once, though the clock has not moved past the index's lifetime.
+	if _, err := st.JobCreate(ctx, store.JobCreateParams{Spec: store.JobSpec{Name: "backup-3", Cron: "@hourly", Command: []string{"true"}}, Source: store.SourceAPI, Now: demoNow}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := names(webui.JobQuery{Filter: "backup-"}), "backup-1 backup-2 backup-3 backup-10 backup-20 | next "; got != want {
+		t.Errorf("after a create elsewhere: Jobs = %s, want %s", got, want)
+	}
 }
 
 // TestDaemonBackendMissingFilter: over the real store, the jobs list's
