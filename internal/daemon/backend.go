@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/store"
 	"github.com/almanac-sh/almanac/internal/store/sqlitestore"
+	"github.com/almanac-sh/almanac/internal/supervisor"
 )
 
 // openSQLite opens the embedded store under dir.
@@ -69,6 +71,7 @@ func newController(st store.Store, o Config, clk clock.Clock, log *slog.Logger, 
 		ShutdownGrace: o.grace,
 		Alive:         o.alive,
 		AliveInterval: o.aliveEvery,
+		Executor:      executor(o.data, log),
 	})
 	if err != nil {
 		return nil, err
@@ -78,6 +81,22 @@ func newController(st store.Store, o Config, clk clock.Clock, log *slog.Logger, 
 		ac.groups = g.Groups
 	}
 	return ac, nil
+}
+
+// executor is how the daemon runs commands: each under a supervisor that
+// outlives it (job.Supervised), its run's directory under DATA/runs, when
+// the running binary can be a supervisor; else as the daemon's children.
+func executor(data string, log *slog.Logger) job.Executor {
+	bin := supervisor.Binary()
+	if bin == "" {
+		return &job.Exec{}
+	}
+	dir, err := filepath.Abs(filepath.Join(data, "runs"))
+	if err != nil {
+		log.Warn("runs will not survive the daemon: no directory for their supervisors", "err", err)
+		return &job.Exec{}
+	}
+	return &job.Supervised{Binary: bin, Dir: dir}
 }
 
 // apiController adapts *job.Controller to httpapi.Controller: it turns the

@@ -52,6 +52,11 @@ type Config struct {
 	// HeartbeatInterval is how often running runs are heart-beaten; a run
 	// without a heartbeat for 3 intervals is presumed dead (default 10 s).
 	HeartbeatInterval time.Duration
+	// LostAfter is how long another node's running run may go without a
+	// heartbeat before it is recorded lost and retried: the node is
+	// presumed gone with its machine (default 1 min, at least 3
+	// heartbeat intervals). A node back sooner attaches to its runs again.
+	LostAfter time.Duration
 	// Report, if set, receives each recorded outcome (failure, success,
 	// recovered, missed) from the controller's loop; it must not block.
 	Report func(ctx context.Context, o Outcome)
@@ -148,6 +153,8 @@ func NewController(cfg Config) (*Controller, error) {
 	def(&cfg.BackoffBase, 10*time.Second)
 	def(&cfg.BackoffMax, 6*time.Minute)
 	def(&cfg.HeartbeatInterval, 10*time.Second)
+	def(&cfg.LostAfter, time.Minute)
+	cfg.LostAfter = max(cfg.LostAfter, 3*cfg.HeartbeatInterval)
 	return &Controller{
 		cfg: cfg, st: cfg.Store, clock: cfg.Clock, log: cfg.Logger, exec: cfg.Executor,
 		kick:     make(chan struct{}, 1),
@@ -248,6 +255,7 @@ func (c *Controller) start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("job controller: find interrupted runs: %w", err)
 	}
+	stale = c.reattach(ctx, stale)
 	notes := c.reapOrphans(stale)
 	now = c.clock.Now()
 	for _, r := range stale {
@@ -255,7 +263,7 @@ func (c *Controller) start(ctx context.Context) error {
 		if n := notes[r.ID]; n != "" {
 			why += "; " + n
 		}
-		c.recover(ctx, r, why, now)
+		c.recover(ctx, r, store.RunFailed, why, now)
 	}
 	c.nextBeat = now.Add(c.cfg.HeartbeatInterval)
 	c.claimable = true

@@ -35,10 +35,10 @@ const (
 			AND id NOT IN (SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY target
 					ORDER BY scheduled_time DESC, id DESC) AS rank
 				FROM runs WHERE job = ?1 AND state = 'succeeded') WHERE rank <= ?2)`
-	sqlPruneFailed = `DELETE FROM runs WHERE job = ?1 AND state IN ('failed', 'killed', 'missed')
+	sqlPruneFailed = `DELETE FROM runs WHERE job = ?1 AND state IN ('failed', 'killed', 'missed', 'lost')
 			AND id NOT IN (SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY target
 					ORDER BY scheduled_time DESC, id DESC) AS rank
-				FROM runs WHERE job = ?1 AND state IN ('failed', 'killed', 'missed')) WHERE rank <= ?2)`
+				FROM runs WHERE job = ?1 AND state IN ('failed', 'killed', 'missed', 'lost')) WHERE rank <= ?2)`
 )
 
 var hotStatements = []string{sqlAdvance, sqlEvent, sqlRunByID, sqlFinish, sqlSucceed, sqlFail, sqlInsertRun,
