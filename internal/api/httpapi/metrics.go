@@ -49,6 +49,7 @@ type Metrics struct {
 var metricEventKinds = []store.EventKind{
 	store.EventRunStarted, store.EventRunSucceeded, store.EventRunFailed,
 	store.EventRunKilled, store.EventRunMissed, store.EventRunSkipped,
+	store.EventRunLost,
 }
 
 // NewMetrics returns metrics over st, with Go runtime and process metrics
@@ -63,9 +64,9 @@ func NewMetrics(st Store) *Metrics {
 		Buckets: prometheus.ExponentialBuckets(0.0005, 4, 8),
 	}, []string{"route"})
 	m.runs = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "almanac_runs_total", Help: "Finished runs by result (succeeded, failed, killed).",
+		Name: "almanac_runs_total", Help: "Finished runs by result (succeeded, failed, killed, lost).",
 	}, []string{"result"})
-	for _, r := range []string{"succeeded", "failed", "killed"} {
+	for _, r := range []string{"succeeded", "failed", "killed", "lost"} {
 		m.runs.WithLabelValues(r)
 	}
 	m.missed = prometheus.NewCounter(prometheus.CounterOpts{
@@ -220,6 +221,8 @@ func (m *Metrics) count(ctx context.Context, e store.Event) {
 		m.runs.WithLabelValues("failed").Inc()
 	case store.EventRunKilled:
 		m.runs.WithLabelValues("killed").Inc()
+	case store.EventRunLost:
+		m.runs.WithLabelValues("lost").Inc()
 	case store.EventRunSkipped:
 		m.skipped.Inc()
 	case store.EventRunMissed:
