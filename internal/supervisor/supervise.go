@@ -19,12 +19,19 @@ import (
 // ("ok" or "error: ..."), and returns when the command has ended and its
 // status is on disk. Its stderr is DIR/supervisor.log.
 //
-// It ignores SIGHUP, SIGINT and SIGTERM: the daemon stops a run by
+// It disregards SIGHUP, SIGINT and SIGTERM: the daemon stops a run by
 // signalling the command's process group, never the supervisor, and a
 // terminal hang-up or a signal to the daemon's group must not cut the
 // status off.
 func Main(args []string, stdout, stderr io.Writer) int {
-	signal.Ignore(syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGPIPE)
+	// Caught, not ignored: an ignored signal stays ignored in the command
+	// across exec, and the command must stop on SIGTERM.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGPIPE)
+	go func() {
+		for range sigs {
+		}
+	}()
 	if len(args) != 1 {
 		fmt.Fprintln(stderr, "usage: almanac "+Mode+" DIR")
 		return 2
