@@ -192,4 +192,3 @@ func TestRunLostWhenNodeStaysAway(t *testing.T) {
 		}
 	})
 }
-
