@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"syscall"
@@ -87,6 +88,12 @@ func (s *Supervised) Attach(_ context.Context, run store.Run) (Process, error) {
 		supervisor.Remove(s.runDir(run.ID))
 		return nil, fmt.Errorf("%w: %v", ErrLost, err)
 	case errors.Is(err, supervisor.ErrNone):
+		// Nothing on disk for the run: if the machine rebooted since the
+		// previous life of the daemon, a power loss may have taken the
+		// directory, and the command with it.
+		if last, _ := os.ReadFile(filepath.Join(s.Dir, bootMark)); len(last) > 0 && string(last) != boot {
+			return nil, fmt.Errorf("%w: %v", ErrLost, supervisor.ErrRebooted)
+		}
 		return nil, ErrNotAttachable
 	case err != nil:
 		return nil, fmt.Errorf("%w: %v", ErrNotAttachable, err)
@@ -94,16 +101,23 @@ func (s *Supervised) Attach(_ context.Context, run store.Run) (Process, error) {
 	return &supervised{h: h}, nil
 }
 
+// bootMark is the file under Dir holding the boot id of the daemon's last
+// start.
+const bootMark = "boot_id"
+
 // Sweep implements sweeper: it stops and removes what run directories
 // other than keep's left behind (runs recorded finished or lost while
 // their supervisor lived on, directories of finished runs whose removal
-// was cut short).
+// was cut short), and records the boot id this life started under.
 func (s *Supervised) Sweep(keep map[int64]bool) {
+	boot, _ := s.bootID()
+	if boot != "" && os.MkdirAll(s.Dir, 0o700) == nil {
+		supervisor.WriteMark(s.Dir, bootMark, boot)
+	}
 	names, err := supervisor.Sweep(s.Dir)
 	if err != nil {
 		return
 	}
-	boot, _ := s.bootID()
 	for _, name := range names {
 		id, err := strconv.ParseInt(name, 10, 64)
 		if err != nil || keep[id] {

@@ -68,9 +68,10 @@ func liveController(t *testing.T, dir string, clk clock.Clock, ex Executor) (ctl
 	return ctl, st, stop
 }
 
-// TestSupervisedRunLostAfterReboot: a run started under one boot id and
-// found by a daemon under another is recorded lost, not failed, and
-// retried per backoff_limit; its command is not waited for.
+// TestSupervisedRunLostAfterReboot: runs started under one boot id and
+// found by a daemon under another are recorded lost, not failed, and
+// retried per backoff_limit; their commands are not waited for. That holds
+// also for a run whose directory the power loss took.
 func TestSupervisedRunLostAfterReboot(t *testing.T) {
 	dir := t.TempDir()
 	runs := filepath.Join(dir, "runs")
@@ -80,42 +81,61 @@ func TestSupervisedRunLostAfterReboot(t *testing.T) {
 	ctl, st, stop := liveController(t, dir, clk, ex)
 	ctx := context.Background()
 	if _, _, err := ctl.PutJob(ctx, spec("j", "24h", func(s *store.JobSpec) {
-		s.Command, s.BackoffLimit = []string{"sleep", "300"}, 1
+		s.Command, s.BackoffLimit, s.FailedJobsHistoryLimit = []string{"sleep", "300"}, 1, ptr(10)
 	}), store.SourceAPI); err != nil {
 		t.Fatal(err)
 	}
-	r, err := ctl.Trigger(ctx, "j")
-	if err != nil {
-		t.Fatal(err)
+	for _, id := range []string{"1", "2"} {
+		clk.Advance(time.Second) // a manual run's instant is its trigger time
+		if _, err := ctl.Trigger(ctx, "j"); err != nil {
+			t.Fatal(err)
+		}
+		var pids supervisor.Pids
+		waitFor(t, "run "+id+"'s supervisor records its ids", func() bool {
+			b, err := os.ReadFile(filepath.Join(runs, id, "pid.json"))
+			return err == nil && json.Unmarshal(b, &pids) == nil
+		})
+		t.Cleanup(func() {
+			syscall.Kill(-pids.PGID, syscall.SIGKILL)
+			syscall.Kill(pids.Supervisor, syscall.SIGKILL)
+		})
 	}
-	var pids supervisor.Pids
-	waitFor(t, "the run's supervisor records its ids", func() bool {
-		b, err := os.ReadFile(filepath.Join(runs, "1", "pid.json"))
-		return err == nil && json.Unmarshal(b, &pids) == nil
-	})
-	t.Cleanup(func() {
-		syscall.Kill(-pids.PGID, syscall.SIGKILL)
-		syscall.Kill(pids.Supervisor, syscall.SIGKILL)
-	})
-	waitFor(t, "the run is running", func() bool {
-		got, err := st.RunGet(ctx, r.ID)
-		return err == nil && got.State == store.RunRunning
-	})
-	stop() // leaves the supervised run to its supervisor
-
-	boot = "boot-2" // the machine rebooted
-	_, st2, _ := liveController(t, dir, clk, ex)
-	var got []store.Run
-	waitFor(t, "the run is recorded lost and retried", func() bool {
-		got, _, err = st2.RunList(ctx, store.RunListParams{Job: "j", Page: store.Page{Limit: 10}})
+	waitFor(t, "both runs are running", func() bool {
+		got, _, err := st.RunList(ctx, store.RunListParams{Job: "j", States: []store.RunState{store.RunRunning}})
 		return err == nil && len(got) == 2
 	})
-	lost, retry := got[1], got[0]
-	if lost.State != store.RunLost || !strings.Contains(lost.Error, "rebooted") {
-		t.Errorf("first run = %s (%q), want lost, saying the machine rebooted", lost.State, lost.Error)
+	stop() // leaves the supervised runs to their supervisors
+
+	boot = "boot-2" // the machine rebooted...
+	if err := os.RemoveAll(filepath.Join(runs, "2")); err != nil { // ...and lost run 2's directory
+		t.Fatal(err)
 	}
-	if retry.Attempt != 2 || retry.State != store.RunPending || retry.Reason != store.ReasonRetry {
-		t.Errorf("second run = attempt %d %s %s, want the pending retry", retry.Attempt, retry.State, retry.Reason)
+	_, st2, _ := liveController(t, dir, clk, ex)
+	var got []store.Run
+	defer func() {
+		if t.Failed() {
+			t.Logf("runs: %v", states(got))
+			for _, r := range got {
+				t.Logf("run %d: %s %q", r.ID, r.State, r.Error)
+			}
+		}
+	}()
+	waitFor(t, "the runs are recorded lost and retried", func() bool {
+		var err error
+		got, _, err = st2.RunList(ctx, store.RunListParams{Job: "j", Page: store.Page{Limit: 10}})
+		return err == nil && len(got) == 4
+	})
+	for _, r := range got {
+		switch r.Attempt {
+		case 1:
+			if r.State != store.RunLost || !strings.Contains(r.Error, "rebooted") {
+				t.Errorf("run %d = %s (%q), want lost, saying the machine rebooted", r.ID, r.State, r.Error)
+			}
+		case 2:
+			if r.State != store.RunPending || r.Reason != store.ReasonRetry {
+				t.Errorf("run %d = %s %s, want a pending retry", r.ID, r.State, r.Reason)
+			}
+		}
 	}
 	if _, err := os.Stat(filepath.Join(runs, "1")); !os.IsNotExist(err) {
 		t.Errorf("the lost run's directory is still there (%v)", err)
@@ -191,4 +211,34 @@ func TestRunLostWhenNodeStaysAway(t *testing.T) {
 			t.Errorf("run.lost events = %d, want 1", len(ev))
 		}
 	})
+}
+
+// BenchmarkStartToEnd measures a run of `true` from Start to its recorded
+// end, through each executor: what the supervisor adds to every run.
+func BenchmarkStartToEnd(b *testing.B) {
+	ctx := context.Background()
+	spec := store.JobSpec{Command: []string{"true"}}
+	for _, ex := range []struct {
+		name string
+		ex   Executor
+	}{
+		{"exec", &Exec{}},
+		{"supervised", &Supervised{Binary: os.Args[0], Dir: b.TempDir()}},
+	} {
+		b.Run(ex.name, func(b *testing.B) {
+			for i := 0; b.Loop(); i++ {
+				p, err := ex.ex.Start(ctx, store.Run{ID: int64(i + 1), Job: "j"}, spec)
+				if err != nil {
+					b.Fatal(err)
+				}
+				<-p.Done()
+				if res := p.Result(); res.ExitCode == nil || *res.ExitCode != 0 {
+					b.Fatalf("result %+v", res)
+				}
+				if d, ok := p.(durable); ok {
+					d.Release()
+				}
+			}
+		})
+	}
 }

@@ -96,13 +96,21 @@ type Status struct {
 	Output int64 `json:"output"`
 }
 
-// writeFileSync writes name in dir atomically and durably: a temporary
-// file, fsync'd, renamed over name, and the directory fsync'd.
-func writeFileSync(dir, name string, v any, mode os.FileMode) error {
+// writeFile writes name in dir atomically: a temporary file renamed over
+// name, so that a reader finds it absent or whole. With durable, the file
+// and then the directory are fsync'd before it returns, so that it also
+// survives a power loss. Only the status needs that: after a power loss
+// the machine has rebooted, and a run without a status is lost anyway.
+func writeFile(dir, name string, v any, mode os.FileMode, durable bool) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
+	return writeBytes(dir, name, b, mode, durable)
+}
+
+// writeBytes is writeFile for bytes.
+func writeBytes(dir, name string, b []byte, mode os.FileMode, durable bool) error {
 	tmp, err := os.CreateTemp(dir, "."+name+".*")
 	if err != nil {
 		return err
@@ -116,15 +124,20 @@ func writeFileSync(dir, name string, v any, mode os.FileMode) error {
 		tmp.Close()
 		return err
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
+	if durable {
+		if err := tmp.Sync(); err != nil {
+			tmp.Close()
+			return err
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		return err
 	}
 	if err := os.Rename(tmp.Name(), filepath.Join(dir, name)); err != nil {
 		return err
+	}
+	if !durable {
+		return nil
 	}
 	return syncDir(dir)
 }

@@ -42,7 +42,7 @@ func Start(binary, dir string, spec Spec) (*Handle, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("run directory: %w", err)
 	}
-	if err := writeFileSync(dir, specFile, spec, 0o600); err != nil {
+	if err := writeFile(dir, specFile, spec, 0o600, false); err != nil {
 		return nil, fmt.Errorf("run directory: %w", err)
 	}
 	logf, err := os.OpenFile(filepath.Join(dir, logFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
@@ -100,21 +100,21 @@ func Attach(dir, bootID string) (*Handle, error) {
 		return nil, err
 	}
 	h := &Handle{dir: dir, keep: spec.Keep, done: make(chan struct{})}
-	if err := readJSON(dir, pidFile, &h.pids); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			if spec.BootID != bootID {
-				return nil, ErrRebooted
-			}
-			return nil, ErrNone
-		}
-		return nil, err
-	}
-	if h.pids.BootID != bootID {
-		return nil, ErrRebooted
-	}
+	perr := readJSON(dir, pidFile, &h.pids)
+	// A recorded end is the real outcome, even if the machine has
+	// rebooted since (the status is fsync'd).
 	if h.readStatus() {
 		close(h.done)
 		return h, nil
+	}
+	if spec.BootID != bootID {
+		return nil, ErrRebooted
+	}
+	if errors.Is(perr, fs.ErrNotExist) {
+		return nil, ErrNone
+	}
+	if perr != nil {
+		return nil, perr
 	}
 	fd, err := unix.PidfdOpen(h.pids.Supervisor, 0)
 	if err != nil {
@@ -257,6 +257,11 @@ func (h *Handle) Tail() []byte {
 		return b
 	}
 	return append([]byte(fmt.Sprintf("[almanac: %d earlier bytes dropped]\n", from)), b...)
+}
+
+// WriteMark writes text as file name in dir, atomically and durably.
+func WriteMark(dir, name, text string) error {
+	return writeBytes(dir, name, []byte(text), 0o600, true)
 }
 
 // Sweep lists the run directories under root: the name of each (the run

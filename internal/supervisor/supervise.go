@@ -55,7 +55,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "almanac supervisor: %v\n", err)
 	}
-	if werr := writeFileSync(dir, statusFile, st, 0o600); werr != nil {
+	if werr := writeFile(dir, statusFile, st, 0o600, true); werr != nil {
 		fmt.Fprintf(stderr, "almanac supervisor: record the command's end: %v\n", werr)
 		return 1
 	}
@@ -100,7 +100,7 @@ func supervise(dir string, spec Spec, started func(error)) (Status, error) {
 	pids := Pids{Supervisor: os.Getpid(), PGID: pgid, BootID: spec.BootID, StartedAt: startedAt}
 	pids.SupervisorStart, _, _, _ = procStart(os.Getpid())
 	pids.Start, _, _, _ = procStart(pgid)
-	if err := writeFileSync(dir, pidFile, pids, 0o600); err != nil {
+	if err := writeFile(dir, pidFile, pids, 0o600, false); err != nil {
 		// Without pid.json no later daemon can find the command: do not
 		// leave it running unwatched.
 		syscall.Kill(-pgid, syscall.SIGKILL)

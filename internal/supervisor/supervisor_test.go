@@ -83,13 +83,22 @@ func TestAttachRefusals(t *testing.T) {
 	if _, err := Attach(dir, "b1"); err != ErrNone {
 		t.Errorf("empty directory: %v, want ErrNone", err)
 	}
-	h, err := Start(os.Args[0], dir, shell("exit 0"))
+	h, err := Start(os.Args[0], dir, shell("exec sleep 300"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	wait(t, h)
 	if _, err := Attach(dir, "b2"); err != ErrRebooted {
-		t.Errorf("other boot id: %v, want ErrRebooted", err)
+		t.Errorf("running under another boot id: %v, want ErrRebooted", err)
+	}
+	h.Signal(syscall.SIGKILL)
+	wait(t, h)
+	// An end recorded before the reboot is still the real outcome.
+	a, err := Attach(dir, "b2")
+	if err != nil {
+		t.Fatalf("ended, other boot id: %v, want the recorded end", err)
+	}
+	if st := wait(t, a); !strings.Contains(st.Error, "killed") {
+		t.Errorf("status = %+v, want killed", st)
 	}
 }
 
