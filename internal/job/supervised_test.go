@@ -106,7 +106,7 @@ func TestSupervisedRunLostAfterReboot(t *testing.T) {
 	})
 	stop() // leaves the supervised runs to their supervisors
 
-	boot = "boot-2" // the machine rebooted...
+	boot = "boot-2"                                                // the machine rebooted...
 	if err := os.RemoveAll(filepath.Join(runs, "2")); err != nil { // ...and lost run 2's directory
 		t.Fatal(err)
 	}
