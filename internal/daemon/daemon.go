@@ -101,6 +101,8 @@ type controller interface {
 	// StoreHealth reports whether the controller's store writes fail, and
 	// since when.
 	StoreHealth() (since time.Time, err error)
+	// ClockNote describes a recent backward step of the wall clock, or "".
+	ClockNote() string
 	// JobStatuses and Upcoming serve the web UI's lists of many jobs.
 	JobStatuses(ctx context.Context, jobs []store.Job) (map[string]httpapi.JobStatus, error)
 	Upcoming(ctx context.Context, from time.Time, limit int) ([]job.Fire, error)
@@ -391,6 +393,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 		RebootGroups: rebootGroupsAPI(locks),
 		Store:        st, Controller: ctrl, Fleet: fl, Token: o.token, Clock: clk,
 		Logger: log, Metrics: metrics, Version: o.Version, Revision: o.Revision, GoVersion: o.GoVersion, Health: storeHealthReason(ctrl, d.integrity),
+		Notes: clockNotes(ctrl),
 	})
 	cl.register(api)
 	api.Handle("/fleetlock/", locks)
@@ -539,6 +542,16 @@ func storeHealthReason(ctrl controller, integrity *integrityWatch) func() string
 			return ""
 		}
 		return fmt.Sprintf("store: writes failing since %s: %v", since.UTC().Format(time.RFC3339), err)
+	}
+}
+
+// clockNotes returns /healthz's notes: a recent step of the wall clock.
+func clockNotes(ctrl controller) func() []string {
+	return func() []string {
+		if n := ctrl.ClockNote(); n != "" {
+			return []string{n}
+		}
+		return nil
 	}
 }
 

@@ -105,6 +105,7 @@ type Controller struct {
 	droppedEnds int
 
 	health storeHealth
+	clockw clockWatch // wall-clock steps (clockstep.go)
 	// live maps the IDs of runs executing on this node to their output,
 	// readable from any goroutine (the API follows it).
 	live sync.Map
@@ -251,6 +252,7 @@ func (c *Controller) start(ctx context.Context) error {
 	if err := c.loadPending(ctx, true); err != nil {
 		return fmt.Errorf("job controller: %w", err)
 	}
+	c.clockAtStart(ctx, now)
 	stale, err := c.st.RunListStale(ctx, store.RunListStaleParams{Node: c.cfg.Node})
 	if err != nil {
 		return fmt.Errorf("job controller: find interrupted runs: %w", err)
@@ -275,6 +277,7 @@ func (c *Controller) start(ctx context.Context) error {
 // heartbeat, and start ready runs.
 func (c *Controller) step(ctx context.Context) {
 	now := c.clock.Now()
+	c.watchClock(ctx, now)
 	c.mu.Lock()
 	dirty, kills := c.dirty, c.kills
 	c.dirty, c.kills = map[string]bool{}, map[int64]bool{}

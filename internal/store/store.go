@@ -308,6 +308,9 @@ const (
 	EventRunKilled    EventKind = "run.killed"
 	EventRunMissed    EventKind = "run.missed"
 	EventRunLost      EventKind = "run.lost"
+	// EventClockStepped: the wall clock stepped back (clock steps,
+	// docs/jobs.md).
+	EventClockStepped EventKind = "clock.stepped"
 	EventRunSkipped   EventKind = "run.skipped"
 	EventNotifySent   EventKind = "notify.sent"
 	EventNotifyFailed EventKind = "notify.failed"
