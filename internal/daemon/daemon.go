@@ -362,6 +362,12 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 	})
 	d.systemd = newSystemdNotify(clk, log)
 	o.alive, o.aliveEvery = d.systemd.loopHooks()
+	if o.alive == nil {
+		// The loop turns at least this often even without a watchdog, so
+		// that an idle node still notices other nodes' runs gone lost
+		// and steps of the wall clock.
+		o.alive, o.aliveEvery = func() {}, loopTurn
+	}
 	manifests.onGateLoss(gateLossReporter{st: st, alert: d.notifier.Alert, now: clk.Now, log: log.With("component", "gates")}.report)
 	locks, err := newFleetLock(*o, st, manifests, d.notifier.Alert, clk, log)
 	if err != nil {
@@ -544,6 +550,10 @@ func storeHealthReason(ctrl controller, integrity *integrityWatch) func() string
 		return fmt.Sprintf("store: writes failing since %s: %v", since.UTC().Format(time.RFC3339), err)
 	}
 }
+
+// loopTurn is the longest the job controller's loop sleeps without a
+// watchdog: a heartbeat interval.
+const loopTurn = 10 * time.Second
 
 // clockNotes returns /healthz's notes: a recent step of the wall clock.
 func clockNotes(ctrl controller) func() []string {
