@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/store"
+	"github.com/almanac-sh/almanac/internal/supervisor"
 )
 
 // DefaultMaxOutput bounds a run's captured output: the tail is kept.
@@ -196,16 +197,7 @@ func (e *Exec) Start(_ context.Context, run store.Run, spec store.JobSpec) (Proc
 		syscall.Kill(-p.pgid, syscall.SIGKILL)
 		<-copied
 		res := Result{Output: p.out.bytes()}
-		var ee *exec.ExitError
-		switch {
-		case err == nil:
-			res.ExitCode = new(int)
-		case errors.As(err, &ee) && ee.Exited():
-			c := ee.ExitCode()
-			res.ExitCode = &c
-		default:
-			res.Err = err
-		}
+		res.ExitCode, res.Err = supervisor.ExitStatus(err)
 		p.res = res
 		close(p.done)
 	}()

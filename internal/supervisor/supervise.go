@@ -122,20 +122,28 @@ func supervise(dir string, spec Spec, started func(error)) (Status, error) {
 	syscall.Kill(-pgid, syscall.SIGKILL)
 	<-copied
 	st := Status{EndedAt: time.Now(), Output: lw.n}
-	var ee *exec.ExitError
-	switch {
-	case werr == nil:
-		st.ExitCode = new(int)
-	case errors.As(werr, &ee) && ee.Exited():
-		c := ee.ExitCode()
-		st.ExitCode = &c
-	default:
+	if st.ExitCode, werr = ExitStatus(werr); werr != nil {
 		st.Error = werr.Error()
 	}
 	if err := out.Sync(); err != nil {
 		return st, fmt.Errorf("sync the output: %w", err)
 	}
 	return st, nil
+}
+
+// ExitStatus reads what exec.Cmd.Wait returned: the exit status of a
+// process that exited, or the error of one that did not (killed by a
+// signal).
+func ExitStatus(err error) (*int, error) {
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return new(int), nil
+	case errors.As(err, &ee) && ee.Exited():
+		c := ee.ExitCode()
+		return &c, nil
+	}
+	return nil, err
 }
 
 // logWriter appends to the output log and, once it has passed twice the
