@@ -22,7 +22,7 @@ func runGet(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("get")
 	job := fs.String("job", "", "runs, events: only this job's")
 	node := fs.String("node", "", "runs: only those targeted at this cluster node or started by it")
-	state := fs.String("state", "", "runs: only these states (comma-separated: pending,running,succeeded,failed,killed,missed)")
+	state := fs.String("state", "", "runs: only these states (comma-separated: pending,running,succeeded,failed,killed,missed,lost)")
 	kind := fs.String("kind", "", "events: only these kinds (comma-separated, e.g. run.failed or run)")
 	resource := fs.String("resource", "", "events: only this managed resource's")
 	limit := fs.Int("limit", 0, "runs, events: at most this many (default 100)")
