@@ -182,7 +182,7 @@ func (e *Exec) Start(_ context.Context, run store.Run, spec store.JobSpec) (Proc
 	p := &proc{cmd: cmd, pgid: cmd.Process.Pid, out: &tail{max: max}, done: make(chan struct{})}
 	// Not reaped before Wait below, so its /proc entry is there to read.
 	if st, err := readStat(p.pgid); err == nil {
-		p.start = st.start
+		p.start = st.Start
 	}
 	copied := make(chan struct{})
 	go func() {

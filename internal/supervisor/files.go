@@ -19,13 +19,11 @@ package supervisor
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"sync/atomic"
 	"time"
 )
@@ -184,29 +182,13 @@ func BootID() (string, error) {
 }
 
 // procStart reads the start time (clock ticks since boot) and process
-// group of pid from /proc/PID/stat, and whether it is a zombie.
+// group of pid, and whether it is a zombie.
 func procStart(pid int) (start int64, pgrp int, zombie bool, err error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	st, err := ReadStat(pid)
 	if err != nil {
 		return 0, 0, false, err
 	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, 0, false, errors.New("stat: no command name")
-	}
-	f := bytes.Fields(b[i+1:])
-	if len(f) < 20 {
-		return 0, 0, false, errors.New("stat: too few fields")
-	}
-	pgrp, err = strconv.Atoi(string(f[2]))
-	if err != nil {
-		return 0, 0, false, err
-	}
-	start, err = strconv.ParseInt(string(f[19]), 10, 64)
-	if err != nil {
-		return 0, 0, false, err
-	}
-	return start, pgrp, f[0][0] == 'Z' || f[0][0] == 'X', nil
+	return st.Start, st.Pgrp, st.State == 'Z' || st.State == 'X', nil
 }
 
 // self is the binary that runs Main when given Mode, set by Enable.
