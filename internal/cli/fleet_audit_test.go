@@ -323,7 +323,7 @@ func (a *fleetAudit) checkOutcomes(t *testing.T, job string) {
 			starts[e.runID]++
 		}
 	}
-	checked := 0
+	checked, survived := 0, 0
 	for _, r := range a.runs {
 		if r.Job != job {
 			continue
@@ -344,8 +344,22 @@ func (a *fleetAudit) checkOutcomes(t *testing.T, job string) {
 			continue
 		}
 		checked++
+		if a.killedDuring(r.Target, r.Started, r.Finished) {
+			survived++
+		}
 	}
-	t.Logf("%s: %d recorded outcomes equal their commands' exit status", job, checked)
+	t.Logf("%s: %d recorded outcomes equal their commands' exit status, %d of them of commands whose node was killed with SIGKILL while they ran",
+		job, checked, survived)
+}
+
+// killedDuring reports whether node's daemon was killed between from and to.
+func (a *fleetAudit) killedDuring(node string, from, to time.Time) bool {
+	for _, l := range a.f.lives[node] {
+		if !l.to.IsZero() && l.to.After(from) && l.to.Before(to) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkNoneLost checks that for every instant of job from first to last
