@@ -125,7 +125,7 @@ func (c *Config) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.node, "node", host, "this daemon's node name, recorded on the runs it executes")
 	addNodeLabelFlags(fs, &c.labels)
 	addNodeWindowFlag(fs, &c.labels)
-	fs.DurationVar(&c.grace, "grace", 30*time.Second, "at shutdown, how long active runs may finish before they are killed")
+	fs.DurationVar(&c.grace, "grace", 30*time.Second, "at shutdown, how long active runs that cannot outlive the daemon may finish before they are killed (runs under a supervisor keep running)")
 	addFleetFlags(fs, &c.fleet)
 	addHTTPFlags(fs, &c.http)
 	addRebootFlags(fs, &c.reboot)
