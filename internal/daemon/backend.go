@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -71,7 +72,7 @@ func newController(st store.Store, o Config, clk clock.Clock, log *slog.Logger, 
 		ShutdownGrace: o.grace,
 		Alive:         o.alive,
 		AliveInterval: o.aliveEvery,
-		Executor:      executor(o.data, log),
+		Executor:      executor(o.data, o.node, log),
 	})
 	if err != nil {
 		return nil, err
@@ -84,14 +85,16 @@ func newController(st store.Store, o Config, clk clock.Clock, log *slog.Logger, 
 }
 
 // executor is how the daemon runs commands: each under a supervisor that
-// outlives it (job.Supervised), its run's directory under DATA/runs, when
-// the running binary can be a supervisor; else as the daemon's children.
-func executor(data string, log *slog.Logger) job.Executor {
+// outlives it (job.Supervised), its run's directory under DATA/runs/NODE
+// (a node sweeps its own directory at start-up, so two nodes sharing a
+// data directory leave each other's runs alone), when the running binary
+// can be a supervisor; else as the daemon's children.
+func executor(data, node string, log *slog.Logger) job.Executor {
 	bin := supervisor.Binary()
 	if bin == "" {
 		return &job.Exec{}
 	}
-	dir, err := filepath.Abs(filepath.Join(data, "runs"))
+	dir, err := filepath.Abs(filepath.Join(data, "runs", url.PathEscape(node)))
 	if err != nil {
 		log.Warn("runs will not survive the daemon: no directory for their supervisors", "err", err)
 		return &job.Exec{}
