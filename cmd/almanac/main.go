@@ -8,9 +8,16 @@ import (
 	"os"
 
 	"github.com/almanac-sh/almanac/internal/cli"
+	"github.com/almanac-sh/almanac/internal/supervisor"
 )
 
 func main() {
+	// A run's supervisor is this binary in a hidden mode (package
+	// supervisor); it handles its own signals.
+	if len(os.Args) > 1 && os.Args[1] == supervisor.Mode {
+		os.Exit(supervisor.Main(os.Args[2:], os.Stdout, os.Stderr))
+	}
+	supervisor.Enable()
 	ctx, stop := cli.NotifyContext(context.Background())
 	code := cli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

@@ -49,6 +49,7 @@ type fleetRun struct {
 	Attempt                    int
 	Ready, Started, Finished   time.Time // zero: not (yet)
 	InsertedBy, Err, LastWrite string
+	ExitCode                   *int
 }
 
 // execLine is one line of the commands' log: a start or an end.
@@ -58,6 +59,8 @@ type execLine struct {
 	attempt            int
 	runID              int64
 	at                 time.Time
+	// note is the last field, if any: "term", or "exit=N".
+	note string
 }
 
 // missedRange is the instants a run.missed event gave up.
@@ -120,7 +123,7 @@ func loadFleetAudit(t *testing.T, pool *pgxpool.Pool, f *fleetRig, takeovers []t
 		SELECT DISTINCT ON (l.id) l.id, l.r->>'job', (l.r->>'scheduled_time')::timestamptz, (l.r->>'attempt')::int,
 		       coalesce(l.r->>'target', ''), coalesce(l.r->>'node', ''), l.r->>'state',
 		       (l.r->>'ready_at')::timestamptz, (l.r->>'started_at')::timestamptz, (l.r->>'finished_at')::timestamptz,
-		       coalesce(l.r->>'error', ''), l.app,
+		       coalesce(l.r->>'error', ''), l.app, (l.r->>'exit_code')::int,
 		       (SELECT i.app FROM run_log i WHERE i.id = l.id AND i.op = 'INSERT' ORDER BY i.seq LIMIT 1)
 		  FROM run_log l ORDER BY l.id, l.seq DESC`)
 	if err != nil {
@@ -131,7 +134,7 @@ func loadFleetAudit(t *testing.T, pool *pgxpool.Pool, f *fleetRig, takeovers []t
 		var ready, started, finished *time.Time
 		var ins *string
 		if err := rows.Scan(&r.ID, &r.Job, &r.Instant, &r.Attempt, &r.Target, &r.Node, &r.State,
-			&ready, &started, &finished, &r.Err, &r.LastWrite, &ins); err != nil {
+			&ready, &started, &finished, &r.Err, &r.LastWrite, &r.ExitCode, &ins); err != nil {
 			t.Fatal(err)
 		}
 		for _, p := range []struct {
@@ -214,6 +217,9 @@ func parseExecLine(s string) (execLine, error) {
 		return execLine{}, fmt.Errorf("malformed line %q", s)
 	}
 	e.at = time.Unix(0, int64(sec*1e9))
+	if len(f) == 8 {
+		e.note = f[7]
+	}
 	return e, nil
 }
 
@@ -297,6 +303,63 @@ func (a *fleetAudit) checkAtMostOnce(t *testing.T) {
 			a.errorf(t, "succeeded runs not executed once by their target", "%v: executed %d times (want once, on its target): %v", r, len(es), es)
 		}
 	}
+}
+
+// checkOutcomes checks job's finished runs against its commands' own log:
+// each run that succeeded or failed ended exactly once, by the command's
+// own account, with the exit status recorded, whatever was killed around
+// it; and no command was started twice for one run.
+func (a *fleetAudit) checkOutcomes(t *testing.T, job string) {
+	t.Helper()
+	ends := map[int64][]execLine{}
+	starts := map[int64]int{}
+	for _, e := range a.exec {
+		if e.job != job {
+			continue
+		}
+		if e.end {
+			ends[e.runID] = append(ends[e.runID], e)
+		} else {
+			starts[e.runID]++
+		}
+	}
+	checked, survived := 0, 0
+	for _, r := range a.runs {
+		if r.Job != job {
+			continue
+		}
+		if starts[r.ID] > 1 {
+			a.errorf(t, "commands executed twice", "%v: its command started %d times", r, starts[r.ID])
+		}
+		if r.State != "succeeded" && r.State != "failed" {
+			continue
+		}
+		es := ends[r.ID]
+		want := ""
+		if r.ExitCode != nil {
+			want = fmt.Sprintf("exit=%d", *r.ExitCode)
+		}
+		if len(es) != 1 || es[0].note != want {
+			a.errorf(t, "outcomes not the command's", "%v recorded %q: the command logged %v", r, want, es)
+			continue
+		}
+		checked++
+		if a.killedDuring(r.Target, r.Started, r.Finished) {
+			survived++
+		}
+	}
+	t.Logf("%s: %d recorded outcomes equal their commands' exit status, %d of them of commands whose node was killed with SIGKILL while they ran",
+		job, checked, survived)
+}
+
+// killedDuring reports whether node's daemon was killed between from and to.
+func (a *fleetAudit) killedDuring(node string, from, to time.Time) bool {
+	for _, l := range a.f.lives[node] {
+		if !l.to.IsZero() && l.to.After(from) && l.to.Before(to) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkNoneLost checks that for every instant of job from first to last

@@ -23,7 +23,7 @@ func runGet(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("get")
 	job := fs.String("job", "", "runs, events: only this job's")
 	node := fs.String("node", "", "runs: only those targeted at this cluster node or started by it")
-	state := fs.String("state", "", "runs: only these states (comma-separated: pending,running,succeeded,failed,killed,missed)")
+	state := fs.String("state", "", "runs: only these states (comma-separated: pending,running,succeeded,failed,killed,missed,lost)")
 	kind := fs.String("kind", "", "events: only these kinds (comma-separated, e.g. run.failed or run)")
 	resource := fs.String("resource", "", "events: only this managed resource's")
 	since := fs.String("since", "", "runs: only those scheduled at or after this time (RFC 3339, or a duration ago such as 24h)")

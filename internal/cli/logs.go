@@ -32,7 +32,7 @@ func runLogs(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	// A job name means its most recent run that has started.
-	ids, err := runsOf(ctx, c, "logs", pos[0], runFilter{states: []string{"running", "succeeded", "failed", "killed"}, limit: 1, none: "no started runs"})
+	ids, err := runsOf(ctx, c, "logs", pos[0], runFilter{states: []string{"running", "succeeded", "failed", "killed", "lost"}, limit: 1, none: "no started runs"})
 	if err != nil {
 		return err
 	}
@@ -85,7 +85,7 @@ func followLog(ctx context.Context, e *env, c *apiclient.Client, id int64) error
 		}
 		offset = max(next, offset)
 		switch state {
-		case "succeeded", "failed", "killed", "missed":
+		case "succeeded", "failed", "killed", "missed", "lost":
 			return nil
 		}
 		t := clk.NewTimer(followInterval)

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -187,61 +186,6 @@ func TestEndToEndRunAndLogs(t *testing.T) {
 	d.stop(t)
 	if !d.cmd.ProcessState.Success() || !strings.Contains(d.logs.String(), `"msg":"stopped"`) {
 		t.Fatalf("after SIGTERM: %v", d.cmd.ProcessState)
-	}
-}
-
-func TestEndToEndCrashRecovery(t *testing.T) {
-	bin := almanacBinary(t)
-	t.Parallel()
-	data := t.TempDir()
-	marker := filepath.Join(t.TempDir(), "started")
-	d := startDaemon(t, bin, data)
-	ctx := context.Background()
-
-	// The run writes a marker and then outlives the daemon.
-	d.cli(t, bin, "run", "slow", "--schedule", "0 0 1 1 *", "--", "sh", "-c", "touch "+marker+"; exec sleep 20")
-	id := triggerRun(t, d, bin, "slow")
-	c, _ := apiclient.New(d.url, apiclient.WithToken(e2eToken))
-	eventually(t, "run is running and its process started", 30*time.Second, func() (bool, error) {
-		run, err := c.RunGet(ctx, id)
-		_, statErr := os.Stat(marker)
-		return err == nil && run.State == apitype.RunRunning && statErr == nil, err
-	})
-
-	if err := d.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	<-d.done
-
-	d2 := startDaemon(t, bin, data)
-	c2, _ := apiclient.New(d2.url, apiclient.WithToken(e2eToken))
-	var runs []apitype.Run
-	eventually(t, "interrupted run is marked failed after restart", 30*time.Second, func() (bool, error) {
-		run, err := c2.RunGet(ctx, id)
-		return err == nil && run.Finished(), err
-	})
-	page, err := c2.RunList(ctx, apiclient.RunFilter{Job: "slow"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs = page.Items
-	seen := map[string]int{}
-	for _, r := range runs {
-		key := r.ScheduledTime.UTC().Format(time.RFC3339Nano) + "#" + strconv.Itoa(r.Attempt)
-		seen[key]++
-		if seen[key] > 1 {
-			t.Fatalf("duplicate run for %s: %+v", key, runs)
-		}
-	}
-	first, err := c2.RunGet(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if first.State != apitype.RunFailed || first.Error == "" {
-		t.Fatalf("interrupted run = %+v, want failed with a reason", first)
-	}
-	if len(runs) != 1 {
-		t.Fatalf("runs after restart = %+v, want only the interrupted one (backoff_limit 0)", runs)
 	}
 }
 

@@ -72,6 +72,7 @@ func fleetWindowOf(job string, n fleetNode) string {
 const (
 	fleetAll     = "fleet-all"     // every node, every second
 	fleetRolling = "fleet-rolling" // every node, once a minute, two at a time, in windows
+	fleetLong    = "fleet-long"    // every node, twice a minute, 5 to 60 s long, exit 0, 1 or 2
 	// fleetAllDeadline is the every-second job's starting deadline.
 	fleetAllDeadline = 10 * time.Second
 	// fleetRollingSleep is how long each node's rolling run takes.
@@ -88,6 +89,16 @@ echo "start $l $(date +%s.%N)" >>"$FLEET_LOG"
 trap 'echo "end $l $(date +%s.%N) term" >>"$FLEET_LOG"; exit 143' TERM
 sleep ` + strconv.Itoa(fleetRollingSleep) + ` & wait $!
 echo "end $l $(date +%s.%N)" >>"$FLEET_LOG"`
+
+// fleetLongShell sleeps 5 to 60 s and exits 0, 1 or 2, both by its run id,
+// and logs its start and its end with the exit status it is about to
+// return: the audit compares that with the recorded outcome.
+const fleetLongShell = `l="$FLEET_NODE $ALMANAC_JOB $ALMANAC_SCHEDULED_TIME $ALMANAC_ATTEMPT $ALMANAC_RUN_ID"
+echo "start $l $(date +%s.%N)" >>"$FLEET_LOG"
+sleep $((5 + ALMANAC_RUN_ID * 7 % 56))
+code=$((ALMANAC_RUN_ID % 3))
+echo "end $l $(date +%s.%N) exit=$code" >>"$FLEET_LOG"
+exit $code`
 
 // life is a stretch during which a node's process served: from when it
 // reported its address to when it was killed (zero: still alive).
@@ -366,13 +377,13 @@ func TestFleetJobs(t *testing.T) {
 	})
 	c := f.client()
 	suspended := db.now()
-	for _, j := range []string{fleetAll, fleetRolling} {
+	for _, j := range []string{fleetAll, fleetRolling, fleetLong} {
 		if _, err := c.JobSuspend(ctx, j); err != nil {
 			t.Fatal(err)
 		}
 	}
 	stopped := db.now()
-	eventually(t, "no run of the fleet jobs active", 2*time.Minute, func() (bool, error) {
+	eventually(t, "no run of the fleet jobs active", 3*time.Minute, func() (bool, error) {
 		var n int
 		err := pool.QueryRow(ctx, `SELECT count(*) FROM runs WHERE state = 'running'`).Scan(&n)
 		return n == 0, err
@@ -380,6 +391,7 @@ func TestFleetJobs(t *testing.T) {
 
 	a := loadFleetAudit(t, pool, f, takeovers)
 	a.checkAtMostOnce(t)
+	a.checkOutcomes(t, fleetLong)
 	lostAll := a.checkNoneLost(t, fleetAll, firstAll, stopped.Add(-fleetAllDeadline-2*time.Second), time.Second, fleetAllDeadline)
 	lostRolling := a.checkNoneLost(t, fleetRolling, first, lastWave, time.Minute, rollingDeadline)
 	overlapLog, overlapRuns := a.checkRolling(t, stopped)
@@ -400,6 +412,8 @@ func putFleetJobs(t *testing.T, c *apiclient.Client, x int, rollingDeadline time
 	for name, spec := range map[string]apitype.JobSpec{
 		fleetAll: {Cron: "* * * * * *", Nodes: "all", Command: apitype.Command{Shell: fleetAllShell},
 			StartingDeadlineSeconds: &allDeadline, SuccessfulJobsHistoryLimit: &keep, FailedJobsHistoryLimit: &keep},
+		fleetLong: {Cron: "5,35 * * * * *", Nodes: "all", Command: apitype.Command{Shell: fleetLongShell},
+			SuccessfulJobsHistoryLimit: &keep, FailedJobsHistoryLimit: &keep},
 		fleetRolling: {Cron: fmt.Sprintf("%d * * * * *", x), Nodes: "all", Command: apitype.Command{Shell: fleetRollingShell},
 			MaxParallel: "2", Window: map[string]string{"role=db": "db-window", "default": "other"},
 			StartingDeadlineSeconds: &rollDeadline, SuccessfulJobsHistoryLimit: &keep, FailedJobsHistoryLimit: &keep},

@@ -23,8 +23,22 @@ type Timer interface {
 	Reset(d time.Duration) bool
 }
 
+// Monotonic is a Clock that also reads time that never steps: how much
+// has elapsed since an arbitrary origin, whatever happens to the wall clock
+// meanwhile (NTP stepping it, `date -s`, a fixed RTC). Comparing the two
+// between readings tells a wall-clock step from time passing.
+type Monotonic interface {
+	Elapsed() time.Duration
+}
+
+// origin is Real's monotonic origin.
+var origin = time.Now()
+
 // Real is the system clock.
 type Real struct{}
+
+// Elapsed implements Monotonic with the process's monotonic clock.
+func (Real) Elapsed() time.Duration { return time.Since(origin) }
 
 // Now returns time.Now().
 func (Real) Now() time.Time { return time.Now() }

@@ -11,6 +11,7 @@ import (
 type Fake struct {
 	mu     sync.Mutex
 	now    time.Time
+	mono   time.Duration // Elapsed: moved by Advance and Set, not by Step
 	timers []*fakeTimer
 }
 
@@ -41,7 +42,28 @@ func (f *Fake) Advance(d time.Duration) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.now = f.now.Add(d)
+	f.mono += d
 	f.fireLocked()
+}
+
+// Step moves the wall clock by d (either way) without time passing, as
+// NTP stepping the clock does: Elapsed does not change, and armed timers
+// keep the time left on them (their deadlines move with the clock), as
+// the runtime's monotonic timers do.
+func (f *Fake) Step(d time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.now = f.now.Add(d)
+	for _, t := range f.timers {
+		t.deadline = t.deadline.Add(d)
+	}
+}
+
+// Elapsed implements Monotonic: the time Advance and Set have moved.
+func (f *Fake) Elapsed() time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.mono
 }
 
 // Set moves the time to t (never backwards) and fires due timers.
@@ -49,6 +71,7 @@ func (f *Fake) Set(t time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if t.After(f.now) {
+		f.mono += t.Sub(f.now)
 		f.now = t
 	}
 	f.fireLocked()

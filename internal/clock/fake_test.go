@@ -76,3 +76,41 @@ func TestFakeStopResetAndDeadlines(t *testing.T) {
 		t.Fatalf("Set moved the clock backwards to %v", got)
 	}
 }
+
+// TestFakeStep: a step moves the wall clock only; Elapsed and the time
+// left on armed timers stay, as with the runtime's monotonic clock.
+func TestFakeStep(t *testing.T) {
+	tests := []struct {
+		name string
+		step time.Duration
+	}{
+		{"back", -time.Hour},
+		{"forward", 2 * time.Hour},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := NewFake(epoch)
+			var m Monotonic = f
+			a := f.NewTimer(time.Minute)
+			f.Advance(30 * time.Second)
+			f.Step(tt.step)
+			if got, want := f.Now(), epoch.Add(30*time.Second+tt.step); !got.Equal(want) {
+				t.Fatalf("Now = %v, want %v", got, want)
+			}
+			if m.Elapsed() != 30*time.Second {
+				t.Fatalf("Elapsed = %v, want 30s", m.Elapsed())
+			}
+			f.Advance(29 * time.Second)
+			if fired(a) {
+				t.Fatal("timer fired before its minute had passed")
+			}
+			f.Advance(time.Second)
+			if !fired(a) {
+				t.Fatal("timer did not fire after its minute")
+			}
+			if m.Elapsed() != time.Minute {
+				t.Fatalf("Elapsed = %v, want 1m", m.Elapsed())
+			}
+		})
+	}
+}

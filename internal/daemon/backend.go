@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/store"
 	"github.com/almanac-sh/almanac/internal/store/sqlitestore"
+	"github.com/almanac-sh/almanac/internal/supervisor"
 )
 
 // openSQLite opens the embedded store under dir.
@@ -72,7 +75,6 @@ func newController(st store.Store, o Config, clk clock.Clock, log *slog.Logger, 
 		Node:          o.node,
 		Nodes:         o.nodes,
 		Schema:        o.schema,
-		Executor:      &job.Exec{MaxOutput: int(o.retention.maxOutput)},
 		Labels:        o.labels.labels(),
 		Slots:         o.slots,
 		Term:          controllerTerm(st),
@@ -80,6 +82,7 @@ func newController(st store.Store, o Config, clk clock.Clock, log *slog.Logger, 
 		ShutdownGrace: o.grace,
 		Alive:         o.alive,
 		AliveInterval: o.aliveEvery,
+		Executor:      executor(o.data, o.node, int(o.retention.maxOutput), log),
 	})
 	if err != nil {
 		return nil, err
@@ -89,6 +92,25 @@ func newController(st store.Store, o Config, clk clock.Clock, log *slog.Logger, 
 		ac.groups = g.Groups
 	}
 	return ac, nil
+}
+
+// executor is how the daemon runs commands: each under a supervisor that
+// outlives it (job.Supervised), its run's directory under DATA/runs/NODE
+// (a node sweeps its own directory at start-up, so two nodes sharing a
+// data directory leave each other's runs alone), when the running binary
+// can be a supervisor; else as the daemon's children. Either keeps at
+// most maxOutput bytes of a run's output (serve --max-output).
+func executor(data, node string, maxOutput int, log *slog.Logger) job.Executor {
+	bin := supervisor.Binary()
+	if bin == "" {
+		return &job.Exec{MaxOutput: maxOutput}
+	}
+	dir, err := filepath.Abs(filepath.Join(data, "runs", url.PathEscape(node)))
+	if err != nil {
+		log.Warn("runs will not survive the daemon: no directory for their supervisors", "err", err)
+		return &job.Exec{MaxOutput: maxOutput}
+	}
+	return &job.Supervised{Binary: bin, Dir: dir, MaxOutput: maxOutput}
 }
 
 // apiController adapts *job.Controller to httpapi.Controller: it turns the

@@ -107,6 +107,8 @@ type controller interface {
 	// StoreHealth reports whether the controller's store writes fail, and
 	// since when.
 	StoreHealth() (since time.Time, err error)
+	// ClockNote describes a recent backward step of the wall clock, or "".
+	ClockNote() string
 	// JobStatuses and Upcoming serve the web UI's lists of many jobs.
 	JobStatuses(ctx context.Context, jobs []store.Job) (map[string]httpapi.JobStatus, error)
 	Upcoming(ctx context.Context, from time.Time, limit int) ([]job.Fire, error)
@@ -129,7 +131,7 @@ func (c *Config) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.node, "node", host, "this daemon's node name, recorded on the runs it executes")
 	addNodeLabelFlags(fs, &c.labels)
 	addNodeWindowFlag(fs, &c.labels)
-	fs.DurationVar(&c.grace, "grace", 30*time.Second, "at shutdown, how long active runs may finish before they are killed")
+	fs.DurationVar(&c.grace, "grace", 30*time.Second, "at shutdown, how long active runs that cannot outlive the daemon may finish before they are killed (runs under a supervisor keep running)")
 	addFleetFlags(fs, &c.fleet)
 	addHTTPFlags(fs, &c.http)
 	addRebootFlags(fs, &c.reboot)
@@ -380,6 +382,12 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 	})
 	d.systemd = newSystemdNotify(clk, log)
 	o.alive, o.aliveEvery = d.systemd.loopHooks()
+	if o.alive == nil {
+		// The loop turns at least this often even without a watchdog, so
+		// that an idle node still notices other nodes' runs gone lost
+		// and steps of the wall clock.
+		o.alive, o.aliveEvery = func() {}, loopTurn
+	}
 	manifests.onGateLoss(gateLossReporter{st: st, alert: d.notifier.Alert, now: clk.Now, log: log.With("component", "gates")}.report)
 	locks, err := newFleetLock(*o, st, manifests, d.notifier.Alert, clk, log)
 	if err != nil {
@@ -412,6 +420,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 		RebootGroups: rebootGroupsAPI(locks), Cluster: cl,
 		Store: st, Controller: ctrl, Fleet: fl, Token: o.token, Clock: clk,
 		Logger: log, Metrics: metrics, Version: o.Version, Revision: o.Revision, GoVersion: o.GoVersion, Health: storeHealthReason(ctrl, d.integrity),
+		Notes: clockNotes(ctrl),
 	})
 	cl.register(api)
 	api.Handle("/fleetlock/", locks)
@@ -562,6 +571,20 @@ func storeHealthReason(ctrl controller, integrity *integrityWatch) func() string
 			return ""
 		}
 		return fmt.Sprintf("store: writes failing since %s: %v", since.UTC().Format(time.RFC3339), err)
+	}
+}
+
+// loopTurn is the longest the job controller's loop sleeps without a
+// watchdog: a heartbeat interval.
+const loopTurn = 10 * time.Second
+
+// clockNotes returns /healthz's notes: a recent step of the wall clock.
+func clockNotes(ctrl controller) func() []string {
+	return func() []string {
+		if n := ctrl.ClockNote(); n != "" {
+			return []string{n}
+		}
+		return nil
 	}
 }
 

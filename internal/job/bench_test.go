@@ -22,10 +22,11 @@ var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c
 func (doneExec) Start(context.Context, store.Run, store.JobSpec) (Process, error) {
 	return doneProc{closed}, nil
 }
-func (p doneProc) Done() <-chan struct{} { return p.c }
-func (doneProc) Result() Result          { return Result{ExitCode: new(int)} }
-func (doneProc) Terminate()              {}
-func (doneProc) Kill()                   {}
+func (doneExec) Attach(context.Context, store.Run) (Process, error) { return nil, ErrNotAttachable }
+func (p doneProc) Done() <-chan struct{}                            { return p.c }
+func (doneProc) Result() Result                                     { return Result{ExitCode: new(int)} }
+func (doneProc) Terminate()                                         {}
+func (doneProc) Kill()                                              {}
 
 // benchController loads n every-minute jobs into a fresh SQLite store and
 // returns a started controller driven by hand (no Run goroutine).

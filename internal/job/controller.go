@@ -56,6 +56,11 @@ type Config struct {
 	// HeartbeatInterval is how often running runs are heart-beaten; a run
 	// without a heartbeat for 3 intervals is presumed dead (default 10 s).
 	HeartbeatInterval time.Duration
+	// LostAfter is how long another node's running run may go without a
+	// heartbeat before it is recorded lost and retried: the node is
+	// presumed gone with its machine (default 1 min, at least 3
+	// heartbeat intervals). A node back sooner attaches to its runs again.
+	LostAfter time.Duration
 	// Report, if set, receives each recorded outcome (failure, success,
 	// recovered, missed) from the controller's loop; it must not block.
 	Report func(ctx context.Context, o Outcome)
@@ -104,6 +109,7 @@ type Controller struct {
 	droppedEnds int
 
 	health storeHealth
+	clockw clockWatch // wall-clock steps (clockstep.go)
 	// live maps the IDs of runs executing on this node to their output,
 	// readable from any goroutine (the API follows it).
 	live sync.Map
@@ -155,6 +161,8 @@ func NewController(cfg Config) (*Controller, error) {
 	def(&cfg.BackoffBase, 10*time.Second)
 	def(&cfg.BackoffMax, 6*time.Minute)
 	def(&cfg.HeartbeatInterval, 10*time.Second)
+	def(&cfg.LostAfter, time.Minute)
+	cfg.LostAfter = max(cfg.LostAfter, 3*cfg.HeartbeatInterval)
 	return &Controller{
 		cfg: cfg, st: cfg.Store, clock: cfg.Clock, log: cfg.Logger, exec: cfg.Executor,
 		kick:     make(chan struct{}, 1),
@@ -251,10 +259,12 @@ func (c *Controller) start(ctx context.Context) error {
 	if err := c.loadPending(ctx, true); err != nil {
 		return fmt.Errorf("job controller: %w", err)
 	}
+	c.clockAtStart(ctx, now)
 	stale, err := c.st.RunListStale(ctx, store.RunListStaleParams{Node: c.cfg.Node})
 	if err != nil {
 		return fmt.Errorf("job controller: find interrupted runs: %w", err)
 	}
+	stale = c.reattach(ctx, stale)
 	notes := c.reapOrphans(stale)
 	now = c.clock.Now()
 	for _, r := range stale {
@@ -262,7 +272,7 @@ func (c *Controller) start(ctx context.Context) error {
 		if n := notes[r.ID]; n != "" {
 			why += "; " + n
 		}
-		c.recover(ctx, r, why, now)
+		c.recover(ctx, r, store.RunFailed, why, now)
 	}
 	c.nextBeat = now.Add(c.cfg.HeartbeatInterval)
 	c.claimable = true
@@ -274,6 +284,7 @@ func (c *Controller) start(ctx context.Context) error {
 // heartbeat, and start ready runs.
 func (c *Controller) step(ctx context.Context) {
 	now := c.clock.Now()
+	c.watchClock(ctx, now)
 	c.mu.Lock()
 	dirty, kills := c.dirty, c.kills
 	c.dirty, c.kills = map[string]bool{}, map[int64]bool{}

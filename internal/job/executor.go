@@ -14,15 +14,34 @@ import (
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/store"
+	"github.com/almanac-sh/almanac/internal/supervisor"
 )
 
 // DefaultMaxOutput bounds a run's captured output: the tail is kept.
 const DefaultMaxOutput = 1 << 20
 
-// Executor starts a run's process. Exec is the real one; tests use fakes.
+// Executor runs commands. It is the seam between the controller and
+// where a run executes: Supervised (a supervisor process per run that
+// outlives the daemon) is the daemon's, Exec (child processes of the
+// daemon) serves embedded uses and tests, and an executor that runs
+// commands elsewhere (a Kubernetes Job, say) plugs in the same way.
 type Executor interface {
+	// Start starts run's command.
 	Start(ctx context.Context, run store.Run, spec store.JobSpec) (Process, error)
+	// Attach finds the process of a run that a previous life of this
+	// node started and that was still running when it ended: a Process
+	// to follow, stop and wait for like a started one, possibly done
+	// already. It fails with ErrNotAttachable if the executor cannot
+	// find it again (nothing then knows the run's outcome), and ErrLost
+	// if the machine that ran it was lost (rebooted).
+	Attach(ctx context.Context, run store.Run) (Process, error)
 }
+
+// ErrNotAttachable: the executor cannot find a run's process again.
+var ErrNotAttachable = errors.New("the run's process cannot be found again")
+
+// ErrLost: the machine a run executed on was lost, and its outcome with it.
+var ErrLost = errors.New("the run's machine was lost")
 
 // Process is a started run.
 type Process interface {
@@ -34,6 +53,13 @@ type Process interface {
 	Terminate()
 	// Kill stops the process group at once (SIGKILL).
 	Kill()
+}
+
+// durable is a Process that outlives the daemon: at shutdown the
+// controller leaves it running for the next life to attach to, and once
+// its end is recorded it Releases what it kept on disk.
+type durable interface {
+	Release()
 }
 
 // LiveOutput is implemented by a Process whose output can be read while it
@@ -52,6 +78,9 @@ type Result struct {
 	Output []byte
 	// Err describes an abnormal end ("signal: killed"), or nil.
 	Err error
+	// Ended is when the process ended; zero means when the controller
+	// learnt of it.
+	Ended time.Time
 }
 
 // Exec runs commands as local processes, each in its own process group, so
@@ -76,29 +105,40 @@ func Env(run store.Run) []string {
 	}
 }
 
-// Start implements Executor: argv commands run directly, shell strings by
-// /bin/sh -c; stdin is /dev/null.
-func (e *Exec) Start(_ context.Context, run store.Run, spec store.JobSpec) (Process, error) {
-	var cmd *exec.Cmd
-	if spec.Shell != "" {
-		cmd = exec.Command("/bin/sh", "-c", spec.Shell)
-	} else if len(spec.Command) > 0 {
-		cmd = exec.Command(spec.Command[0], spec.Command[1:]...)
-	} else {
-		return nil, errors.New("no command")
+// command is a run's command as the executors start it.
+type command struct {
+	argv []string
+	env  []string
+	dir  string
+	// id, if set, is who it runs as.
+	id *identity
+}
+
+// prepare resolves what a run executes: argv commands run directly, shell
+// strings by /bin/sh -c; the environment is base (default os.Environ()),
+// run_as's HOME, USER and LOGNAME,
+// the spec's variables in name order, then almanac's.
+func prepare(run store.Run, spec store.JobSpec, base []string) (command, error) {
+	var c command
+	switch {
+	case spec.Shell != "":
+		c.argv = []string{"/bin/sh", "-c", spec.Shell}
+	case len(spec.Command) > 0:
+		c.argv = append([]string(nil), spec.Command...)
+	default:
+		return c, errors.New("no command")
 	}
-	env := e.Environ
-	if env == nil {
-		env = os.Environ()
+	if base == nil {
+		base = os.Environ()
 	}
-	env = append([]string(nil), env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	env := append([]string(nil), base...)
 	if spec.RunAs != "" {
 		id, err := lookupRunAs(spec.RunAs)
 		if err != nil {
-			return nil, fmt.Errorf("run_as: %w", err)
+			return c, fmt.Errorf("run_as: %w", err)
 		}
-		env = id.apply(cmd.SysProcAttr, env)
+		c.id = id
+		env = id.environ(env)
 	}
 	// The job's env comes after run_as's HOME, USER and LOGNAME, so it
 	// wins: a crontab's HOME= line overrides the user's home, as in cron.
@@ -110,8 +150,25 @@ func (e *Exec) Start(_ context.Context, run store.Run, spec store.JobSpec) (Proc
 	for _, k := range keys {
 		env = append(env, k+"="+spec.Env[k])
 	}
-	cmd.Env = append(env, Env(run)...)
-	cmd.Dir = spec.Cwd
+	c.env = append(env, Env(run)...)
+	c.dir = spec.Cwd
+	return c, nil
+}
+
+// Start implements Executor: argv commands run directly, shell strings by
+// /bin/sh -c; stdin is /dev/null.
+func (e *Exec) Start(_ context.Context, run store.Run, spec store.JobSpec) (Process, error) {
+	c, err := prepare(run, spec, e.Environ)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(c.argv[0], c.argv[1:]...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if c.id != nil {
+		cmd.SysProcAttr.Credential = c.id.credential()
+	}
+	cmd.Env = c.env
+	cmd.Dir = c.dir
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -130,7 +187,7 @@ func (e *Exec) Start(_ context.Context, run store.Run, spec store.JobSpec) (Proc
 	p := &proc{cmd: cmd, pgid: cmd.Process.Pid, out: &tail{max: max}, done: make(chan struct{})}
 	// Not reaped before Wait below, so its /proc entry is there to read.
 	if st, err := readStat(p.pgid); err == nil {
-		p.start = st.start
+		p.start = st.Start
 	}
 	copied := make(chan struct{})
 	go func() {
@@ -145,21 +202,16 @@ func (e *Exec) Start(_ context.Context, run store.Run, spec store.JobSpec) (Proc
 		syscall.Kill(-p.pgid, syscall.SIGKILL)
 		<-copied
 		res := Result{Output: p.out.bytes()}
-		var ee *exec.ExitError
-		switch {
-		case err == nil:
-			res.ExitCode = new(int)
-		case errors.As(err, &ee) && ee.Exited():
-			c := ee.ExitCode()
-			res.ExitCode = &c
-		default:
-			res.Err = err
-		}
+		res.ExitCode, res.Err = supervisor.ExitStatus(err)
 		p.res = res
 		close(p.done)
 	}()
 	return p, nil
 }
+
+// Attach implements Executor: a child of a previous daemon cannot be
+// waited for, only stopped (orphan.go).
+func (e *Exec) Attach(context.Context, store.Run) (Process, error) { return nil, ErrNotAttachable }
 
 type proc struct {
 	cmd   *exec.Cmd

@@ -77,6 +77,10 @@ type fakeProc struct {
 	ignoreTerm bool
 }
 
+func (f *fakeExec) Attach(context.Context, store.Run) (Process, error) {
+	return nil, ErrNotAttachable
+}
+
 func (f *fakeExec) Start(_ context.Context, r store.Run, spec store.JobSpec) (Process, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -1,7 +1,6 @@
 package job
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/store"
+	"github.com/almanac-sh/almanac/internal/supervisor"
 )
 
 // A run's command runs in a process group of its own, so that stopping
@@ -26,49 +26,14 @@ import (
 // SIGTERM have exited.
 const reapPoll = 50 * time.Millisecond
 
-// procStat is what almanac reads from /proc/PID/stat.
-type procStat struct {
-	state byte  // field 3: R, S, D, Z, ...
-	pgrp  int   // field 5
-	start int64 // field 22: start time, clock ticks since boot
-}
+// procStat, parseStat and readStat read /proc/PID/stat (package
+// supervisor, which tells its own processes apart the same way).
+type procStat = supervisor.ProcStat
 
-// parseStat parses a /proc/PID/stat line. The command name (field 2) is in
-// parentheses and may itself contain spaces and parentheses, so the fields
-// are counted from the last ')'.
-func parseStat(b []byte) (procStat, error) {
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return procStat{}, errors.New("stat: no command name")
-	}
-	f := bytes.Fields(b[i+1:])
-	// f[0] is field 3 (state), so field n is f[n-3].
-	if len(f) < 20 {
-		return procStat{}, fmt.Errorf("stat: %d fields after the command name, want at least 20", len(f))
-	}
-	// The state is one letter (R, S, D, Z, T, ...).
-	if s := f[0]; len(s) != 1 || !('A' <= s[0] && s[0] <= 'Z' || 'a' <= s[0] && s[0] <= 'z') {
-		return procStat{}, fmt.Errorf("stat: process state %q is not a letter", s)
-	}
-	pgrp, err := strconv.Atoi(string(f[5-3]))
-	if err != nil {
-		return procStat{}, fmt.Errorf("stat: process group: %w", err)
-	}
-	start, err := strconv.ParseInt(string(f[22-3]), 10, 64)
-	if err != nil {
-		return procStat{}, fmt.Errorf("stat: start time: %w", err)
-	}
-	return procStat{state: f[0][0], pgrp: pgrp, start: start}, nil
-}
-
-// readStat reads /proc/PID/stat.
-func readStat(pid int) (procStat, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return procStat{}, err
-	}
-	return parseStat(b)
-}
+var (
+	parseStat = supervisor.ParseStat
+	readStat  = supervisor.ReadStat
+)
 
 // groupLive reports whether any process of group pgid is alive (not a
 // zombie waiting to be reaped).
@@ -85,7 +50,7 @@ func groupLive(pgid int) bool {
 		if err != nil {
 			continue
 		}
-		if st, err := readStat(pid); err == nil && st.pgrp == pgid && st.state != 'Z' && st.state != 'X' {
+		if st, err := readStat(pid); err == nil && st.Pgrp == pgid && st.State != 'Z' && st.State != 'X' {
 			return true
 		}
 	}
@@ -99,7 +64,7 @@ func ours(g store.RunProcess) bool {
 		return false
 	}
 	st, err := readStat(g.PGID)
-	return err == nil && st.start == g.Start && st.pgrp == g.PGID
+	return err == nil && st.Start == g.Start && st.Pgrp == g.PGID
 }
 
 // reapOrphans stops the process groups that runs (this node's, found

@@ -17,8 +17,8 @@ func TestParseStat(t *testing.T) {
 		want       procStat
 		err        bool
 	}{
-		{"plain", "4242 (sleep) S 1 4242 4242 0 -1 4194304 90 0 0 0 0 0 0 0 20 0 1 0 889123 2523136 132 18446744073709551615", procStat{'S', 4242, 889123}, false},
-		{"name with spaces and parens", "77 (a) b (c) Z 1 70 70 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0 1", procStat{'Z', 70, 5}, false},
+		{"plain", "4242 (sleep) S 1 4242 4242 0 -1 4194304 90 0 0 0 0 0 0 0 20 0 1 0 889123 2523136 132 18446744073709551615", procStat{State: 'S', Pgrp: 4242, Start: 889123}, false},
+		{"name with spaces and parens", "77 (a) b (c) Z 1 70 70 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0 1", procStat{State: 'Z', Pgrp: 70, Start: 5}, false},
 		{"too short", "77 (x) S 1 70 70", procStat{}, true},
 		{"no name", "77 S 1 70 70 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0", procStat{}, true},
 		{"bad start", "77 (x) S 1 70 70 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 x 0 0", procStat{}, true},
@@ -40,7 +40,7 @@ func FuzzParseStat(f *testing.F) {
 	f.Add([]byte("1 ()) R 0 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 2 0 0"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		st, err := parseStat(b)
-		if err == nil && st.state == 0 {
+		if err == nil && st.State == 0 {
 			t.Errorf("parsed %q without a state", b)
 		}
 	})

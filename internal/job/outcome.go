@@ -48,7 +48,7 @@ func (c *Controller) reportEnd(ctx context.Context, r store.Run, output []byte, 
 	spec := e.c.spec
 	r.Output = output
 	switch r.State {
-	case store.RunFailed:
+	case store.RunFailed, store.RunLost:
 		c.report(ctx, Outcome{Kind: OutcomeFailure, Spec: spec, Run: r, Message: r.Error, Time: now})
 	case store.RunSucceeded:
 		c.report(ctx, Outcome{Kind: OutcomeSuccess, Spec: spec, Run: r, Time: now})
@@ -61,13 +61,13 @@ func (c *Controller) reportEnd(ctx context.Context, r store.Run, output []byte, 
 // previousFailed reports whether the job's finished run before r failed.
 func (c *Controller) previousFailed(ctx context.Context, r store.Run) bool {
 	runs, _, err := c.st.RunList(ctx, store.RunListParams{Job: r.Job,
-		States: []store.RunState{store.RunSucceeded, store.RunFailed}, Page: store.Page{Limit: 10}})
+		States: []store.RunState{store.RunSucceeded, store.RunFailed, store.RunLost}, Page: store.Page{Limit: 10}})
 	if err != nil {
 		return false
 	}
 	for _, p := range runs {
 		if p.ID != r.ID && p.FinishedAt.Before(r.FinishedAt.Add(time.Nanosecond)) {
-			return p.State == store.RunFailed
+			return p.State == store.RunFailed || p.State == store.RunLost
 		}
 	}
 	return false

@@ -74,14 +74,19 @@ func CheckRunAs(runAs string) error {
 	return err
 }
 
-// apply makes cmd run as id: its credentials, and HOME, USER and LOGNAME
-// as cron sets them.
-func (id *identity) apply(attr *syscall.SysProcAttr, env []string) []string {
-	// Only root switches users; a daemon running as the job's own user
-	// (lookupRunAs allows nothing else) keeps its identity. The groups are
-	// always set, to the user's and no others, so none of root's leak.
-	if os.Geteuid() == 0 {
-		attr.Credential = &syscall.Credential{Uid: id.uid, Gid: id.gid, Groups: append([]uint32{}, id.groups...)}
+// credential is the credential a command running as id is started with:
+// nil unless the daemon is root, since only root switches users and a
+// daemon running as the job's own user (lookupRunAs allows nothing else)
+// keeps its identity. The groups are always set, to the user's and no
+// others, so none of root's leak.
+func (id *identity) credential() *syscall.Credential {
+	if os.Geteuid() != 0 {
+		return nil
 	}
+	return &syscall.Credential{Uid: id.uid, Gid: id.gid, Groups: append([]uint32{}, id.groups...)}
+}
+
+// environ adds HOME, USER and LOGNAME as cron sets them.
+func (id *identity) environ(env []string) []string {
 	return append(env, "HOME="+id.home, "USER="+id.name, "LOGNAME="+id.name)
 }

@@ -20,6 +20,9 @@ type execution struct {
 	// stopc carries a request to stop the run (Replace, deletion,
 	// shutdown, a cancel seen in a heartbeat).
 	stopc chan stopRequest
+	// elapsed is how long the run had been running when this life of
+	// the controller attached to it (reattach.go); its timeout counts it.
+	elapsed time.Duration
 }
 
 type stopRequest struct {
@@ -161,7 +164,7 @@ func startAll(ctx context.Context, exec Executor, list []starting) []starting {
 func (c *Controller) supervise(x *execution) {
 	var timeoutC, graceC <-chan time.Time
 	if s := x.spec.TimeoutSeconds; s > 0 {
-		t := c.clock.NewTimer(time.Duration(s) * time.Second)
+		t := c.clock.NewTimer(max(time.Duration(s)*time.Second-x.elapsed, 0))
 		defer t.Stop()
 		timeoutC = t.C()
 	}
@@ -227,7 +230,7 @@ func (c *Controller) finish(ctx context.Context, rs []result) {
 	for i, r := range rs {
 		delete(c.active, r.x.run.ID)
 		c.live.Delete(r.x.run.ID)
-		p := store.RunFinishParams{ExitCode: r.res.ExitCode, Output: r.res.Output}
+		p := store.RunFinishParams{ExitCode: r.res.ExitCode, Output: r.res.Output, FinishedAt: r.res.Ended}
 		switch {
 		case r.stopped != nil:
 			p.State, p.Error = r.stopped.state, r.stopped.why
@@ -250,6 +253,9 @@ func (c *Controller) finish(ctx context.Context, rs []result) {
 		return
 	}
 	for i, ok := range recorded {
+		if d, isDurable := rs[i].x.proc.(durable); isDurable {
+			d.Release()
+		}
 		if ok && ends[i].p.State == store.RunFailed {
 			c.retry(ctx, rs[i].x.run, rs[i].x.spec, now)
 		}
@@ -403,22 +409,14 @@ func (c *Controller) heartbeat(ctx context.Context, now time.Time) {
 		}
 	}
 	c.expireUnclaimed(ctx, now)
-	stale, err := c.st.RunListStale(ctx, store.RunListStaleParams{HeartbeatBefore: now.Add(-3 * c.cfg.HeartbeatInterval), Limit: 1000})
-	if err != nil {
-		c.log.Error("find stale runs", "err", err)
-		return
-	}
-	for _, r := range stale {
-		if c.active[r.ID] == nil && !c.isUnrecorded(r.ID) {
-			c.recover(ctx, r, fmt.Sprintf("node %s stopped heart-beating during the run", r.Node), now)
-		}
-	}
+	c.expireLost(ctx, now)
 }
 
-// recover fails a run nobody executes any more and retries it per backoff.
-func (c *Controller) recover(ctx context.Context, r store.Run, why string, now time.Time) {
-	c.log.Warn("run interrupted", "run", r.ID, "job", r.Job, "why", why)
-	if !c.endRun(ctx, r, now, store.RunFinishParams{State: store.RunFailed, Error: why}) {
+// recover ends a run nobody executes any more (failed or lost) and
+// retries it per backoff.
+func (c *Controller) recover(ctx context.Context, r store.Run, state store.RunState, why string, now time.Time) {
+	c.log.Warn("run interrupted", "run", r.ID, "job", r.Job, "state", state, "why", why)
+	if !c.endRun(ctx, r, now, store.RunFinishParams{State: state, Error: why}) {
 		return
 	}
 	if e := c.jobs[r.Job]; e != nil {
@@ -436,6 +434,7 @@ func (c *Controller) shutdown(ctx context.Context) error {
 			c.log.Error("stopping with run ends the store refused; those runs will be recovered as interrupted", "runs", n, "ids", c.unrecordedIDs())
 		}
 	}()
+	c.detachDurable()
 	if len(c.active) == 0 {
 		return nil
 	}

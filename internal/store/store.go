@@ -232,7 +232,7 @@ type Job struct {
 // RunState is where a run is in its life.
 type RunState string
 
-// Run states. Succeeded, Failed, Killed and Missed are terminal.
+// Run states. Succeeded, Failed, Killed, Missed and Lost are terminal.
 const (
 	RunPending   RunState = "pending"
 	RunRunning   RunState = "running"
@@ -240,11 +240,16 @@ const (
 	RunFailed    RunState = "failed"
 	RunKilled    RunState = "killed"
 	RunMissed    RunState = "missed"
+	// RunLost: the machine executing the run was lost (it rebooted, or
+	// its node stayed away past the lease with its supervisor out of
+	// reach), and the command's outcome with it. Counted as a failure
+	// and retried per backoff_limit.
+	RunLost RunState = "lost"
 )
 
 // Terminal reports whether s is a final state.
 func (s RunState) Terminal() bool {
-	return s == RunSucceeded || s == RunFailed || s == RunKilled || s == RunMissed
+	return s == RunSucceeded || s == RunFailed || s == RunKilled || s == RunMissed || s == RunLost
 }
 
 // Reason says why a run exists.
@@ -370,6 +375,10 @@ const (
 	EventRunRetry     EventKind = "run.retry"
 	EventRunKilled    EventKind = "run.killed"
 	EventRunMissed    EventKind = "run.missed"
+	EventRunLost      EventKind = "run.lost"
+	// EventClockStepped: the wall clock stepped back (clock steps,
+	// docs/jobs.md).
+	EventClockStepped EventKind = "clock.stepped"
 	EventRunSkipped   EventKind = "run.skipped"
 	EventNotifySent   EventKind = "notify.sent"
 	EventNotifyFailed EventKind = "notify.failed"
@@ -568,13 +577,17 @@ type RunHeartbeatParams struct {
 // finished (and counted in the job status) exactly once.
 type RunFinishParams struct {
 	ID       int64
-	State    RunState // succeeded, failed, killed or missed
+	State    RunState // succeeded, failed, killed, missed or lost
 	ExitCode *int
 	Output   []byte
 	Error    string
 	Now      time.Time
-	Term     int64
-	Events   []Event
+	// FinishedAt, if set, is when the run really ended (its command's
+	// end, seen by its supervisor, perhaps while the daemon was down);
+	// zero means Now (the batch's Now for RunFinishBatch).
+	FinishedAt time.Time
+	Term       int64
+	Events     []Event
 	// Prune, if set, also deletes the job's oldest finished runs beyond
 	// these limits in the same transaction (see RunPruneParams).
 	Prune *HistoryLimits
@@ -608,7 +621,7 @@ type RunFinishResult struct {
 // node (a job that does not fan out has one target, "").
 type HistoryLimits struct {
 	KeepSucceeded int // succeeded runs
-	KeepFailed    int // failed, killed and missed runs
+	KeepFailed    int // failed, killed, missed and lost runs
 }
 
 // RunCancelParams sets CancelRequested on a non-terminal run.
@@ -825,6 +838,8 @@ func EventRunFinished(s RunState) EventKind {
 		return EventRunKilled
 	case RunMissed:
 		return EventRunMissed
+	case RunLost:
+		return EventRunLost
 	default:
 		return EventRunFailed
 	}

@@ -331,6 +331,8 @@ const (
 	RunFailed    = "failed"
 	RunKilled    = "killed"
 	RunMissed    = "missed"
+	// RunLost: the run's machine was lost, and its outcome with it.
+	RunLost = "lost"
 )
 
 // Run is one execution of a job.

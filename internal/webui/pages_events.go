@@ -29,7 +29,7 @@ var eventKinds = func() []string {
 // failureKinds are shown in the failure colour in the event log.
 func failureKind(kind string) bool {
 	return strings.HasSuffix(kind, "failed") || strings.HasSuffix(kind, "missed") || strings.HasSuffix(kind, "error") ||
-		strings.HasSuffix(kind, "killed") || strings.HasSuffix(kind, "overdue") || strings.HasSuffix(kind, "held-long") ||
+		strings.HasSuffix(kind, "killed") || strings.HasSuffix(kind, "lost") || strings.HasSuffix(kind, "overdue") || strings.HasSuffix(kind, "held-long") ||
 		strings.HasSuffix(kind, "gate-missing") || strings.HasSuffix(kind, "unrunnable")
 }
 

@@ -121,6 +121,7 @@ var cellLooks = map[string][2]string{
 	RunFailed:    {"✗", "failed"},
 	RunKilled:    {"■", "killed"},
 	RunMissed:    {"–", "missed"},
+	RunLost:      {"↯", "lost"},
 	"skipped":    {"»", "skipped"},
 	"other":      {"?", "other"},
 	"none":       {"·", "no run"},

@@ -188,7 +188,7 @@ func outlookText(f Fire, loc *time.Location) string {
 // stateClass maps a run state to a CSS class; unknown states share one.
 func stateClass(s string) string {
 	switch s {
-	case RunPending, RunRunning, RunSucceeded, RunFailed, RunKilled, RunMissed:
+	case RunPending, RunRunning, RunSucceeded, RunFailed, RunKilled, RunMissed, RunLost:
 		return s
 	}
 	return "other"

@@ -41,4 +41,7 @@ type Health struct {
 	GoVersion string `json:"go_version,omitempty"`
 	// Reason says what is wrong when Status is not "ok".
 	Reason string `json:"reason,omitempty"`
+	// Notes are things an operator should know that do not make the
+	// daemon degraded, such as a recent step of the wall clock.
+	Notes []string `json:"notes,omitempty"`
 }

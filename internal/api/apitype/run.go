@@ -10,10 +10,11 @@ const (
 	RunFailed    = "failed"    // exited non-zero, timed out, could not start, or was interrupted
 	RunKilled    = "killed"    // killed by a Replace policy, deletion or shutdown
 	RunMissed    = "missed"    // never started: its starting deadline passed first
+	RunLost      = "lost"      // its machine was lost (rebooted, or its node stayed away past the lease) and the outcome with it
 )
 
 // RunStates lists every run state, in life order.
-var RunStates = []string{RunPending, RunRunning, RunSucceeded, RunFailed, RunKilled, RunMissed}
+var RunStates = []string{RunPending, RunRunning, RunSucceeded, RunFailed, RunKilled, RunMissed, RunLost}
 
 // Why a run exists.
 const (
@@ -94,7 +95,7 @@ func (r *Run) LivenessNode() string {
 // Finished reports whether the run reached a final state.
 func (r *Run) Finished() bool {
 	switch r.State {
-	case RunSucceeded, RunFailed, RunKilled, RunMissed:
+	case RunSucceeded, RunFailed, RunKilled, RunMissed, RunLost:
 		return true
 	}
 	return false

@@ -18,7 +18,7 @@ var EventKinds = append([]store.EventKind{
 	store.EventJobSuspended, store.EventJobResumed,
 	store.EventRunScheduled, store.EventRunStarted, store.EventRunSucceeded,
 	store.EventRunFailed, store.EventRunRetry, store.EventRunKilled,
-	store.EventRunMissed, store.EventRunSkipped,
+	store.EventRunMissed, store.EventRunSkipped, store.EventRunLost, store.EventClockStepped,
 	store.EventNotifySent, store.EventNotifyFailed, store.EventJobOverdue, store.EventJobGateMissing, store.EventJobUnrunnable,
 	store.EventRebootLocked, store.EventRebootUnlocked, store.EventRebootHeldLong,
 	store.EventNodeLabels,

@@ -53,6 +53,7 @@ type Metrics struct {
 var metricEventKinds = []store.EventKind{
 	store.EventRunStarted, store.EventRunSucceeded, store.EventRunFailed,
 	store.EventRunKilled, store.EventRunMissed, store.EventRunSkipped,
+	store.EventRunLost,
 }
 
 // NewMetrics returns metrics over st, with Go runtime and process metrics
@@ -67,9 +68,9 @@ func NewMetrics(st Store) *Metrics {
 		Buckets: prometheus.ExponentialBuckets(0.0005, 4, 8),
 	}, []string{"route"})
 	m.runs = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "almanac_runs_total", Help: "Finished runs by result (succeeded, failed, killed).",
+		Name: "almanac_runs_total", Help: "Finished runs by result (succeeded, failed, killed, lost).",
 	}, []string{"result"})
-	for _, r := range []string{"succeeded", "failed", "killed"} {
+	for _, r := range []string{"succeeded", "failed", "killed", "lost"} {
 		m.runs.WithLabelValues(r)
 	}
 	m.missed = prometheus.NewCounter(prometheus.CounterOpts{
@@ -239,7 +240,7 @@ pages:
 
 func (m *Metrics) count(ctx context.Context, e store.Event) {
 	switch e.Kind {
-	case store.EventRunSucceeded, store.EventRunFailed, store.EventRunKilled:
+	case store.EventRunSucceeded, store.EventRunFailed, store.EventRunKilled, store.EventRunLost:
 		m.runs.WithLabelValues(strings.TrimPrefix(string(e.Kind), "run.")).Inc()
 		var run store.Run
 		var err error = errNoRun

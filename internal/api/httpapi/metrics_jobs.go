@@ -158,7 +158,7 @@ func (m *Metrics) primeFailures(ctx context.Context) error {
 }
 
 // failureEventKinds are the events of a run that ended without success.
-var failureEventKinds = []store.EventKind{store.EventRunFailed, store.EventRunKilled}
+var failureEventKinds = []store.EventKind{store.EventRunFailed, store.EventRunKilled, store.EventRunLost}
 
 // countJobRun counts a run-finished event e in the per-job metrics; run
 // is the run it is about, when it could be read.

@@ -127,6 +127,9 @@ type Config struct {
 	// Cluster, if set, judges the liveness of the nodes of active runs
 	// (apitype.Run.NodeLiveness).
 	Cluster ClusterSource
+	// Notes, if set, is asked by /healthz for things an operator should
+	// know that do not make the daemon degraded (a wall-clock step).
+	Notes func() []string
 	// RebootGroups, if set, serves GET /api/v1/reboot-groups.
 	RebootGroups func(ctx context.Context) ([]apitype.RebootGroup, error)
 }
@@ -377,13 +380,17 @@ func (s *Server) listRebootGroups(w http.ResponseWriter, r *http.Request) error 
 }
 
 func (s *Server) health(w http.ResponseWriter, _ *http.Request) error {
+	var notes []string
+	if s.cfg.Notes != nil {
+		notes = s.cfg.Notes()
+	}
 	if s.cfg.Health != nil {
 		if reason := s.cfg.Health(); reason != "" {
 			writeJSON(w, http.StatusServiceUnavailable, apitype.Health{Status: "degraded", Version: s.cfg.Version,
-				Revision: s.cfg.Revision, GoVersion: s.cfg.GoVersion, Reason: reason})
+				Revision: s.cfg.Revision, GoVersion: s.cfg.GoVersion, Reason: reason, Notes: notes})
 			return nil
 		}
 	}
-	writeJSON(w, http.StatusOK, apitype.Health{Status: "ok", Version: s.cfg.Version, Revision: s.cfg.Revision, GoVersion: s.cfg.GoVersion})
+	writeJSON(w, http.StatusOK, apitype.Health{Status: "ok", Version: s.cfg.Version, Revision: s.cfg.Revision, GoVersion: s.cfg.GoVersion, Notes: notes})
 	return nil
 }

@@ -21,8 +21,8 @@ WITH locked AS (
     SELECT id AS lid FROM runs WHERE id = ANY($1::bigint[]) AND state IN ('pending', 'running') ORDER BY id FOR UPDATE
 )
 UPDATE runs SET state = v.vstate, exit_code = v.vexit, output = COALESCE(v.vout, runs.output),
-       error = v.verr, finished_at = $6
-  FROM unnest($1::bigint[], $2::text[], $3::integer[], $4::bytea[], $5::text[]) AS v(vid, vstate, vexit, vout, verr), locked
+       error = v.verr, finished_at = COALESCE(v.vfin, $6)
+  FROM unnest($1::bigint[], $2::text[], $3::integer[], $4::bytea[], $5::text[], $7::timestamptz[]) AS v(vid, vstate, vexit, vout, verr, vfin), locked
  WHERE runs.id = v.vid AND locked.lid = v.vid AND runs.state IN ('pending', 'running')
 RETURNING ` + runCols
 
@@ -55,7 +55,7 @@ WITH doomed AS (
                        PARTITION BY r.job, r.state = 'succeeded', r.target
                        ORDER BY r.scheduled_time DESC, r.id DESC) AS rank
               FROM runs r JOIN unnest($1::text[], $2::bigint[], $3::bigint[]) AS p(pjob, ks, kf) ON r.job = p.pjob
-             WHERE r.state IN ('succeeded', 'failed', 'killed', 'missed')) ranked
+             WHERE r.state IN ('succeeded', 'failed', 'killed', 'missed', 'lost')) ranked
          WHERE rank > CASE WHEN state = 'succeeded' THEN ks ELSE kf END)
     ORDER BY id FOR UPDATE
 )
@@ -82,6 +82,7 @@ func (s *Store) RunFinishBatch(ctx context.Context, p store.RunFinishBatchParams
 	out := make([]store.RunFinishResult, n)
 	ids, states, errs := make([]int64, 0, n), make([]string, 0, n), make([]string, 0, n)
 	exits, outputs := make([]*int32, 0, n), make([][]byte, 0, n)
+	fins := make([]*time.Time, 0, n)
 	seen := make(map[int64]bool, n)
 	for i, it := range p.Items {
 		if !it.State.Terminal() {
@@ -99,9 +100,15 @@ func (s *Store) RunFinishBatch(ctx context.Context, p store.RunFinishBatchParams
 		}
 		ids, states, errs = append(ids, it.ID), append(states, string(it.State)), append(errs, it.Error)
 		exits, outputs = append(exits, exit), append(outputs, it.Output)
+		var fin *time.Time
+		if !it.FinishedAt.IsZero() {
+			t := it.FinishedAt.UTC().Truncate(time.Microsecond)
+			fin = &t
+		}
+		fins = append(fins, fin)
 	}
 	err := s.tx(ctx, p.Term, func(tx querier) error {
-		rows, err := tx.Query(ctx, finishMany, ids, states, exits, outputs, errs, now)
+		rows, err := tx.Query(ctx, finishMany, ids, states, exits, outputs, errs, now, fins)
 		if err != nil {
 			return fmt.Errorf("pgstore: finish runs: %w", err)
 		}
@@ -136,7 +143,7 @@ func (s *Store) RunFinishBatch(ctx context.Context, p store.RunFinishBatchParams
 			switch it.State {
 			case store.RunSucceeded:
 				t.ok++
-			case store.RunFailed, store.RunKilled:
+			case store.RunFailed, store.RunKilled, store.RunLost:
 				t.bad++
 			}
 			if it.Prune != nil {

@@ -257,6 +257,14 @@ func (s *Store) RunHeartbeat(ctx context.Context, p store.RunHeartbeatParams) ([
 	return cancel, nil
 }
 
+// finishedAt is when p's run ended: p.FinishedAt if set, else now.
+func finishedAt(p store.RunFinishParams, now time.Time) time.Time {
+	if p.FinishedAt.IsZero() {
+		return now
+	}
+	return p.FinishedAt.UTC().Truncate(time.Microsecond)
+}
+
 // RunFinish records a terminal state and counts it in the job's status.
 func (s *Store) RunFinish(ctx context.Context, p store.RunFinishParams) (store.Run, error) {
 	if !p.State.Terminal() {
@@ -273,7 +281,7 @@ func (s *Store) RunFinish(ctx context.Context, p store.RunFinishParams) (store.R
 		run, err = scanRun(tx.QueryRow(ctx, `
 			UPDATE runs SET state = $2, exit_code = $3, output = COALESCE($4, output), error = $5, finished_at = $6
 			 WHERE id = $1 AND state IN ('pending', 'running')
-			RETURNING `+runColsOutput, p.ID, string(p.State), exit, p.Output, p.Error, now), true)
+			RETURNING `+runColsOutput, p.ID, string(p.State), exit, p.Output, p.Error, finishedAt(p, now)), true)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return missing(ctx, tx, p.ID, "finish")
 		}
@@ -284,7 +292,7 @@ func (s *Store) RunFinish(ctx context.Context, p store.RunFinishParams) (store.R
 		case store.RunSucceeded:
 			_, err = tx.Exec(ctx, `UPDATE jobs SET succeeded = succeeded + 1,
 				last_successful_time = GREATEST(last_successful_time, $2) WHERE name = $1`, run.Job, now)
-		case store.RunFailed, store.RunKilled:
+		case store.RunFailed, store.RunKilled, store.RunLost:
 			_, err = tx.Exec(ctx, `UPDATE jobs SET failed = failed + 1 WHERE name = $1`, run.Job)
 		}
 		if err != nil {

@@ -343,7 +343,7 @@ func (s *Store) RunFinishBatch(ctx context.Context, p store.RunFinishBatchParams
 				}
 				prunes[r.Job] = *it.Prune
 			}
-			r.State, r.ExitCode, r.Error, r.FinishedAt = it.State, it.ExitCode, it.Error, now
+			r.State, r.ExitCode, r.Error, r.FinishedAt = it.State, it.ExitCode, it.Error, finishedAt(it, now)
 			r.Output = nil
 			out[i].Run = r
 		}
@@ -358,6 +358,14 @@ func (s *Store) RunFinishBatch(ctx context.Context, p store.RunFinishBatchParams
 		return nil, err
 	}
 	return out, nil
+}
+
+// finishedAt is when p's run ended: p.FinishedAt if set, else now.
+func finishedAt(p store.RunFinishParams, now time.Time) time.Time {
+	if p.FinishedAt.IsZero() {
+		return now
+	}
+	return p.FinishedAt.UTC().Truncate(time.Microsecond)
 }
 
 // finish moves one run to a terminal state in tx, counts it in its job's
@@ -378,13 +386,13 @@ func (s *Store) finish(ctx context.Context, tx *sql.Tx, p store.RunFinishParams,
 		exit = *p.ExitCode
 	}
 	if _, err := s.stmt(ctx, tx, sqlFinish).ExecContext(ctx,
-		string(p.State), exit, p.Output, p.Error, now.UnixMicro(), p.ID); err != nil {
+		string(p.State), exit, p.Output, p.Error, finishedAt(p, now).UnixMicro(), p.ID); err != nil {
 		return store.Run{}, fmt.Errorf("finish run %d: %w", p.ID, err)
 	}
 	switch p.State {
 	case store.RunSucceeded:
 		_, err = s.stmt(ctx, tx, sqlSucceed).ExecContext(ctx, now.UnixMicro(), r.Job)
-	case store.RunFailed, store.RunKilled:
+	case store.RunFailed, store.RunKilled, store.RunLost:
 		_, err = s.stmt(ctx, tx, sqlFail).ExecContext(ctx, r.Job)
 	}
 	if err != nil {

@@ -35,7 +35,7 @@ const (
 const sqlPrune = `DELETE FROM runs WHERE id IN (
 			SELECT id FROM (SELECT id, state, row_number() OVER (PARTITION BY state = 'succeeded', target
 					ORDER BY scheduled_time DESC, id DESC) AS rank
-				FROM runs WHERE job = ?1 AND state IN ('succeeded', 'failed', 'killed', 'missed'))
+				FROM runs WHERE job = ?1 AND state IN ('succeeded', 'failed', 'killed', 'missed', 'lost'))
 			 WHERE rank > CASE WHEN state = 'succeeded' THEN ?2 ELSE ?3 END)`
 
 var hotStatements = []string{sqlAdvance, sqlEvent, sqlRunByID, sqlFinish, sqlSucceed, sqlFail, sqlInsertRun,
