@@ -14,10 +14,8 @@ import (
 	"github.com/almanac-sh/almanac/internal/catalog"
 	"github.com/almanac-sh/almanac/internal/daemon"
 	"github.com/almanac-sh/almanac/internal/inputfile"
-	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/manifest"
 	"github.com/almanac-sh/almanac/internal/manifestjob"
-	"github.com/almanac-sh/almanac/internal/store"
 )
 
 func init() {
@@ -56,7 +54,7 @@ func runValidate(_ context.Context, e *env, args []string) error {
 		for _, w := range set.UnknownWindows(gateNamed(windows)) {
 			fmt.Fprintln(e.stderr, "warning: "+w)
 		}
-		for _, w := range hostRunAsWarnings(set.Jobs) {
+		for _, w := range set.HostRunAsWarnings() {
 			fmt.Fprintln(e.stderr, "warning: "+w)
 		}
 	}
@@ -242,21 +240,4 @@ func gateNamed(windows manifestjob.Windows) func(name string) bool {
 		return nil
 	}
 	return func(name string) bool { _, ok := windows(name); return ok }
-}
-
-// hostRunAsWarnings names the jobs whose run_as this machine cannot run a
-// command as. They are warnings, not errors: the manifest may be meant for
-// another host, and `serve --manifests` accepts such a job (a job.unrunnable
-// event, runs that fail) rather than refusing to start.
-func hostRunAsWarnings(jobs []store.JobSpec) []string {
-	var out []string
-	for _, j := range jobs {
-		if j.RunAs == "" {
-			continue
-		}
-		if err := job.CheckRunAs(j.RunAs); err != nil {
-			out = append(out, fmt.Sprintf("Job[%s]: run_as: %v; on this host serve accepts the job but its runs fail", j.Name, err))
-		}
-	}
-	return out
 }

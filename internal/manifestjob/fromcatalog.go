@@ -372,3 +372,20 @@ func (g Gate) Contains(t time.Time) bool { return g.S.Match(time.Time{}, t) }
 
 // NextOpen implements job.Gate.
 func (g Gate) NextOpen(t time.Time) (time.Time, bool) { return g.S.NextMatch(time.Time{}, t) }
+
+// HostRunAsWarnings names the jobs of the set whose run_as this machine
+// cannot run a command as. They are warnings, not errors: the manifest may
+// be meant for another host, and `serve --manifests` accepts such a job (a
+// job.unrunnable event, runs that fail) rather than refusing to start.
+func (s *Set) HostRunAsWarnings() []string {
+	var out []string
+	for _, j := range s.Jobs {
+		if j.RunAs == "" {
+			continue
+		}
+		if err := job.CheckRunAs(j.RunAs); err != nil {
+			out = append(out, fmt.Sprintf("Job[%s]: run_as: %v; on this host serve accepts the job but its runs fail", j.Name, err))
+		}
+	}
+	return out
+}
