@@ -143,8 +143,9 @@ func (s *Store) RunList(ctx context.Context, p store.RunListParams) ([]store.Run
 		   AND ($3 = 0 OR id < $3)
 		   AND ($5::timestamptz IS NULL OR scheduled_time = $5)
 		   AND ($6 = '' OR target = $6 OR node = $6)
+		   AND ($7 = '' OR left(job, length($7)) = $7)
 		 ORDER BY id DESC
-		 LIMIT $4`, p.Job, states, p.Cursor, limit+1, ts(p.ScheduledTime), p.Node)
+		 LIMIT $4`, p.Job, states, p.Cursor, limit+1, ts(p.ScheduledTime), p.Node, p.JobPrefix)
 	if err != nil {
 		return nil, 0, fmt.Errorf("pgstore: list runs: %w", err)
 	}

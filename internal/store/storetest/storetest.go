@@ -47,6 +47,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	tests = append(tests, batchTests...)
 	tests = append(tests, resourceTests...)
 	tests = append(tests, targetTests...)
+	tests = append(tests, auditTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := open(t)

@@ -1,0 +1,63 @@
+// Package audit carries who caused a change, and how, from where a request
+// or signal arrives to where the change's events are written.
+//
+// An entry point (the HTTP API, the web UI, a manifest reload, SIGHUP,
+// FleetLock) puts an [Actor] into the context it acts with; the stores stamp
+// every event written under that context with it, in the same transaction
+// as the change, so the event log says "job x suspended by alice (ui,
+// 10.0.0.7)". Work the daemon does on its own (a scheduled run, a retry)
+// carries no actor.
+package audit
+
+import "context"
+
+// Ways a change can arrive (Actor.Via).
+const (
+	ViaAPI       = "api"       // the HTTP API, by a client other than the CLI
+	ViaCLI       = "cli"       // the almanac CLI, through the HTTP API
+	ViaUI        = "ui"        // the web UI
+	ViaReload    = "reload"    // a manifest reload the daemon started itself
+	ViaSIGHUP    = "sighup"    // a reload asked for with SIGHUP
+	ViaFleetLock = "fleetlock" // the FleetLock protocol (Zincati)
+	ViaStart     = "start"     // the daemon's own start (manifests, --demo)
+)
+
+// Actor says who made a change, how it arrived and from where.
+type Actor struct {
+	// Name is a token's name, "manifest:FILE" or "fleetlock:ID".
+	Name string
+	// Via is how the change arrived: one of the Via constants.
+	Via string
+	// Remote is the client's address (host only), when there is a client.
+	Remote string
+}
+
+type actorKey struct{}
+
+// With returns ctx carrying a.
+func With(ctx context.Context, a Actor) context.Context {
+	return context.WithValue(ctx, actorKey{}, a)
+}
+
+// From returns the actor ctx carries, and whether it carries one.
+func From(ctx context.Context) (Actor, bool) {
+	a, ok := ctx.Value(actorKey{}).(Actor)
+	return a, ok
+}
+
+// String reads the actor as the log shows it: "alice (ui, 10.0.0.7)".
+func (a Actor) String() string {
+	if a.Name == "" {
+		return ""
+	}
+	s := a.Name
+	switch {
+	case a.Via != "" && a.Remote != "":
+		s += " (" + a.Via + ", " + a.Remote + ")"
+	case a.Via != "":
+		s += " (" + a.Via + ")"
+	case a.Remote != "":
+		s += " (" + a.Remote + ")"
+	}
+	return s
+}
