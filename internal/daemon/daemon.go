@@ -389,7 +389,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 	metrics.Registry().MustRegister(locks)
 	api := httpapi.New(httpapi.Config{
 		RebootGroups: rebootGroupsAPI(locks),
-		Store:        st, Controller: ctrl, Fleet: fl, Token: o.token, Clock: clk,
+		Store:        st, Controller: ctrl, Fleet: fl, Token: o.token, Tokens: st, Clock: clk,
 		Logger: log, Metrics: metrics, Version: o.Version, Revision: o.Revision, GoVersion: o.GoVersion, Health: storeHealthReason(ctrl, d.integrity),
 	})
 	cl.register(api)

@@ -324,6 +324,10 @@ const (
 	EventWavePaused  EventKind = "wave.paused"
 	EventWaveResumed EventKind = "wave.resumed"
 	EventWaveStopped EventKind = "wave.stopped"
+	// EventTokenCreated and EventTokenRevoked: an admin created or
+	// revoked a named API token (Resource is "token/NAME").
+	EventTokenCreated EventKind = "token.created"
+	EventTokenRevoked EventKind = "token.revoked"
 )
 
 // Event is one entry of the append-only log.

@@ -28,6 +28,10 @@ type Client struct {
 	hc    *http.Client
 }
 
+// UserAgent is the User-Agent the client sends; the daemon records
+// changes made with it as arriving by the CLI ("cli") rather than "api".
+const UserAgent = "almanac-cli"
+
 // Option configures a Client.
 type Option func(*Client)
 
@@ -148,6 +152,7 @@ func (c *Client) send(ctx context.Context, method, path string, q url.Values, bo
 		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", UserAgent)
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
