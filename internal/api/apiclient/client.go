@@ -352,11 +352,14 @@ type EventFilter struct {
 	Limit int
 	// Resource selects the events of one managed resource.
 	Resource string
+	// Actor selects the events one actor caused (a token's name,
+	// manifest:FILE, fleetlock:ID).
+	Actor string
 }
 
 // EventList returns one page of events, newest first.
 func (c *Client) EventList(ctx context.Context, f EventFilter) (apitype.Page[apitype.Event], error) {
-	q := query("job", f.Job, "resource", f.Resource, "kind", strings.Join(f.Kinds, ","))
+	q := query("job", f.Job, "resource", f.Resource, "kind", strings.Join(f.Kinds, ","), "actor", f.Actor)
 	setPage(q, f.Page, f.Limit)
 	return call[apitype.Page[apitype.Event]](ctx, c, "GET", "/api/v1/events", q, nil)
 }
