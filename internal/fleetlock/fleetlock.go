@@ -34,6 +34,7 @@ import (
 
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/fleetlock/groupname"
+	"github.com/almanac-sh/almanac/internal/audit"
 	"github.com/almanac-sh/almanac/internal/store"
 )
 
@@ -225,7 +226,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, c *call) error {
 	if !known {
 		return fail(http.StatusNotFound, "unknown_group", "no reboot group %q is configured", name)
 	}
-	ctx := r.Context()
+	// The slot's events name the member and where it called from.
+	host, _, herr := net.SplitHostPort(r.RemoteAddr)
+	if herr != nil {
+		host = r.RemoteAddr
+	}
+	ctx := audit.With(r.Context(), audit.Actor{Name: "fleetlock:" + id, Via: audit.ViaFleetLock, Remote: host})
 	if op == opSteady {
 		err = s.unlock(ctx, g, id)
 	} else {
