@@ -124,6 +124,12 @@ func From(ctx context.Context) Principal {
 	return Bootstrap
 }
 
+// Lookup returns the principal ctx carries, and whether it carries one.
+func Lookup(ctx context.Context) (Principal, bool) {
+	p, ok := ctx.Value(principalKey{}).(Principal)
+	return p, ok
+}
+
 // Denied is the error of a request its principal may not make.
 type Denied struct {
 	Principal  Principal

@@ -1,6 +1,8 @@
 package webui
 
 import (
+	"github.com/almanac-sh/almanac/internal/audit"
+
 	"context"
 	"errors"
 	"time"
@@ -322,6 +324,15 @@ type Event struct {
 	Resource string
 	RunID    int64
 	Message  string
+	// Actor, Via and Remote say who caused the event, how and from where
+	// (empty for what the daemon did on its own).
+	Actor, Via, Remote string
+}
+
+// By reads who caused the event as the log shows it: "alice (ui,
+// 10.0.0.7)"; empty when the daemon did it on its own.
+func (e Event) By() string {
+	return audit.Actor{Name: e.Actor, Via: e.Via, Remote: e.Remote}.String()
 }
 
 // EventQuery selects log entries; empty fields match everything.

@@ -1,6 +1,8 @@
 package webui
 
 import (
+	"github.com/almanac-sh/almanac/internal/access"
+
 	"context"
 	"maps"
 	"slices"
@@ -67,9 +69,10 @@ func (d *daemonBackend) Jobs(ctx context.Context, q JobQuery) (JobPage, error) {
 	if err != nil {
 		return JobPage{}, err
 	}
+	prefix := access.From(ctx).JobPrefix
 	var names []string
 	for _, j := range idx {
-		if strings.Contains(j.name, q.Filter) && keep(j) {
+		if strings.HasPrefix(j.name, prefix) && strings.Contains(j.name, q.Filter) && keep(j) {
 			names = append(names, j.name)
 		}
 	}
@@ -84,7 +87,7 @@ func (d *daemonBackend) Jobs(ctx context.Context, q JobQuery) (JobPage, error) {
 		if limit > 0 {
 			limit++ // one more tells whether there is a next page
 		}
-		if js, err = d.cfg.Store.JobList(ctx, store.JobListParams{After: q.After, NameContains: q.Filter, Limit: limit}); err != nil {
+		if js, err = d.cfg.Store.JobList(ctx, store.JobListParams{After: q.After, NameContains: q.Filter, Limit: limit, NamePrefix: prefix}); err != nil {
 			return JobPage{}, err
 		}
 		p.Next = ""
