@@ -32,9 +32,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/almanac-sh/almanac/internal/audit"
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/fleetlock/groupname"
-	"github.com/almanac-sh/almanac/internal/audit"
 	"github.com/almanac-sh/almanac/internal/store"
 )
 
