@@ -240,6 +240,7 @@ func TestBrowser(t *testing.T) {
 		{"agent", testAgentInBrowser},
 		{"refresh", testRefreshInBrowser},
 		{"fleet", testFleetInBrowser},
+		{"roles", testRolesInBrowser},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			b.reset(t)
