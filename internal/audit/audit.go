@@ -34,9 +34,21 @@ type Actor struct {
 
 type actorKey struct{}
 
-// With returns ctx carrying a.
+// With returns ctx carrying a. If ctx has a recorder (WithRecorder), a is
+// also written to it: the access log learns who a request acted as.
 func With(ctx context.Context, a Actor) context.Context {
+	if rec, ok := ctx.Value(recorderKey{}).(*Actor); ok {
+		*rec = a
+	}
 	return context.WithValue(ctx, actorKey{}, a)
+}
+
+type recorderKey struct{}
+
+// WithRecorder returns ctx in which With also writes the actor to *rec.
+// One request is served by one goroutine, so *rec needs no lock.
+func WithRecorder(ctx context.Context, rec *Actor) context.Context {
+	return context.WithValue(ctx, recorderKey{}, rec)
 }
 
 // From returns the actor ctx carries, and whether it carries one.

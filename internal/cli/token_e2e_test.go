@@ -37,7 +37,8 @@ func (d *daemonProc) cliAs(t *testing.T, bin, token string, args ...string) (str
 // working at once.
 func TestTokenRolesEndToEnd(t *testing.T) {
 	bin := almanacBinary(t)
-	d := startDaemon(t, bin, filepath.Join(t.TempDir(), "data"))
+	accessLog := filepath.Join(t.TempDir(), "access.log")
+	d := startDaemon(t, bin, filepath.Join(t.TempDir(), "data"), "--access-log", accessLog)
 	for _, j := range []string{"web-a", "db-a"} {
 		d.cli(t, bin, "run", j, "--schedule", "0 0 1 1 *", "--", "echo", "secret-output")
 	}
@@ -107,5 +108,24 @@ func TestTokenRolesEndToEnd(t *testing.T) {
 	}
 	if _, errOut, code := d.cliAs(t, bin, e2eToken, "token", "revoke", "alice"); code != 1 || !strings.Contains(errOut, "not found") {
 		t.Errorf("revoke twice: exit %d, %q", code, errOut)
+	}
+
+	// The access log names each request's token; a refused one is "-".
+	b, err := os.ReadFile(accessLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`127.0.0.1 - alice [`, `"POST /api/v1/jobs/web-a/suspend HTTP/1.1" 200 `,
+		`127.0.0.1 - dash [`, `"POST /api/v1/jobs/web-a/suspend HTTP/1.1" 403 `,
+		`127.0.0.1 - admin [`, `"POST /api/v1/tokens HTTP/1.1" 201 `,
+		`127.0.0.1 - - [`, `"GET /api/v1/jobs HTTP/1.1" 401 `,
+	} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("access log lacks %q:\n%s", want, b)
+		}
+	}
+	if fi, err := os.Stat(accessLog); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("access log mode: %v %v; want 0600", fi.Mode(), err)
 	}
 }

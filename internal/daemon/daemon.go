@@ -73,7 +73,10 @@ type Config struct {
 	notifyDefault listFlag
 	publicBase    string
 	http          httpLimits
-	reboot        rebootFlags
+	// accessLog is --access-log: a file, "-" for standard output, or ""
+	// for none (accesslog.go).
+	accessLog string
+	reboot    rebootFlags
 	tls           tlsFiles
 	agent         agentOptions // agent mode, with manifests (agent.go)
 	fleet         fleetOptions
@@ -126,6 +129,7 @@ func (c *Config) AddFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.grace, "grace", 30*time.Second, "at shutdown, how long active runs may finish before they are killed")
 	addFleetFlags(fs, &c.fleet)
 	addHTTPFlags(fs, &c.http)
+	fs.StringVar(&c.accessLog, "access-log", "", "write one Combined Log Format line per HTTP request to this file (- for standard output), naming the token in the user field")
 	addRebootFlags(fs, &c.reboot)
 	fs.BoolVar(&c.reset, "reset", false, "if the SQLite database under --data is damaged or lost, set it aside (renamed, never deleted) and start with an empty one")
 	fs.DurationVar(&c.integrityEvery, "integrity-check-interval", DefaultIntegrityInterval, "how often to run the SQLite database's full integrity check while serving (it also runs at start); 0 for never")
@@ -409,6 +413,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 	handler = locks.Intercept(handler)
 	if o.tls.on() {
 		handler = strictTransport(handler)
+	}
+	if handler, err = d.withAccessLog(handler, o.accessLog, clk); err != nil {
+		return nil, err
 	}
 	d.srv = o.http.server(handler)
 	d.srv.TLSConfig = o.tls.config()

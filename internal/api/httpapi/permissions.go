@@ -225,9 +225,6 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (*http.Req
 func withPrincipal(r *http.Request, p access.Principal, via string) *http.Request {
 	ctx := access.With(r.Context(), p)
 	ctx = audit.With(ctx, audit.Actor{Name: p.Name, Via: via, Remote: RemoteHost(r)})
-	if rec, ok := ctx.Value(userKey{}).(*string); ok {
-		*rec = p.Name
-	}
 	return r.WithContext(ctx)
 }
 
@@ -239,12 +236,4 @@ func RemoteHost(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	return host
-}
-
-type userKey struct{}
-
-// WithUserRecorder returns ctx in which the authentication of a request
-// writes the principal's name to *name: the access log's user field.
-func WithUserRecorder(ctx context.Context, name *string) context.Context {
-	return context.WithValue(ctx, userKey{}, name)
 }
