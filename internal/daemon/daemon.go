@@ -77,16 +77,16 @@ type Config struct {
 	// for none (accesslog.go).
 	accessLog string
 	reboot    rebootFlags
-	tls           tlsFiles
-	agent         agentOptions // agent mode, with manifests (agent.go)
-	fleet         fleetOptions
-	windows       windowFlag         // --windows items (windowset.go)
-	named         *namedWindows      // the calendars they and --demo define
-	schedules     *manifestSchedules // the schedule resources of --manifests
-	secrets       secretFiles        // --token-file, --smtp-password-file (secrets.go)
-	gates         *gateRegistry      // every gate: named windows and schedules (gates.go)
-	nodes         job.NodeLister     // the nodes fanned-out jobs go to (nodes.go)
-	slots         job.SlotTaker      // reboot slots for jobs with a reboot_group (FleetLock)
+	tls       tlsFiles
+	agent     agentOptions // agent mode, with manifests (agent.go)
+	fleet     fleetOptions
+	windows   windowFlag         // --windows items (windowset.go)
+	named     *namedWindows      // the calendars they and --demo define
+	schedules *manifestSchedules // the schedule resources of --manifests
+	secrets   secretFiles        // --token-file, --smtp-password-file (secrets.go)
+	gates     *gateRegistry      // every gate: named windows and schedules (gates.go)
+	nodes     job.NodeLister     // the nodes fanned-out jobs go to (nodes.go)
+	slots     job.SlotTaker      // reboot slots for jobs with a reboot_group (FleetLock)
 	// alive is called on every turn of the scheduling loop, which turns at
 	// least every aliveEvery: systemd's watchdog (systemd.go).
 	alive      func()
