@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // cliAs runs the binary against the daemon with another token and returns
@@ -128,4 +130,25 @@ func TestTokenRolesEndToEnd(t *testing.T) {
 	if fi, err := os.Stat(accessLog); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("access log mode: %v %v; want 0600", fi.Mode(), err)
 	}
+}
+
+// TestSIGHUPReloadIsAudited: a SIGHUP that changes settings is in the
+// event log, in the name of the configuration file, by way of sighup.
+func TestSIGHUPReloadIsAudited(t *testing.T) {
+	bin := almanacBinary(t)
+	cfg := filepath.Join(t.TempDir(), "almanac.toml")
+	if err := os.WriteFile(cfg, []byte("log_level = \"info\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemon(t, bin, filepath.Join(t.TempDir(), "data"), "--config", cfg)
+	if err := os.WriteFile(cfg, []byte("log_level = \"debug\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the reload in the event log", 30*time.Second, func() (bool, error) {
+		out := d.cli(t, bin, "get", "events", "--kind", "daemon.reloaded", "--actor", "config:"+cfg)
+		return strings.Contains(out, "config:"+cfg+"/sighup") && strings.Contains(out, "applied: log_level"), nil
+	})
 }

@@ -9,6 +9,7 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -22,6 +23,7 @@ import (
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/api/httpapi"
+	"github.com/almanac-sh/almanac/internal/audit"
 	"github.com/almanac-sh/almanac/internal/apitoken"
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/connlimit"
@@ -559,6 +561,32 @@ func redactURL(s string) string {
 		if user, _, hasPw := strings.Cut(rest[:at], ":"); hasPw {
 			return scheme + "://" + user + ":xxxxx@" + rest[at+1:]
 		}
+	}
+	return s
+}
+
+// RecordReload appends the event of a SIGHUP reload that changed settings:
+// applied took effect, restart wait for one. actor is "config:FILE" (the
+// --config file read again), or "sighup" without one.
+func (d *Daemon) RecordReload(ctx context.Context, actor string, applied, restart []string) error {
+	data, err := json.Marshal(map[string][]string{"applied": emptyIfNil(applied), "restart": emptyIfNil(restart)})
+	if err != nil {
+		return err
+	}
+	msg := "settings reloaded"
+	if len(applied) > 0 {
+		msg += "; applied: " + strings.Join(applied, ", ")
+	}
+	if len(restart) > 0 {
+		msg += "; changed but waiting for a restart: " + strings.Join(restart, ", ")
+	}
+	ctx = audit.With(ctx, audit.Actor{Name: actor, Via: audit.ViaSIGHUP})
+	return d.store.EventAppend(ctx, store.Event{Kind: store.EventDaemonReloaded, Resource: nodeResource(d.cfg.node), Message: msg, Data: data})
+}
+
+func emptyIfNil(s []string) []string {
+	if s == nil {
+		return []string{}
 	}
 	return s
 }

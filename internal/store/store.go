@@ -328,6 +328,9 @@ const (
 	// revoked a named API token (Resource is "token/NAME").
 	EventTokenCreated EventKind = "token.created"
 	EventTokenRevoked EventKind = "token.revoked"
+	// EventDaemonReloaded: a SIGHUP applied changed settings (Resource is
+	// "node/NAME"; Data holds "applied" and "restart", setting keys).
+	EventDaemonReloaded EventKind = "daemon.reloaded"
 )
 
 // Event is one entry of the append-only log.

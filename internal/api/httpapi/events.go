@@ -25,7 +25,7 @@ var EventKinds = append([]store.EventKind{
 	store.EventRebootLocked, store.EventRebootUnlocked, store.EventRebootHeldLong,
 	store.EventNodeLabels,
 	store.EventWavePaused, store.EventWaveResumed, store.EventWaveStopped,
-	store.EventTokenCreated, store.EventTokenRevoked,
+	store.EventTokenCreated, store.EventTokenRevoked, store.EventDaemonReloaded,
 }, ResourceEventKinds...)
 
 // maxActor bounds ?actor: a token name, or manifest: and a file path.
