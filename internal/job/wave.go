@@ -254,7 +254,7 @@ func (c *Controller) setWavePaused(ctx context.Context, name string, paused bool
 	if _, _, err := c.PutJob(ctx, j.Spec, j.Source); err != nil {
 		return err
 	}
-	return c.st.EventAppend(ctx, store.Event{Time: c.clock.Now(), Kind: kind, Job: name, Message: fmt.Sprintf("waves of %s %s by an operator", name, verb)})
+	return c.st.EventAppend(ctx, store.Event{Time: c.clock.Now(), Kind: kind, Job: name, Message: fmt.Sprintf("waves of %s %s", name, verb)})
 }
 
 // WaveAbort ends every waiting targeted run of job (all instants) as
@@ -274,7 +274,7 @@ func (c *Controller) WaveAbort(ctx context.Context, job string) (int, error) {
 			continue
 		}
 		_, err := c.st.RunFinish(ctx, store.RunFinishParams{ID: r.ID, State: store.RunMissed, Error: "skipped: wave aborted", Now: now,
-			Events: []store.Event{{Kind: store.EventRunSkipped, Message: fmt.Sprintf("run %d on %s skipped: wave aborted by an operator", r.ID, r.Target)}}})
+			Events: []store.Event{{Kind: store.EventRunSkipped, Message: fmt.Sprintf("run %d on %s skipped: wave aborted", r.ID, r.Target)}}})
 		switch {
 		case errors.Is(err, store.ErrConflict):
 			continue // it started or ended meanwhile

@@ -143,9 +143,13 @@ type Job struct {
 	Env     map[string]string
 	Cwd     string
 	// Source says where the job was defined (api, manifest, demo).
-	Source            string
-	Suspended         bool
-	ConcurrencyPolicy string
+	Source    string
+	Suspended bool
+	// SuspendedBy and WavePausedBy say who suspended the job or paused
+	// its waves, how and from where ("alice (ui, 10.0.0.7)"), when the
+	// event log knows; filled in for the job's own page only.
+	SuspendedBy, WavePausedBy string
+	ConcurrencyPolicy         string
 	// StartingDeadline bounds how late a run may start; zero means no bound.
 	StartingDeadline time.Duration
 	BackoffLimit     int

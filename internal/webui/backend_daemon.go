@@ -157,7 +157,27 @@ func (d *daemonBackend) Job(ctx context.Context, name string) (Job, error) {
 	if err != nil {
 		return Job{}, notFound(err)
 	}
-	return d.view(ctx, j)
+	v, err := d.view(ctx, j)
+	if err != nil {
+		return v, err
+	}
+	if v.Suspended {
+		v.SuspendedBy = d.lastBy(ctx, name, store.EventJobSuspended)
+	}
+	if v.WavePaused {
+		v.WavePausedBy = d.lastBy(ctx, name, store.EventWavePaused)
+	}
+	return v, nil
+}
+
+// lastBy says who caused the job's latest event of kind; "" when the log
+// has none or does not know (a failure to read it only loses the note).
+func (d *daemonBackend) lastBy(ctx context.Context, job string, kind store.EventKind) string {
+	evs, _, err := d.cfg.Store.EventList(ctx, store.EventListParams{Job: job, Kinds: []store.EventKind{kind}, Page: store.Page{Limit: 1}})
+	if err != nil || len(evs) == 0 {
+		return ""
+	}
+	return eventView(evs[0]).By()
 }
 
 // view converts a stored job, adding the controller's status and the last run.

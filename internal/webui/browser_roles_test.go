@@ -99,6 +99,9 @@ func testRolesInBrowser(t *testing.T, b *browser) {
 		}
 		b.run(t, "suspend", chromedp.Navigate(base+"/jobs/nightly-backup"), chromedp.WaitVisible(`button.suspend`),
 			chromedp.Click(`button.suspend`), chromedp.WaitVisible(`button.resume`))
+		if by := text("#job-suspended-by"); by != "by alice (ui, 127.0.0.1)" {
+			t.Errorf("the job page says %q; want by alice (ui, 127.0.0.1)", by)
+		}
 		b.checkConsole(t)
 		b.run(t, "other job", chromedp.Navigate(base+"/jobs/heartbeat"), chromedp.WaitVisible(`main`))
 		if msg := text("main"); !strings.Contains(msg, "no job named") {
@@ -120,6 +123,11 @@ func testRolesInBrowser(t *testing.T, b *browser) {
 		b.run(t, "run", chromedp.Navigate(runURL), chromedp.WaitVisible(`#live`))
 		if n := count(`#run-output-hidden`); n != 0 {
 			t.Error("the admin's run page hides the output")
+		}
+		b.run(t, "pause waves", chromedp.Navigate(base+"/jobs/rolling-patch"), chromedp.WaitVisible(`button.wave-pause`),
+			chromedp.Click(`button.wave-pause`), chromedp.WaitVisible(`#wave-paused-by`))
+		if by := text("#wave-paused-by"); by != "Paused by admin (ui, 127.0.0.1)." {
+			t.Errorf("the waves say %q; want Paused by admin (ui, 127.0.0.1).", by)
 		}
 		b.checkConsole(t)
 	})
