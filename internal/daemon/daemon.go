@@ -23,8 +23,8 @@ import (
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/api/httpapi"
-	"github.com/almanac-sh/almanac/internal/audit"
 	"github.com/almanac-sh/almanac/internal/apitoken"
+	"github.com/almanac-sh/almanac/internal/audit"
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/connlimit"
 	"github.com/almanac-sh/almanac/internal/fleetlock"
