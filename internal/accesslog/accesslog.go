@@ -14,7 +14,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strconv"
 	"sync"
@@ -59,10 +58,7 @@ func (l *Logger) Wrap(next http.Handler) http.Handler {
 const maxField = 1024
 
 func (l *Logger) write(r *http.Request, start time.Time, cw *countingWriter, user string) {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
+	host := audit.Remote(r)
 	if user == "" {
 		user = "-"
 	}

@@ -9,7 +9,11 @@
 // carries no actor.
 package audit
 
-import "context"
+import (
+	"context"
+	"net"
+	"net/http"
+)
 
 // Ways a change can arrive (Actor.Via).
 const (
@@ -72,4 +76,15 @@ func (a Actor) String() string {
 		s += " (" + a.Remote + ")"
 	}
 	return s
+}
+
+// Remote is the address r came from, without its port: Actor.Remote for
+// a request. It is the TCP peer; X-Forwarded-For is not trusted (behind a
+// proxy it is the proxy's address).
+func Remote(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }

@@ -227,11 +227,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, c *call) error {
 		return fail(http.StatusNotFound, "unknown_group", "no reboot group %q is configured", name)
 	}
 	// The slot's events name the member and where it called from.
-	host, _, herr := net.SplitHostPort(r.RemoteAddr)
-	if herr != nil {
-		host = r.RemoteAddr
-	}
-	ctx := audit.With(r.Context(), audit.Actor{Name: "fleetlock:" + id, Via: audit.ViaFleetLock, Remote: host})
+	ctx := audit.With(r.Context(), audit.Actor{Name: "fleetlock:" + id, Via: audit.ViaFleetLock, Remote: audit.Remote(r)})
 	if op == opSteady {
 		err = s.unlock(ctx, g, id)
 	} else {

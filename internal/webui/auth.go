@@ -8,13 +8,13 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/almanac-sh/almanac/internal/access"
 	"github.com/almanac-sh/almanac/internal/apitoken"
+	"github.com/almanac-sh/almanac/internal/audit"
 )
 
 // Cookie names.
@@ -147,7 +147,7 @@ func (s *server) login(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, status, "login", "", s.newPage(r, "Log in", "", loginData{Next: next, Error: msg}))
 		return
 	}
-	s.cfg.Logger.Info("web UI login", "token", p.Name, "role", p.Role, "remote", remoteHost(r))
+	s.cfg.Logger.Info("web UI login", "token", p.Name, "role", p.Role, "remote", audit.Remote(r))
 	http.SetCookie(w, &http.Cookie{
 		Name: sessionCookie, Value: s.sessions.start(s.cfg.Clock.Now(), apitoken.Hash(token)), Path: "/", HttpOnly: true,
 		Secure: s.cfg.SecureCookies, SameSite: http.SameSiteStrictMode,
@@ -181,12 +181,3 @@ func safeNext(next string) string {
 }
 
 func urlQueryEscape(s string) string { return url.QueryEscape(s) }
-
-// remoteHost is the address a request came from, without its port.
-func remoteHost(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
-}

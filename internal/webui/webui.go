@@ -203,7 +203,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if ok {
-		r = r.WithContext(audit.With(access.With(r.Context(), p), audit.Actor{Name: p.Name, Via: audit.ViaUI, Remote: remoteHost(r)}))
+		r = r.WithContext(audit.With(access.With(r.Context(), p), audit.Actor{Name: p.Name, Via: audit.ViaUI, Remote: audit.Remote(r)}))
 	}
 	if !ok && r.URL.Path != "/login" {
 		if r.Method == http.MethodGet || r.Method == http.MethodHead {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -19,8 +18,9 @@ import (
 type scope int
 
 const (
-	// scopeNone: the route is about no job in particular (windows, nodes).
-	scopeNone scope = iota
+	// scopeNone (the zero value): the route is about no job in
+	// particular (windows, nodes).
+	_ scope = iota
 	// scopeJob: the route's {name} is a job.
 	scopeJob
 	// scopeRun: the route's {id} is a run, of some job.
@@ -224,16 +224,6 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (*http.Req
 // request's context.
 func withPrincipal(r *http.Request, p access.Principal, via string) *http.Request {
 	ctx := access.With(r.Context(), p)
-	ctx = audit.With(ctx, audit.Actor{Name: p.Name, Via: via, Remote: RemoteHost(r)})
+	ctx = audit.With(ctx, audit.Actor{Name: p.Name, Via: via, Remote: audit.Remote(r)})
 	return r.WithContext(ctx)
-}
-
-// RemoteHost is the address a request came from, without its port. The
-// daemon does not trust X-Forwarded-For: behind a proxy it is the proxy's.
-func RemoteHost(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
