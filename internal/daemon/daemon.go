@@ -262,6 +262,7 @@ type Daemon struct {
 	log       *slog.Logger
 	ln        net.Listener
 	srv       *http.Server
+	api       *httpapi.Server // its routes, for the permission test
 	ctrl      controller
 	cluster   *clusterNode
 	fleet     *fleetDaemon
@@ -398,6 +399,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 		Store:        st, Controller: ctrl, Fleet: fl, Token: o.token, Tokens: st, Clock: clk,
 		Logger: log, Metrics: metrics, Version: o.Version, Revision: o.Revision, GoVersion: o.GoVersion, Health: storeHealthReason(ctrl, d.integrity),
 	})
+	d.api = api
 	cl.register(api)
 	api.Handle("/fleetlock/", locks)
 	api.Handle("GET /api/v1/windows", httpapi.WindowsHandler(daemonWindows{o.named, o.schedules}, clk))
