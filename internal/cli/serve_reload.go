@@ -40,19 +40,23 @@ func newReloader(args []string, fs *flag.FlagSet, level *slog.LevelVar, d reload
 	return r
 }
 
-// watch reloads on every SIGHUP until ctx ends.
+// watch reloads on every SIGHUP until ctx ends. It takes SIGHUP over
+// before it returns, so a SIGHUP sent once the daemon says it is serving
+// reloads it instead of ending it (the signal's default action).
 func (r *reloader) watch(ctx context.Context) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-hup:
-			r.reload(ctx)
+	go func() {
+		defer signal.Stop(hup)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-hup:
+				r.reload(ctx)
+			}
 		}
-	}
+	}()
 }
 
 // reload reads the settings again and applies them.

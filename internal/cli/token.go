@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"time"
 
@@ -20,7 +21,10 @@ func init() {
 // them in its store, and only an admin token may manage them.
 func runToken(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
-		if _, err := parseFlags(newFlagSet("token"), args); err != nil {
+		fs := newFlagSet("token")
+		addOutputFlags(fs)
+		addTokenCreateFlags(fs)
+		if _, err := parseFlags(fs, args); err != nil {
 			return err // the help text
 		}
 		return usagef("token: want create, list or revoke")
@@ -30,9 +34,7 @@ func runToken(ctx context.Context, e *env, args []string) error {
 	cf := addOutputFlags(fs)
 	var role, jobs, expires *string
 	if sub == "create" {
-		role = fs.String("role", "", "the token's role: viewer, operator or admin (required)")
-		jobs = fs.String("jobs", "", "confine the token to jobs whose names start with this prefix")
-		expires = fs.String("expires", "", "the token stops working this long after it is created (e.g. 12h, 90d); default never")
+		role, jobs, expires = addTokenCreateFlags(fs)
 	}
 	pos, jsonOut, err := cf.parse(args)
 	if err != nil {
@@ -112,6 +114,14 @@ func runToken(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	return usagef("token: unknown subcommand %q (want create, list or revoke)", sub)
+}
+
+// addTokenCreateFlags declares token create's own flags.
+func addTokenCreateFlags(fs *flag.FlagSet) (role, jobs, expires *string) {
+	role = fs.String("role", "", "create: the token's role, viewer, operator or admin (required)")
+	jobs = fs.String("jobs", "", "create: confine the token to jobs whose names start with this prefix")
+	expires = fs.String("expires", "", "create: the token stops working this long after it is created (e.g. 12h, 90d); default never")
+	return role, jobs, expires
 }
 
 // tokenRequest checks token create's arguments before asking the daemon.
