@@ -69,7 +69,7 @@ func TestAuthenticate(t *testing.T) {
 	}{
 		{"boot", access.Bootstrap, nil},
 		{"s-alice", access.Principal{Name: "alice", Role: access.Operator, JobPrefix: "web-"}, nil},
-		{"s-old", access.Principal{}, access.ErrUnauthenticated},
+		{"s-old", access.Principal{}, access.ErrExpired},
 		{"s-odd", access.Principal{}, access.ErrUnauthenticated},
 		{"nope", access.Principal{}, access.ErrUnauthenticated},
 		{"", access.Principal{}, access.ErrUnauthenticated},

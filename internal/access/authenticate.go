@@ -22,6 +22,10 @@ type TokenFinder interface {
 // revoked or expired.
 var ErrUnauthenticated = errors.New("unknown, revoked or expired token")
 
+// ErrExpired is wrapped by the error of a token past its expiry (with
+// ErrUnauthenticated).
+var ErrExpired = errors.New("the token has expired")
+
 // Authenticator tells whose token a request carries: the daemon's own
 // (bootstrap) token, which is admin, or a named token of the store, which
 // must not have expired. A revoked token is gone from the store, so it is
@@ -77,7 +81,7 @@ func (a *Authenticator) AuthenticateHash(ctx context.Context, hash string) (Prin
 		return Principal{}, fmt.Errorf("check token: %w", err)
 	}
 	if !t.ExpiresAt.IsZero() && !a.clock.Now().Before(t.ExpiresAt) {
-		return Principal{}, fmt.Errorf("%w: token %s expired at %s", ErrUnauthenticated, t.Name, t.ExpiresAt.UTC().Format(time.RFC3339))
+		return Principal{}, fmt.Errorf("%w: %w: token %s expired at %s", ErrUnauthenticated, ErrExpired, t.Name, t.ExpiresAt.UTC().Format(time.RFC3339))
 	}
 	role, err := ParseRole(t.Role)
 	if err != nil {

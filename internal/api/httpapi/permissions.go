@@ -207,7 +207,7 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (*http.Req
 		}
 		w.Header().Set("WWW-Authenticate", `Bearer realm="almanac"`)
 		msg := "missing or wrong bearer token: send Authorization: Bearer TOKEN (the CLI reads --token, ALMANAC_TOKEN, or the token file in the daemon's --data directory)"
-		if strings.Contains(err.Error(), "expired") {
+		if errors.Is(err, access.ErrExpired) {
 			msg = "the bearer token has expired"
 		}
 		writeError(w, &apitype.Error{Code: apitype.CodeUnauthorized, Message: msg})
