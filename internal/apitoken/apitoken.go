@@ -11,7 +11,9 @@ package apitoken
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -131,4 +133,34 @@ func LoadOrCreate(dir string) (tok string, created bool, err error) {
 		return "", false, fmt.Errorf("create %s: %w", p, err)
 	}
 	return tok, true, nil
+}
+
+// Hash returns the hex SHA-256 of a token: what the store keeps of a named
+// token. Tokens are 256 random bits, so a fast hash suffices: there is
+// nothing to guess from it.
+func Hash(tok string) string {
+	sum := sha256.Sum256([]byte(tok))
+	return hex.EncodeToString(sum[:])
+}
+
+// MaxNameLen bounds a token's name.
+const MaxNameLen = 64
+
+// CheckName reports whether name can name a token: 1 to MaxNameLen
+// letters, digits, '.', '_', '-' or '@', starting with a letter or digit.
+// Other characters (':' in particular, which actors such as
+// "manifest:FILE" use) are refused so a name reads the same in the event
+// log and in an access log's user field.
+func CheckName(name string) error {
+	if name == "" || len(name) > MaxNameLen {
+		return fmt.Errorf("a token name has 1 to %d characters; %q has %d", MaxNameLen, name, len(name))
+	}
+	for i, r := range name {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' ||
+			i > 0 && (r == '.' || r == '_' || r == '-' || r == '@')
+		if !ok {
+			return fmt.Errorf("token name %q: character %q at byte %d is not allowed (letters, digits, and . _ - @ after the first)", name, r, i)
+		}
+	}
+	return nil
 }

@@ -115,3 +115,37 @@ func TestReadRefusesBadFiles(t *testing.T) {
 		t.Error("Read accepted a directory")
 	}
 }
+
+func TestCheckName(t *testing.T) {
+	for _, ok := range []string{"alice", "ci.deploy-bot", "a@example.com", "A1_b", strings.Repeat("x", apitoken.MaxNameLen)} {
+		if err := apitoken.CheckName(ok); err != nil {
+			t.Errorf("apitoken.CheckName(%q) = %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"", "-lead", ".x", "manifest:/etc/a.pp", "fleetlock:m1", "a b", "tab\tx", "é", "x/y", strings.Repeat("x", apitoken.MaxNameLen+1)} {
+		if err := apitoken.CheckName(bad); err == nil {
+			t.Errorf("apitoken.CheckName(%q) accepted", bad)
+		}
+	}
+	if apitoken.Hash("a") == apitoken.Hash("b") || len(apitoken.Hash("a")) != 64 {
+		t.Errorf("Hash: %q", apitoken.Hash("a"))
+	}
+}
+
+// FuzzCheckName: no name panics, and an accepted one is printable ASCII
+// without spaces or colons.
+func FuzzCheckName(f *testing.F) {
+	for _, s := range []string{"alice", "manifest:x", "", "a\x00", "ü"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		if apitoken.CheckName(name) != nil {
+			return
+		}
+		for _, r := range name {
+			if r <= ' ' || r > '~' || r == ':' {
+				t.Fatalf("accepted %q with %q", name, r)
+			}
+		}
+	})
+}

@@ -28,6 +28,7 @@ func runGet(ctx context.Context, e *env, args []string) error {
 	resource := fs.String("resource", "", "events: only this managed resource's")
 	since := fs.String("since", "", "runs: only those scheduled at or after this time (RFC 3339, or a duration ago such as 24h)")
 	until := fs.String("until", "", "runs: only those scheduled before this time (RFC 3339, or a duration ago)")
+	actor := fs.String("actor", "", "events: only those caused by this actor (a token's name, manifest:FILE or fleetlock:ID)")
 	limit := fs.Int("limit", 0, "runs, events: at most this many (default 100)")
 	page := fs.String("page", "", "continue from a previous JSON answer's next_page")
 	cf := addOutputFlags(fs)
@@ -53,7 +54,7 @@ func runGet(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if what != "runs" && what != "events" {
-		for _, f := range []struct{ name, val string }{{"job", *job}, {"state", *state}, {"kind", *kind}, {"resource", *resource}} {
+		for _, f := range []struct{ name, val string }{{"job", *job}, {"state", *state}, {"kind", *kind}, {"resource", *resource}, {"actor", *actor}} {
 			if f.val != "" {
 				return usagef("get %s: --%s applies to runs or events only", what, f.name)
 			}
@@ -67,8 +68,8 @@ func runGet(ctx context.Context, e *env, args []string) error {
 	case "jobs", "job":
 		return getJobs(ctx, e, c, *page, jsonOut)
 	case "runs", "run":
-		if *kind != "" || *resource != "" {
-			return usagef("get runs: --kind and --resource apply to events")
+		if *kind != "" || *resource != "" || *actor != "" {
+			return usagef("get runs: --kind, --resource and --actor apply to events")
 		}
 		f := apiclient.RunFilter{Job: *job, Node: *node, States: splitList(*state), Page: *page, Limit: *limit}
 		if f.Since, err = timeOrAgo("since", *since, e.now()); err != nil {
@@ -95,14 +96,14 @@ func runGet(ctx context.Context, e *env, args []string) error {
 		if *state != "" {
 			return usagef("get events: --state applies to runs")
 		}
-		p, err := c.EventList(ctx, apiclient.EventFilter{Job: *job, Kinds: splitList(*kind), Page: *page, Limit: *limit, Resource: *resource})
+		p, err := c.EventList(ctx, apiclient.EventFilter{Job: *job, Kinds: splitList(*kind), Page: *page, Limit: *limit, Resource: *resource, Actor: *actor})
 		if err != nil {
 			return apiErr(err)
 		}
 		if jsonOut {
 			return writeJSONOut(e.stdout, p)
 		}
-		t := newTable(e.stdout, "TIME", "KIND", "JOB", "RUN", "MESSAGE")
+		t := newTable(e.stdout, "TIME", "KIND", "JOB", "RUN", "BY", "MESSAGE")
 		for _, ev := range p.Items {
 			run := ""
 			if ev.RunID != 0 {
@@ -112,7 +113,11 @@ func runGet(ctx context.Context, e *env, args []string) error {
 			if subject == "" {
 				subject = ev.Resource
 			}
-			t.row(fmtTime(&ev.Time), ev.Kind, subject, run, ev.Message)
+			by := ev.Actor
+			if by != "" && ev.Via != "" {
+				by += "/" + ev.Via
+			}
+			t.row(fmtTime(&ev.Time), ev.Kind, subject, run, by, ev.Message)
 		}
 		return t.flush()
 	case "applies", "apply":

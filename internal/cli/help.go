@@ -28,6 +28,7 @@ var synopses = map[string]string{
 	"run":        "almanac run NAME --schedule CRON | --at TIME [--tz ZONE] [flags] -- COMMAND...",
 	"serve":      "almanac serve [flags]",
 	"suspend":    "almanac suspend [flags] NAME",
+	"token":      "almanac token create NAME --role viewer|operator|admin [--jobs PREFIX] [--expires DUR] [flags]   |   almanac token list [flags]   |   almanac token revoke NAME [flags]",
 	"tags":       "almanac tags [--at RFC3339] [--hibernation-supported] [--json] KEY=VALUE...",
 	"trigger":    "almanac trigger [flags] NAME",
 	"validate":   "almanac validate [flags] FILE...",

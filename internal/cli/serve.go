@@ -67,7 +67,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	rctx, stopReload := context.WithCancel(ctx)
 	defer stopReload()
-	go newReloader(args, s.fs, level, d, logger).watch(rctx)
+	newReloader(args, s.fs, level, d, logger).watch(rctx)
 	return d.Run(ctx)
 }
 

@@ -16,6 +16,8 @@ import (
 // the log level.
 type reloadable interface {
 	SetNotifyDefault(targets []string) error
+	// RecordReload appends the reload's event, in the name of actor.
+	RecordReload(ctx context.Context, actor string, applied, restart []string) error
 }
 
 // reloader applies serve's settings again on SIGHUP: it reads the --config
@@ -38,23 +40,27 @@ func newReloader(args []string, fs *flag.FlagSet, level *slog.LevelVar, d reload
 	return r
 }
 
-// watch reloads on every SIGHUP until ctx ends.
+// watch reloads on every SIGHUP until ctx ends. It takes SIGHUP over
+// before it returns, so a SIGHUP sent once the daemon says it is serving
+// reloads it instead of ending it (the signal's default action).
 func (r *reloader) watch(ctx context.Context) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-hup:
-			r.reload()
+	go func() {
+		defer signal.Stop(hup)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-hup:
+				r.reload(ctx)
+			}
 		}
-	}
+	}()
 }
 
 // reload reads the settings again and applies them.
-func (r *reloader) reload() {
+func (r *reloader) reload(ctx context.Context) {
 	fresh := newServeFlags(&env{stderr: io.Discard})
 	if _, err := parseFlags(fresh.fs, r.args); err != nil {
 		r.log.Error("reload: settings unchanged", "err", err)
@@ -93,5 +99,15 @@ func (r *reloader) reload() {
 	r.log.Info("reload: settings applied", "changed", applied)
 	if len(restart) > 0 {
 		r.log.Warn("reload: changed settings take effect only after a restart", "settings", restart)
+	}
+	if len(applied)+len(restart) == 0 {
+		return
+	}
+	actor := "sighup"
+	if p := *fresh.file.path; p != "" {
+		actor = "config:" + p
+	}
+	if err := r.d.RecordReload(ctx, actor, applied, restart); err != nil {
+		r.log.Error("reload: cannot record the reload in the event log", "err", err)
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"log/slog"
@@ -12,8 +13,17 @@ import (
 	"testing"
 )
 
-// fakeReloadable records the targets a reload sets.
-type fakeReloadable struct{ targets []string }
+// fakeReloadable records the targets a reload sets and the reloads it
+// is told to record.
+type fakeReloadable struct {
+	targets  []string
+	recorded []string
+}
+
+func (f *fakeReloadable) RecordReload(_ context.Context, actor string, applied, restart []string) error {
+	f.recorded = append(f.recorded, actor+" applied="+strings.Join(applied, ",")+" restart="+strings.Join(restart, ","))
+	return nil
+}
 
 func (f *fakeReloadable) SetNotifyDefault(t []string) error {
 	if slices.Contains(t, "bad") {
@@ -46,7 +56,7 @@ func TestReload(t *testing.T) {
 	r := newReloader(args, s.fs, level, d, slog.New(slog.NewTextHandler(&logs, nil)))
 
 	write("log_level = \"debug\"\nlisten = \"127.0.0.1:2\"\nnotify_default = [\"mailto:a@example.com\", \"mailto:b@example.com\"]\ngrace = \"9s\"\n")
-	r.reload()
+	r.reload(t.Context())
 	if level.Level() != slog.LevelDebug {
 		t.Errorf("level = %v, want debug", level.Level())
 	}
@@ -59,22 +69,26 @@ func TestReload(t *testing.T) {
 	if !strings.Contains(out, "take effect only after a restart") || !strings.Contains(out, "settings=[listen]") {
 		t.Errorf("reload log lacks the restart notice for listen only:\n%s", out)
 	}
+	// The event log records it in the name of the file read again.
+	if want := []string{"config:" + file + " applied=log_level,notify_default restart=listen"}; !slices.Equal(d.recorded, want) {
+		t.Errorf("recorded reloads %q; want %q", d.recorded, want)
+	}
 
 	logs.Reset()
 	write("log_level = \"loud\"\nlisten = \"127.0.0.1:2\"\nnotify_default = [\"mailto:a@example.com\", \"mailto:b@example.com\"]\n")
-	r.reload()
+	r.reload(t.Context())
 	if level.Level() != slog.LevelDebug || !strings.Contains(logs.String(), "setting unchanged") {
 		t.Errorf("a bad level: level %v, log:\n%s", level.Level(), logs.String())
 	}
 	logs.Reset()
 	write("log_level = \"debug\"\nlisten = \"127.0.0.1:2\"\nnotify_default = [\"bad\"]\n")
-	r.reload()
+	r.reload(t.Context())
 	if len(d.targets) != 2 || !strings.Contains(logs.String(), "setting unchanged") {
 		t.Errorf("a bad target replaced the targets (%q) or was not logged:\n%s", d.targets, logs.String())
 	}
 	logs.Reset()
 	write("lisen = 1\n")
-	r.reload()
+	r.reload(t.Context())
 	if !strings.Contains(logs.String(), "unknown key") {
 		t.Errorf("a broken file was not reported:\n%s", logs.String())
 	}

@@ -9,6 +9,7 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/almanac-sh/almanac/internal/api/httpapi"
 	"github.com/almanac-sh/almanac/internal/apitoken"
+	"github.com/almanac-sh/almanac/internal/audit"
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/cluster"
 	"github.com/almanac-sh/almanac/internal/connlimit"
@@ -78,18 +80,21 @@ type Config struct {
 	notifyDefault listFlag
 	publicBase    string
 	http          httpLimits
-	reboot        rebootFlags
-	tls           tlsFiles
-	agent         agentOptions // agent mode, with manifests (agent.go)
-	fleet         fleetOptions
-	windows       windowFlag         // --windows items (windowset.go)
-	named         *namedWindows      // the calendars they and --demo define
-	schedules     *manifestSchedules // the schedule resources of --manifests
-	secrets       secretFiles        // --token-file, --smtp-password-file (secrets.go)
-	gates         *gateRegistry      // every gate: named windows and schedules (gates.go)
-	nodes         job.NodeLister     // the nodes fanned-out jobs go to (nodes.go)
-	slots         job.SlotTaker      // reboot slots for jobs with a reboot_group (FleetLock)
-	schema        job.SchemaGate     // whether fanned-out runs may be created yet (PostgreSQL: schema contracted)
+	// accessLog is --access-log: a file, "-" for standard output, or ""
+	// for none (accesslog.go).
+	accessLog string
+	reboot    rebootFlags
+	tls       tlsFiles
+	agent     agentOptions // agent mode, with manifests (agent.go)
+	fleet     fleetOptions
+	windows   windowFlag         // --windows items (windowset.go)
+	named     *namedWindows      // the calendars they and --demo define
+	schedules *manifestSchedules // the schedule resources of --manifests
+	secrets   secretFiles        // --token-file, --smtp-password-file (secrets.go)
+	gates     *gateRegistry      // every gate: named windows and schedules (gates.go)
+	nodes     job.NodeLister     // the nodes fanned-out jobs go to (nodes.go)
+	slots     job.SlotTaker      // reboot slots for jobs with a reboot_group (FleetLock)
+	schema    job.SchemaGate     // whether fanned-out runs may be created yet (PostgreSQL: schema contracted)
 	// alive is called on every turn of the scheduling loop, which turns at
 	// least every aliveEvery: systemd's watchdog (systemd.go).
 	alive      func()
@@ -134,6 +139,7 @@ func (c *Config) AddFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.grace, "grace", 30*time.Second, "at shutdown, how long active runs that cannot outlive the daemon may finish before they are killed (runs under a supervisor keep running)")
 	addFleetFlags(fs, &c.fleet)
 	addHTTPFlags(fs, &c.http)
+	fs.StringVar(&c.accessLog, "access-log", "", "write one Combined Log Format line per HTTP request to this file (- for standard output), naming the token in the user field")
 	addRebootFlags(fs, &c.reboot)
 	fs.BoolVar(&c.reset, "reset", false, "if the SQLite database under --data is damaged or lost, set it aside (renamed, never deleted) and start with an empty one")
 	fs.DurationVar(&c.integrityEvery, "integrity-check-interval", DefaultIntegrityInterval, "how often to run the SQLite database's full integrity check while serving (it also runs at start); 0 for never")
@@ -272,6 +278,7 @@ type Daemon struct {
 	log       *slog.Logger
 	ln        net.Listener
 	srv       *http.Server
+	api       *httpapi.Server // its routes, for the permission test
 	ctrl      controller
 	cluster   *clusterNode
 	fleet     *fleetDaemon
@@ -418,10 +425,11 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 	metrics.Registry().MustRegister(locks, newClusterCollector(cl))
 	api := httpapi.New(httpapi.Config{
 		RebootGroups: rebootGroupsAPI(locks), Cluster: cl,
-		Store: st, Controller: ctrl, Fleet: fl, Token: o.token, Clock: clk,
+		Store: st, Controller: ctrl, Fleet: fl, Token: o.token, Tokens: st, Clock: clk,
 		Logger: log, Metrics: metrics, Version: o.Version, Revision: o.Revision, GoVersion: o.GoVersion, Health: storeHealthReason(ctrl, d.integrity),
 		Notes: clockNotes(ctrl),
 	})
+	d.api = api
 	cl.register(api)
 	api.Handle("/fleetlock/", locks)
 	api.Handle("GET /api/v1/windows", httpapi.WindowsHandler(daemonWindows{o.named, o.schedules}, clk))
@@ -439,6 +447,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 	handler = locks.Intercept(handler)
 	if o.tls.on() {
 		handler = strictTransport(handler)
+	}
+	if handler, err = d.withAccessLog(handler, o.accessLog, clk); err != nil {
+		return nil, err
 	}
 	d.srv = o.http.server(handler)
 	d.srv.TLSConfig = o.tls.config()
@@ -590,6 +601,32 @@ func clockNotes(ctrl controller) func() []string {
 
 // redactURL hides a password in a store URL before it is printed.
 func redactURL(s string) string { return redact.URL(s) }
+
+// RecordReload appends the event of a SIGHUP reload that changed settings:
+// applied took effect, restart wait for one. actor is "config:FILE" (the
+// --config file read again), or "sighup" without one.
+func (d *Daemon) RecordReload(ctx context.Context, actor string, applied, restart []string) error {
+	data, err := json.Marshal(map[string][]string{"applied": emptyIfNil(applied), "restart": emptyIfNil(restart)})
+	if err != nil {
+		return err
+	}
+	msg := "settings reloaded"
+	if len(applied) > 0 {
+		msg += "; applied: " + strings.Join(applied, ", ")
+	}
+	if len(restart) > 0 {
+		msg += "; changed but waiting for a restart: " + strings.Join(restart, ", ")
+	}
+	ctx = audit.With(ctx, audit.Actor{Name: actor, Via: audit.ViaSIGHUP})
+	return d.store.EventAppend(ctx, store.Event{Kind: store.EventDaemonReloaded, Resource: nodeResource(d.cfg.node), Message: msg, Data: data})
+}
+
+func emptyIfNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
 
 // SetNotifyDefault replaces the notification targets of jobs that name
 // none (--notify-default), as a reload does; a bad target changes nothing.

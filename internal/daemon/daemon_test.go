@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/almanac-sh/almanac/internal/api/apiclient"
+	"github.com/almanac-sh/almanac/internal/api/httpapi"
 )
 
 // config parses serve's flags as the CLI does.
@@ -53,6 +54,16 @@ func TestNewRun(t *testing.T) {
 	jobs, err := c.JobListAll(ctx)
 	if err != nil || len(jobs) == 0 {
 		t.Fatalf("demo jobs = %d, %v", len(jobs), err)
+	}
+	// Every route the daemon serves, its own additions included, has a
+	// rule in the permission table.
+	for _, p := range d.api.Routes() {
+		if _, _, ok := httpapi.RoutePermission(p); !ok && p != "GET /healthz" {
+			t.Errorf("API route %s has no permission rule", p)
+		}
+	}
+	if n := len(d.api.Routes()); n < 30 {
+		t.Errorf("the daemon lists %d routes; the permission check looked at too few", n)
 	}
 	cancel()
 	if err := <-done; err != nil {

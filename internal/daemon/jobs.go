@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/almanac-sh/almanac/internal/audit"
 	"github.com/almanac-sh/almanac/internal/store"
 )
 
@@ -102,7 +103,11 @@ type syncResult struct {
 //
 // This is the seam between the daemon and the manifest compiler: whatever
 // turns `job` resources in *.pp files into specs calls it on every load.
-func syncManifestJobs(ctx context.Context, st jobWriter, specs []store.JobSpec, now time.Time) (syncResult, error) {
+//
+// Each write acts as the manifest that declares the job (files[name]), or
+// the whole directory for a job no longer declared, arriving by via; the
+// events say so (audit.Actor "manifest:FILE").
+func syncManifestJobs(ctx context.Context, st jobWriter, specs []store.JobSpec, now time.Time, src manifestSource) (syncResult, error) {
 	var res syncResult
 	want := make(map[string]store.JobSpec, len(specs))
 	for _, s := range specs {
@@ -128,7 +133,7 @@ func syncManifestJobs(ctx context.Context, st jobWriter, specs []store.JobSpec, 
 		name := j.Spec.Name
 		spec, ok := want[name]
 		if !ok {
-			err := st.JobDelete(ctx, store.JobDeleteParams{Name: name, Events: []store.Event{{
+			err := st.JobDelete(src.actor(ctx, name), store.JobDeleteParams{Name: name, Events: []store.Event{{
 				Time: now, Kind: store.EventJobDeleted, Job: name, Message: "no longer declared in the manifests"}}})
 			if err != nil && !errors.Is(err, store.ErrNotFound) {
 				return res, fmt.Errorf("delete job %s: %w", name, err)
@@ -142,7 +147,7 @@ func syncManifestJobs(ctx context.Context, st jobWriter, specs []store.JobSpec, 
 			res.Unchanged++
 			continue
 		}
-		_, err := st.JobUpdate(ctx, store.JobUpdateParams{Spec: spec, Source: store.SourceManifest, IfVersion: j.Version, Now: now,
+		_, err := st.JobUpdate(src.actor(ctx, name), store.JobUpdateParams{Spec: spec, Source: store.SourceManifest, IfVersion: j.Version, Now: now,
 			Events: []store.Event{{Time: now, Kind: store.EventJobUpdated, Job: name, Message: "manifest changed; takes effect from the next run"}}})
 		if err != nil {
 			return res, fmt.Errorf("update job %s: %w", name, err)
@@ -154,7 +159,7 @@ func syncManifestJobs(ctx context.Context, st jobWriter, specs []store.JobSpec, 
 		if _, ok := want[spec.Name]; !ok {
 			continue // existed and was handled above
 		}
-		_, err := st.JobCreate(ctx, store.JobCreateParams{Spec: spec, Source: store.SourceManifest, Now: now,
+		_, err := st.JobCreate(src.actor(ctx, spec.Name), store.JobCreateParams{Spec: spec, Source: store.SourceManifest, Now: now,
 			Events: []store.Event{{Time: now, Kind: store.EventJobCreated, Job: spec.Name, Message: "declared in a manifest"}}})
 		if errors.Is(err, store.ErrDuplicate) {
 			other, _ := st.JobGet(ctx, spec.Name)
@@ -167,6 +172,25 @@ func syncManifestJobs(ctx context.Context, st jobWriter, specs []store.JobSpec, 
 		res.Changed = append(res.Changed, spec.Name)
 	}
 	return res, nil
+}
+
+// manifestSource says where manifest jobs come from, for the audit trail.
+type manifestSource struct {
+	// dir is the --manifests directory; files names, by job, the file
+	// that declares it.
+	dir   string
+	files map[string]string
+	// via is audit.ViaStart for the load at start, audit.ViaReload after.
+	via string
+}
+
+// actor returns ctx acting as the manifest that declares job.
+func (m manifestSource) actor(ctx context.Context, job string) context.Context {
+	file := m.files[job]
+	if file == "" {
+		file = m.dir
+	}
+	return audit.With(ctx, audit.Actor{Name: "manifest:" + file, Via: m.via})
 }
 
 func specJSON(s store.JobSpec) string {

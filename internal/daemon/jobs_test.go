@@ -2,12 +2,15 @@ package daemon
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/api/apitest"
+	"github.com/almanac-sh/almanac/internal/audit"
 	"github.com/almanac-sh/almanac/internal/store"
+	"github.com/almanac-sh/almanac/internal/store/sqlitestore"
 )
 
 // t0 is the instant the tests here start from.
@@ -39,14 +42,14 @@ func TestSyncManifestJobs(t *testing.T) {
 	a := store.JobSpec{Name: "a", Cron: "0 * * * *", Shell: "echo a"}
 	b := store.JobSpec{Name: "b", Cron: "0 2 * * *", Command: []string{"backup"}}
 
-	res, err := syncManifestJobs(ctx, st, []store.JobSpec{a, b}, t0)
+	res, err := syncManifestJobs(ctx, st, []store.JobSpec{a, b}, t0, manifestSource{})
 	if err != nil || res.Created != 2 || strings.Join(res.Changed, ",") != "a,b" {
 		t.Fatalf("first sync = %+v, %v", res, err)
 	}
 	st.AddRun(store.Run{Job: "a", State: store.RunSucceeded})
 	a2 := a
 	a2.Shell = "echo a2"
-	res, err = syncManifestJobs(ctx, st, []store.JobSpec{a2}, t0)
+	res, err = syncManifestJobs(ctx, st, []store.JobSpec{a2}, t0, manifestSource{})
 	if err != nil || res.Updated != 1 || res.Deleted != 1 || res.Created != 0 || strings.Join(res.Changed, ",") != "a,b" {
 		t.Fatalf("second sync = %+v, %v", res, err)
 	}
@@ -59,15 +62,51 @@ func TestSyncManifestJobs(t *testing.T) {
 	if _, ok := st.Job("api-job"); !ok {
 		t.Fatal("sync deleted a job created through the API")
 	}
-	res, err = syncManifestJobs(ctx, st, []store.JobSpec{a2}, t0)
+	res, err = syncManifestJobs(ctx, st, []store.JobSpec{a2}, t0, manifestSource{})
 	if err != nil || res.Unchanged != 1 || len(res.Changed) != 0 {
 		t.Fatalf("idempotent sync = %+v, %v", res, err)
 	}
-	if _, err = syncManifestJobs(ctx, st, []store.JobSpec{{Name: "api-job", Cron: "* * * * *", Shell: "x"}}, t0); err == nil ||
+	if _, err = syncManifestJobs(ctx, st, []store.JobSpec{{Name: "api-job", Cron: "* * * * *", Shell: "x"}}, t0, manifestSource{}); err == nil ||
 		!strings.Contains(err.Error(), "clashes with a job of the same name created by api") {
 		t.Fatalf("clash: %v", err)
 	}
-	if _, err = syncManifestJobs(ctx, st, []store.JobSpec{a, a}, t0); err == nil || !strings.Contains(err.Error(), "declared twice") {
+	if _, err = syncManifestJobs(ctx, st, []store.JobSpec{a, a}, t0, manifestSource{}); err == nil || !strings.Contains(err.Error(), "declared twice") {
 		t.Fatalf("duplicate: %v", err)
+	}
+}
+
+// TestSyncManifestJobsActor: the events of manifest jobs name the file
+// that declares each job (the directory for one no longer declared) and
+// whether the daemon was starting or reloading.
+func TestSyncManifestJobsActor(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlitestore.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	a := store.JobSpec{Name: "a", Cron: "0 * * * *", Shell: "echo a"}
+	b := store.JobSpec{Name: "b", Cron: "0 2 * * *", Shell: "echo b"}
+	files := map[string]string{"a": "/m/a.pp", "b": "/m/b.pp"}
+	if _, err := syncManifestJobs(ctx, st, []store.JobSpec{a, b}, t0, manifestSource{dir: "/m", files: files, via: audit.ViaStart}); err != nil {
+		t.Fatal(err)
+	}
+	a.Shell = "echo a2"
+	delete(files, "b")
+	if _, err := syncManifestJobs(ctx, st, []store.JobSpec{a}, t0, manifestSource{dir: "/m", files: files, via: audit.ViaReload}); err != nil {
+		t.Fatal(err)
+	}
+	evs, _, err := st.EventList(ctx, store.EventListParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range evs {
+		got = append(got, fmt.Sprintf("%s %s %s/%s", e.Kind, e.Job, e.Actor, e.Via))
+	}
+	want := []string{"job.deleted b manifest:/m/reload", "job.updated a manifest:/m/a.pp/reload",
+		"job.created b manifest:/m/b.pp/start", "job.created a manifest:/m/a.pp/start"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/almanac-sh/almanac/internal/audit"
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/manifest"
@@ -54,6 +55,10 @@ type manifestJobs struct {
 	// loc is where schedules without time_zone read wall-clock time:
 	// --agent-tz, else the local zone, for job gates as for agent mode.
 	loc *time.Location
+
+	// loaded: accept has run once (later loads are reloads); only the
+	// watcher's one goroutine calls accept.
+	loaded bool
 
 	mu       sync.Mutex
 	onChange func(what string) // the agent's Notify, once it runs
@@ -200,7 +205,13 @@ func (m *manifestJobs) accept(ctx context.Context, s *manifestdir.Snapshot) erro
 		m.log.Warn(w)
 	}
 	m.schedules.load(s.Catalog)
-	res, err := syncManifestJobs(ctx, controllerJobs{m.st, m.ctrl}, set.Jobs, m.clk.Now())
+	via := audit.ViaReload
+	if !m.loaded {
+		via = audit.ViaStart
+	}
+	res, err := syncManifestJobs(ctx, controllerJobs{m.st, m.ctrl}, set.Jobs, m.clk.Now(),
+		manifestSource{dir: m.dir, files: set.Files, via: via})
+	m.loaded = true
 	// Held runs may wait on a gate that just changed: look at all jobs.
 	m.ctrl.Notify("")
 	if err != nil {

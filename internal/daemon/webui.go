@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/almanac-sh/almanac/internal/access"
 	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/api/httpapi"
 	"github.com/almanac-sh/almanac/internal/calendar"
@@ -26,7 +27,8 @@ func withWebUI(api http.Handler, st store.Store, ctrl webui.JobController, res w
 	if err != nil {
 		return nil, err
 	}
-	ui, err := webui.New(webui.Config{Backend: back, Clock: clk, Token: o.token, SecureCookies: o.tls.on(), Logger: log.With("component", "webui")})
+	ui, err := webui.New(webui.Config{Backend: back, Clock: clk, Token: o.token, Auth: access.NewAuthenticator(o.token, st, clk),
+		SecureCookies: o.tls.on(), Logger: log.With("component", "webui")})
 	if err != nil {
 		return nil, err
 	}

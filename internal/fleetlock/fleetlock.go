@@ -32,6 +32,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/almanac-sh/almanac/internal/audit"
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/fleetlock/groupname"
 	"github.com/almanac-sh/almanac/internal/store"
@@ -225,7 +226,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, c *call) error {
 	if !known {
 		return fail(http.StatusNotFound, "unknown_group", "no reboot group %q is configured", name)
 	}
-	ctx := r.Context()
+	// The slot's events name the member and where it called from.
+	ctx := audit.With(r.Context(), audit.Actor{Name: "fleetlock:" + id, Via: audit.ViaFleetLock, Remote: audit.Remote(r)})
 	if op == opSteady {
 		err = s.unlock(ctx, g, id)
 	} else {

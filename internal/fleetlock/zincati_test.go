@@ -3,6 +3,7 @@ package fleetlock_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -199,7 +200,8 @@ func TestClientIDs(t *testing.T) {
 // slot not held, records nothing.
 func TestEventsOnTransitions(t *testing.T) {
 	clk := clock.NewFake(t0)
-	st := &events{Store: openSQLite(t, clk)}
+	db := openSQLite(t, clk)
+	st := &events{Store: db}
 	srv := newServer(t, st, clk)
 	base := srv.URL + "/fleetlock"
 	for _, step := range []struct{ op, id string }{
@@ -219,6 +221,16 @@ func TestEventsOnTransitions(t *testing.T) {
 	want := []store.EventKind{fleetlock.EventLocked, fleetlock.EventUnlocked}
 	if fmt.Sprint(st.kind) != fmt.Sprint(want) {
 		t.Errorf("events %v, want %v", st.kind, want)
+	}
+	// Each names the member and where it called from.
+	evs, _, err := db.EventList(context.Background(), store.EventListParams{Actor: "fleetlock:m1"})
+	if err != nil || len(evs) != 2 {
+		t.Fatalf("events by fleetlock:m1 = %+v, %v; want 2", evs, err)
+	}
+	for _, e := range evs {
+		if e.Via != "fleetlock" || e.Remote != "127.0.0.1" {
+			t.Errorf("event %s: via %q from %q; want fleetlock from 127.0.0.1", e.Kind, e.Via, e.Remote)
+		}
 	}
 }
 

@@ -246,7 +246,7 @@ func (c *Controller) setWavePaused(ctx context.Context, name string, paused bool
 		kind, verb = store.EventWavePaused, "paused"
 	}
 	changed, err := c.st.JobSetWavePaused(ctx, store.JobSetWavePausedParams{Name: name, Paused: paused, Now: c.clock.Now(),
-		Events: []store.Event{{Kind: kind, Message: fmt.Sprintf("waves of %s %s by an operator", name, verb)}}})
+		Events: []store.Event{{Kind: kind, Message: fmt.Sprintf("waves of %s %s", name, verb)}}})
 	if err == nil && changed {
 		c.Notify(name)
 	}
@@ -271,7 +271,7 @@ func (c *Controller) WaveAbort(ctx context.Context, job string) (int, error) {
 			continue
 		}
 		_, err := c.st.RunFinish(ctx, store.RunFinishParams{ID: r.ID, State: store.RunMissed, Error: "skipped: wave aborted", Now: now,
-			Events: []store.Event{{Kind: store.EventRunSkipped, Message: fmt.Sprintf("run %d on %s skipped: wave aborted by an operator", r.ID, r.Target)}},
+			Events: []store.Event{{Kind: store.EventRunSkipped, Message: fmt.Sprintf("run %d on %s skipped: wave aborted", r.ID, r.Target)}},
 			Prune:  historyLimits(j.Spec)})
 		switch {
 		case errors.Is(err, store.ErrConflict):

@@ -14,3 +14,7 @@ func Valid(s string) bool { return nameRE.MatchString(s) }
 
 // Rule says what Valid accepts, for messages.
 const Rule = "1-128 letters, digits, '.', '_' or '-', starting with a letter or digit"
+
+// ValidPrefix reports whether s can begin a job name (a token's --jobs):
+// some valid name starts with it.
+func ValidPrefix(s string) bool { return s != "" && Valid(s) }

@@ -33,6 +33,9 @@ type Set struct {
 	SuspendSet map[string]bool
 	// RebootGroups are the reboot_group resources.
 	RebootGroups []RebootGroup
+	// Files names, by job, the manifest file that declares it: the
+	// actor ("manifest:FILE") of the job's events.
+	Files map[string]string
 }
 
 // FromCatalog converts the catalog's (non-virtual) job resources. parse is
@@ -59,7 +62,7 @@ func FromCatalogWindows(cat *catalog.Catalog, parse job.ParseFunc, windows job.G
 	if parse == nil {
 		parse = job.ParseCron
 	}
-	set := &Set{Gates: map[string]job.Gate{}, Unusable: map[string]string{}, SuspendSet: map[string]bool{}}
+	set := &Set{Gates: map[string]job.Gate{}, Unusable: map[string]string{}, SuspendSet: map[string]bool{}, Files: map[string]string{}}
 	var errs manifest.ErrorList
 	byRef := map[string]int{} // job ref -> index in set.Jobs
 	names := map[string]*catalog.Resource{}
@@ -82,6 +85,7 @@ func FromCatalogWindows(cat *catalog.Catalog, parse job.ParseFunc, windows job.G
 			continue
 		}
 		names[spec.Name] = r
+		set.Files[spec.Name] = r.Pos.File
 		if _, ok := r.Params["suspend"]; ok {
 			set.SuspendSet[spec.Name] = true
 		}

@@ -36,6 +36,8 @@ import (
 	"errors"
 	"slices"
 	"time"
+
+	"github.com/almanac-sh/almanac/internal/audit"
 )
 
 // Errors every backend returns (possibly wrapped; test with errors.Is).
@@ -402,6 +404,13 @@ const (
 	EventWavePaused  EventKind = "wave.paused"
 	EventWaveResumed EventKind = "wave.resumed"
 	EventWaveStopped EventKind = "wave.stopped"
+	// EventTokenCreated and EventTokenRevoked: an admin created or
+	// revoked a named API token (Resource is "token/NAME").
+	EventTokenCreated EventKind = "token.created"
+	EventTokenRevoked EventKind = "token.revoked"
+	// EventDaemonReloaded: a SIGHUP applied changed settings (Resource is
+	// "node/NAME"; Data holds "applied" and "restart", setting keys).
+	EventDaemonReloaded EventKind = "daemon.reloaded"
 )
 
 // Event is one entry of the append-only log.
@@ -418,6 +427,23 @@ type Event struct {
 	Message string
 	// Data holds kind-specific details as a JSON object, or nil.
 	Data json.RawMessage
+	// Actor, Via and Remote say who caused the event, how and from where
+	// (see package audit); empty for what the daemon does on its own. A
+	// backend fills them from the writing context's audit.Actor when the
+	// caller leaves Actor empty (see StampActor).
+	Actor, Via, Remote string
+}
+
+// StampActor fills e's Actor, Via and Remote from the audit actor ctx
+// carries, unless e names its own actor. Backends call it on every event
+// they write.
+func StampActor(ctx context.Context, e *Event) {
+	if e.Actor != "" {
+		return
+	}
+	if a, ok := audit.From(ctx); ok {
+		e.Actor, e.Via, e.Remote = a.Name, a.Via, a.Remote
+	}
 }
 
 // Page bounds a listing. Listings return newest first (highest ID first);
@@ -468,6 +494,8 @@ type JobListParams struct {
 	// NameContains, if set, selects only jobs whose name contains it
 	// (case-sensitive), for searching a long list.
 	NameContains string
+	// NamePrefix, if set, selects only jobs whose names start with it.
+	NamePrefix string
 	// WithAlertAfter selects only jobs with a dead-man limit
 	// (AlertAfterSeconds > 0), so the minutely dead-man check reads those
 	// and not every job.
@@ -647,6 +675,8 @@ type RunListParams struct {
 	Since, Until time.Time
 	// WithOutput includes Run.Output.
 	WithOutput bool
+	// JobPrefix, if set, selects only runs of jobs whose names start with it.
+	JobPrefix string
 	Page
 }
 
@@ -677,6 +707,12 @@ type EventListParams struct {
 	// Resource selects the events about one managed resource (the Resource
 	// field); empty = all.
 	Resource string
+	// Actor selects the events caused by one actor (a token's name,
+	// "manifest:FILE"); empty = all.
+	Actor string
+	// JobPrefix, if set, selects only events about jobs whose names start
+	// with it (events about no job are left out).
+	JobPrefix string
 	// Since and Until select events at or after Since and before Until;
 	// zero = unbounded.
 	Since, Until time.Time
@@ -778,6 +814,8 @@ type Store interface {
 
 	// ResourceStore keeps the managed-resource scheduler's memory.
 	ResourceStore
+	// TokenStore keeps the named API tokens.
+	TokenStore
 
 	// Close releases the store's resources.
 	Close() error

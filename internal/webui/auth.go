@@ -7,9 +7,14 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/almanac-sh/almanac/internal/access"
+	"github.com/almanac-sh/almanac/internal/apitoken"
+	"github.com/almanac-sh/almanac/internal/audit"
 )
 
 // Cookie names.
@@ -75,17 +80,40 @@ func (s *server) validCSRF(r *http.Request) bool {
 	return subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
 }
 
-// authorized reports whether r may use the UI: always when no token is
-// configured, else with a live session's cookie or the bearer token.
-func (s *server) authorized(r *http.Request) bool {
-	if s.cfg.Token == "" {
-		return true
+// Authenticator tells whose token a request carries (*access.Authenticator
+// implements it).
+type Authenticator interface {
+	// Required reports whether the UI needs a token at all.
+	Required() bool
+	// Authenticate returns the principal of a token's secret; an error
+	// wrapping access.ErrUnauthenticated for one that names no live token.
+	Authenticate(ctx context.Context, secret string) (access.Principal, error)
+	// AuthenticateHash is Authenticate given the secret's hash.
+	AuthenticateHash(ctx context.Context, hash string) (access.Principal, error)
+}
+
+// authenticate returns who r acts as: the daemon's own principal when no
+// token is required, else the principal of the bearer token or of the
+// session's token, checked again now (a revoked or expired token ends its
+// sessions). ok is false when r carries no live token; err is a failure to
+// check one.
+func (s *server) authenticate(r *http.Request) (p access.Principal, ok bool, err error) {
+	if !s.auth.Required() {
+		return access.Bootstrap, true, nil
 	}
 	if h := r.Header.Get("Authorization"); strings.HasPrefix(h, "Bearer ") {
-		return subtle.ConstantTimeCompare([]byte(strings.TrimPrefix(h, "Bearer ")), []byte(s.cfg.Token)) == 1
+		p, err = s.auth.Authenticate(r.Context(), strings.TrimPrefix(h, "Bearer "))
+	} else if c, cerr := r.Cookie(sessionCookie); cerr != nil {
+		return p, false, nil
+	} else if hash, live := s.sessions.touch(c.Value, s.cfg.Clock.Now()); !live {
+		return p, false, nil
+	} else {
+		p, err = s.auth.AuthenticateHash(r.Context(), hash)
 	}
-	c, err := r.Cookie(sessionCookie)
-	return err == nil && s.sessions.touch(c.Value, s.cfg.Clock.Now())
+	if errors.Is(err, access.ErrUnauthenticated) {
+		return p, false, nil
+	}
+	return p, err == nil, err
 }
 
 type loginData struct {
@@ -94,7 +122,7 @@ type loginData struct {
 }
 
 func (s *server) loginForm(w http.ResponseWriter, r *http.Request) {
-	if s.cfg.Token == "" || s.authorized(r) {
+	if _, ok, _ := s.authenticate(r); ok {
 		http.Redirect(w, r, safeNext(r.URL.Query().Get("next")), http.StatusSeeOther)
 		return
 	}
@@ -103,17 +131,25 @@ func (s *server) loginForm(w http.ResponseWriter, r *http.Request) {
 
 func (s *server) login(w http.ResponseWriter, r *http.Request) {
 	next := safeNext(r.PostFormValue("next"))
-	if s.cfg.Token == "" {
+	if !s.auth.Required() {
 		http.Redirect(w, r, next, http.StatusSeeOther)
 		return
 	}
 	token := strings.TrimSpace(r.PostFormValue("token"))
-	if subtle.ConstantTimeCompare([]byte(token), []byte(s.cfg.Token)) != 1 {
-		s.render(w, r, http.StatusUnauthorized, "login", "", s.newPage(r, "Log in", "", loginData{Next: next, Error: "That token is not the daemon's token."}))
+	p, err := s.auth.Authenticate(r.Context(), token)
+	if err != nil {
+		msg := "That token is not valid here: it is unknown, revoked or expired."
+		status := http.StatusUnauthorized
+		if !errors.Is(err, access.ErrUnauthenticated) {
+			s.cfg.Logger.Error("webui: check token", "err", err)
+			msg, status = "The token cannot be checked now (the store is failing); try again.", http.StatusServiceUnavailable
+		}
+		s.render(w, r, status, "login", "", s.newPage(r, "Log in", "", loginData{Next: next, Error: msg}))
 		return
 	}
+	s.cfg.Logger.Info("web UI login", "token", p.Name, "role", p.Role, "remote", audit.Remote(r))
 	http.SetCookie(w, &http.Cookie{
-		Name: sessionCookie, Value: s.sessions.start(s.cfg.Clock.Now()), Path: "/", HttpOnly: true,
+		Name: sessionCookie, Value: s.sessions.start(s.cfg.Clock.Now(), apitoken.Hash(token)), Path: "/", HttpOnly: true,
 		Secure: s.cfg.SecureCookies, SameSite: http.SameSiteStrictMode,
 	})
 	http.Redirect(w, r, next, http.StatusSeeOther)
@@ -125,7 +161,7 @@ func (s *server) logout(w http.ResponseWriter, r *http.Request) {
 	}
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true,
 		Secure: s.cfg.SecureCookies, SameSite: http.SameSiteStrictMode})
-	if s.cfg.Token == "" {
+	if !s.auth.Required() {
 		http.Redirect(w, r, "/?done=loggedout", http.StatusSeeOther)
 		return
 	}

@@ -1,6 +1,8 @@
 package webui
 
 import (
+	"github.com/almanac-sh/almanac/internal/audit"
+
 	"context"
 	"errors"
 	"strings"
@@ -142,9 +144,13 @@ type Job struct {
 	Env     map[string]string
 	Cwd     string
 	// Source says where the job was defined (api, manifest, demo).
-	Source            string
-	Suspended         bool
-	ConcurrencyPolicy string
+	Source    string
+	Suspended bool
+	// SuspendedBy and WavePausedBy say who suspended the job or paused
+	// its waves, how and from where ("alice (ui, 10.0.0.7)"), when the
+	// event log knows; filled in for the job's own page only.
+	SuspendedBy, WavePausedBy string
+	ConcurrencyPolicy         string
 	// StartingDeadline bounds how late a run may start; zero means no bound.
 	StartingDeadline time.Duration
 	BackoffLimit     int
@@ -392,6 +398,15 @@ type Event struct {
 	// Count is how many scheduled instants a run.missed event stands for
 	// (one event records a stretch of missed instants); 0 means one.
 	Count int
+	// Actor, Via and Remote say who caused the event, how and from where
+	// (empty for what the daemon did on its own).
+	Actor, Via, Remote string
+}
+
+// By reads who caused the event as the log shows it: "alice (ui,
+// 10.0.0.7)"; empty when the daemon did it on its own.
+func (e Event) By() string {
+	return audit.Actor{Name: e.Actor, Via: e.Via, Remote: e.Remote}.String()
 }
 
 // EventQuery selects log entries; empty fields match everything.

@@ -1,6 +1,8 @@
 package webui
 
 import (
+	"github.com/almanac-sh/almanac/internal/access"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -122,13 +124,31 @@ func notFound(err error) error {
 }
 
 func (d *daemonBackend) JobSummary(ctx context.Context) (JobSummary, error) {
-	c, err := d.cfg.Store.JobCounts(ctx)
-	if err != nil {
-		return JobSummary{}, err
+	var s JobSummary
+	prefix := access.From(ctx).JobPrefix
+	if prefix == "" {
+		c, err := d.cfg.Store.JobCounts(ctx)
+		if err != nil {
+			return JobSummary{}, err
+		}
+		s = JobSummary{Jobs: int(c.Total), Suspended: int(c.Suspended)}
+	} else {
+		// A token confined to some jobs counts only those.
+		idx, err := d.jobIndex(ctx, d.now())
+		if err != nil {
+			return JobSummary{}, err
+		}
+		for _, j := range idx {
+			if strings.HasPrefix(j.name, prefix) {
+				s.Jobs++
+				if j.suspended {
+					s.Suspended++
+				}
+			}
+		}
 	}
-	s := JobSummary{Jobs: int(c.Total), Suspended: int(c.Suspended)}
 	for cursor := int64(0); ; {
-		runs, next, err := d.cfg.Store.RunList(ctx, store.RunListParams{
+		runs, next, err := d.cfg.Store.RunList(ctx, store.RunListParams{JobPrefix: prefix,
 			States: []store.RunState{store.RunPending, store.RunRunning}, Page: store.Page{Cursor: cursor, Limit: 1000}})
 		if err != nil {
 			return JobSummary{}, err
@@ -142,11 +162,34 @@ func (d *daemonBackend) JobSummary(ctx context.Context) (JobSummary, error) {
 }
 
 func (d *daemonBackend) Job(ctx context.Context, name string) (Job, error) {
+	if !access.From(ctx).SeesJob(name) {
+		return Job{}, fmt.Errorf("%w (job %q)", ErrNotFound, name)
+	}
 	j, err := d.cfg.Store.JobGet(ctx, name)
 	if err != nil {
 		return Job{}, notFound(err)
 	}
-	return d.view(ctx, j)
+	v, err := d.view(ctx, j)
+	if err != nil {
+		return v, err
+	}
+	if v.Suspended {
+		v.SuspendedBy = d.lastBy(ctx, name, store.EventJobSuspended)
+	}
+	if v.WavePaused {
+		v.WavePausedBy = d.lastBy(ctx, name, store.EventWavePaused)
+	}
+	return v, nil
+}
+
+// lastBy says who caused the job's latest event of kind; "" when the log
+// has none or does not know (a failure to read it only loses the note).
+func (d *daemonBackend) lastBy(ctx context.Context, job string, kind store.EventKind) string {
+	evs, _, err := d.cfg.Store.EventList(ctx, store.EventListParams{Job: job, Kinds: []store.EventKind{kind}, Page: store.Page{Limit: 1}})
+	if err != nil || len(evs) == 0 {
+		return ""
+	}
+	return eventView(evs[0]).By()
 }
 
 // view converts a stored job, adding the controller's status and the last run.
@@ -275,6 +318,10 @@ func runView(r store.Run) Run {
 }
 
 func (d *daemonBackend) Fires(ctx context.Context, q FireQuery) ([]Fire, error) {
+	who := access.From(ctx)
+	if q.Job != "" && !who.SeesJob(q.Job) {
+		return nil, fmt.Errorf("%w (job %q)", ErrNotFound, q.Job)
+	}
 	if q.Job != "" {
 		fs, err := d.cfg.Jobs.JobFires(ctx, q.Job, q.After, q.Limit)
 		if err != nil {
@@ -292,7 +339,7 @@ func (d *daemonBackend) Fires(ctx context.Context, q FireQuery) ([]Fire, error) 
 	}
 	out := make([]Fire, 0, q.Limit)
 	for _, f := range fs {
-		if f.Time.After(q.After) && len(out) < q.Limit {
+		if f.Time.After(q.After) && len(out) < q.Limit && who.SeesJob(f.Job) {
 			out = append(out, fireView(f))
 		}
 	}
@@ -367,7 +414,8 @@ func (d *daemonBackend) forget() {
 
 func (d *daemonBackend) Runs(ctx context.Context, q RunQuery) ([]Run, int64, error) {
 	p := store.RunListParams{Job: q.Job, ScheduledTime: q.ScheduledTime, Node: q.Node, Since: q.Since, Until: q.Until,
-		Page: store.Page{Cursor: q.Cursor, Limit: q.Limit}}
+		JobPrefix: access.From(ctx).JobPrefix,
+		Page:      store.Page{Cursor: q.Cursor, Limit: q.Limit}}
 	for _, s := range q.States {
 		p.States = append(p.States, store.RunState(s))
 	}
@@ -385,6 +433,9 @@ func (d *daemonBackend) Runs(ctx context.Context, q RunQuery) ([]Run, int64, err
 
 func (d *daemonBackend) Run(ctx context.Context, id int64) (Run, error) {
 	r, err := d.cfg.Store.RunGet(ctx, id)
+	if err == nil && !access.From(ctx).SeesJob(r.Job) {
+		err = fmt.Errorf("run %d: %w", id, store.ErrNotFound)
+	}
 	if err != nil {
 		return Run{}, notFound(err)
 	}
@@ -407,7 +458,8 @@ func (d *daemonBackend) Events(ctx context.Context, q EventQuery) ([]Event, int6
 	if limit <= 0 {
 		limit = 100
 	}
-	p := store.EventListParams{Job: q.Job, Since: q.Since, Until: q.Until, Page: store.Page{Cursor: q.Cursor, Limit: limit}}
+	p := store.EventListParams{Job: q.Job, Since: q.Since, Until: q.Until, Page: store.Page{Cursor: q.Cursor, Limit: limit},
+		JobPrefix: access.From(ctx).JobPrefix}
 	if q.Kind != "" {
 		p.Kinds = kindsOf(q.Kind)
 	}
@@ -463,7 +515,8 @@ func kindsOf(name string) []store.EventKind {
 }
 
 func eventView(e store.Event) Event {
-	v := Event{ID: e.ID, Time: e.Time, Kind: string(e.Kind), Job: e.Job, Resource: e.Resource, RunID: e.RunID, Message: e.Message}
+	v := Event{ID: e.ID, Time: e.Time, Kind: string(e.Kind), Job: e.Job, Resource: e.Resource, RunID: e.RunID, Message: e.Message,
+		Actor: e.Actor, Via: e.Via, Remote: e.Remote}
 	if e.Kind == store.EventRunMissed && len(e.Data) > 0 {
 		var d struct {
 			Count int `json:"count"`
@@ -545,9 +598,10 @@ func (d *daemonBackend) gatedJobs(ctx context.Context, now time.Time) (map[strin
 	if err != nil {
 		return nil, err
 	}
+	who := access.From(ctx)
 	gates := make(map[string][]string)
 	for _, j := range idx {
-		if j.gate != "" {
+		if j.gate != "" && who.SeesJob(j.name) {
 			gates[j.gate] = append(gates[j.gate], j.name)
 		}
 	}

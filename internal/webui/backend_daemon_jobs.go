@@ -1,6 +1,8 @@
 package webui
 
 import (
+	"github.com/almanac-sh/almanac/internal/access"
+
 	"context"
 	"maps"
 	"slices"
@@ -77,9 +79,10 @@ func (d *daemonBackend) Jobs(ctx context.Context, q JobQuery) (JobPage, error) {
 	if err != nil {
 		return JobPage{}, err
 	}
+	prefix := access.From(ctx).JobPrefix
 	var names []string
 	for _, j := range idx {
-		if strings.Contains(j.name, q.Filter) && keep(j) {
+		if strings.HasPrefix(j.name, prefix) && strings.Contains(j.name, q.Filter) && keep(j) {
 			names = append(names, j.name)
 		}
 	}

@@ -88,7 +88,7 @@ func TestDaemonBackendWaves(t *testing.T) {
 		mustContain(t, body, `<div class="wave" id="wave" data-state="`+c.state+`">`)
 	}
 	_, evs := h.get("/events?job=fleet")
-	mustContain(t, evs, "waves of fleet paused by an operator", "waves of fleet resumed by an operator")
+	mustContain(t, evs, "waves of fleet paused", "waves of fleet resumed")
 
 	resp := h.post("/jobs/fleet/wave/abort", url.Values{"csrf": {token}}, nil)
 	resp.Body.Close()

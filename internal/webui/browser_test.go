@@ -241,6 +241,7 @@ func TestBrowser(t *testing.T) {
 		{"refresh", testRefreshInBrowser},
 		{"fleet", testFleetInBrowser},
 		{"runs and nodes", testRunsAndNodesInBrowser},
+		{"roles", testRolesInBrowser},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			b.reset(t)

@@ -1,6 +1,8 @@
 package webui
 
 import (
+	"github.com/almanac-sh/almanac/internal/access"
+
 	"errors"
 	"fmt"
 	"net/http"
@@ -17,6 +19,8 @@ type runData struct {
 	Zone string
 	// Output is the captured output as text.
 	Output string
+	// OutputHidden: the token may not read output (read-output).
+	OutputHidden bool
 	// Poll is the refresh interval while the run is active, else zero.
 	Poll int
 	// Node is the cluster view's entry for the run's node while the run
@@ -46,6 +50,11 @@ func (s *server) loadRun(w http.ResponseWriter, r *http.Request) (runData, bool)
 		return runData{}, false
 	}
 	d := runData{Run: run, Output: string(run.Output)}
+	if !access.From(r.Context()).Can(access.ReadOutput) {
+		// Output may hold secrets: a viewer sees that there is some,
+		// not what it says.
+		d.Output, d.OutputHidden = "", len(run.Output) > 0 || run.Active()
+	}
 	if j, err := s.cfg.Backend.Job(r.Context(), run.Job); err == nil {
 		d.Zone = j.Zone
 	}

@@ -461,7 +461,7 @@ func TestToken(t *testing.T) {
 	resp = h.post("/login", url.Values{"csrf": {token}, "token": {"wrong"}, "next": {"/jobs"}}, nil)
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(string(b), "not the daemon&#39;s token") {
+	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(string(b), "unknown, revoked or expired") {
 		t.Errorf("wrong token: %d", resp.StatusCode)
 	}
 	resp = h.post("/jobs/backup/suspend", url.Values{"csrf": {token}}, nil)

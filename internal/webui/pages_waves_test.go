@@ -172,7 +172,7 @@ func TestWaveActions(t *testing.T) {
 	_, list := h.get("/jobs")
 	mustContain(t, jobRow(t, list, webuitest.DemoFleetJob), `<span class="badge wave-paused">‖ paused</span>`)
 	_, evs := h.get("/events?job=rotate-logs&kind=wave.paused")
-	mustContain(t, evs, "waves of rotate-logs paused by an operator")
+	mustContain(t, evs, "waves of rotate-logs paused")
 
 	if resp := post("resume"); resp.Header.Get("Location") != job+"?done=waves-resumed#fleet-h" {
 		t.Errorf("resume: to %q", resp.Header.Get("Location"))

@@ -30,6 +30,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/almanac-sh/almanac/internal/access"
+	"github.com/almanac-sh/almanac/internal/audit"
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/loopback"
 )
@@ -45,8 +47,12 @@ type Config struct {
 	Backend Backend
 	// Clock tells the time for "now" marks and relative times (default clock.Real).
 	Clock clock.Clock
-	// Token, when set, is the daemon's bearer token; the UI then requires it.
+	// Token, when set, is the daemon's bearer token; the UI then requires
+	// a token. Used only when Auth is nil.
 	Token string
+	// Auth checks tokens, the daemon's own and named ones (default: the
+	// daemon's Token alone).
+	Auth Authenticator
 	// Location is the zone times are shown in when nothing else (a job's or
 	// a window's zone) applies (default UTC).
 	Location *time.Location
@@ -72,6 +78,9 @@ type server struct {
 	csrfKey  []byte
 	assetVer string
 	sessions *sessions
+	auth     Authenticator
+	// patterns lists the routes, for UIRoutes.
+	patterns []string
 }
 
 // New returns the UI as an http.Handler to mount at "/" (it serves
@@ -95,7 +104,10 @@ func New(cfg Config) (http.Handler, error) {
 	if cfg.PageSize <= 0 {
 		cfg.PageSize = 50
 	}
-	s := &server{cfg: cfg, mux: http.NewServeMux(), csrfKey: make([]byte, 32), sessions: newSessions(cfg.SessionIdle)}
+	s := &server{cfg: cfg, mux: http.NewServeMux(), csrfKey: make([]byte, 32), sessions: newSessions(cfg.SessionIdle), auth: cfg.Auth}
+	if s.auth == nil {
+		s.auth = access.NewAuthenticator(cfg.Token, nil, cfg.Clock)
+	}
 	if _, err := rand.Read(s.csrfKey); err != nil {
 		return nil, fmt.Errorf("webui: csrf key: %w", err)
 	}
@@ -123,40 +135,46 @@ func (s *server) routes() {
 	}))
 	// Browsers ask for /favicon.ico on pages without a link to an icon (the
 	// plain-text run logs).
-	s.mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
+	s.handle("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "image/svg+xml")
 		w.Header().Set("Cache-Control", "public, max-age=86400")
 		b, _ := fs.ReadFile(staticFS, "static/favicon.svg")
 		_, _ = w.Write(b)
 	})
-	s.mux.HandleFunc("GET /login", s.loginForm)
-	s.mux.HandleFunc("POST /login", s.login)
-	s.mux.HandleFunc("POST /logout", s.logout)
+	s.handle("GET /login", s.loginForm)
+	s.handle("POST /login", s.login)
+	s.handle("POST /logout", s.logout)
 
-	s.mux.HandleFunc("GET /{$}", s.overview)
-	s.mux.HandleFunc("GET /jobs", s.jobs)
-	s.mux.HandleFunc("GET /jobs/{name}", s.job)
-	s.mux.HandleFunc("POST /jobs/{name}/suspend", s.jobAction)
-	s.mux.HandleFunc("POST /jobs/{name}/resume", s.jobAction)
-	s.mux.HandleFunc("GET /jobs/{name}/trigger", s.confirmTrigger)
-	s.mux.HandleFunc("POST /jobs/{name}/trigger", s.jobAction)
-	s.mux.HandleFunc("GET /jobs/{name}/wave/abort", s.confirmAbort)
-	s.mux.HandleFunc("POST /jobs/{name}/wave/{action}", s.waveAction)
-	s.mux.HandleFunc("GET /runs", s.activeRuns)
-	s.mux.HandleFunc("GET /runs/{id}", s.run)
-	s.mux.HandleFunc("GET /runs/{id}/live", s.runLive)
-	s.mux.HandleFunc("GET /runs/{id}/log", s.runLog)
-	s.mux.HandleFunc("GET /runs/{id}/kill", s.confirmKill)
-	s.mux.HandleFunc("POST /runs/{id}/kill", s.runKill)
-	s.mux.HandleFunc("GET /windows", s.windows)
-	s.mux.HandleFunc("GET /resources", s.resources)
-	s.mux.HandleFunc("GET /events", s.events)
-	s.mux.HandleFunc("GET /cluster", s.cluster)
-	s.mux.HandleFunc("GET /applies", s.applies)
-	s.mux.HandleFunc("GET /applies/{id}", s.apply)
-	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	s.handle("GET /{$}", s.overview)
+	s.handle("GET /jobs", s.jobs)
+	s.handle("GET /jobs/{name}", s.job)
+	s.handle("POST /jobs/{name}/suspend", s.jobAction)
+	s.handle("POST /jobs/{name}/resume", s.jobAction)
+	s.handle("GET /jobs/{name}/trigger", s.confirmTrigger)
+	s.handle("POST /jobs/{name}/trigger", s.jobAction)
+	s.handle("GET /jobs/{name}/wave/abort", s.confirmAbort)
+	s.handle("POST /jobs/{name}/wave/{action}", s.waveAction)
+	s.handle("GET /runs", s.activeRuns)
+	s.handle("GET /runs/{id}", s.run)
+	s.handle("GET /runs/{id}/live", s.runLive)
+	s.handle("GET /runs/{id}/log", s.runLog)
+	s.handle("GET /runs/{id}/kill", s.confirmKill)
+	s.handle("POST /runs/{id}/kill", s.runKill)
+	s.handle("GET /windows", s.windows)
+	s.handle("GET /resources", s.resources)
+	s.handle("GET /events", s.events)
+	s.handle("GET /cluster", s.cluster)
+	s.handle("GET /applies", s.applies)
+	s.handle("GET /applies/{id}", s.apply)
+	s.handle("/", func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusNotFound, "There is no page at "+r.URL.Path+".")
 	})
+}
+
+// handle registers a page or action of the UI.
+func (s *server) handle(pattern string, h http.HandlerFunc) {
+	s.patterns = append(s.patterns, pattern)
+	s.mux.HandleFunc(pattern, h)
 }
 
 // ServeHTTP adds security headers, the CSRF cookie and authentication, then
@@ -168,7 +186,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "same-origin")
-	if s.cfg.Token == "" && !loopback.Host(r.Host) {
+	if !s.auth.Required() && !loopback.Host(r.Host) {
 		// Without a token the daemon listens on loopback only; a request
 		// naming another host is a DNS-rebinding page acting as this site.
 		http.Error(w, "Host "+r.Host+" is not a loopback name; without a token the UI only answers requests addressed to localhost", http.StatusForbidden)
@@ -180,7 +198,17 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// Authentication comes before anything reads the body, so a client
 	// without the token cannot make the daemon store or parse what it sends.
-	if !s.authorized(r) && r.URL.Path != "/login" {
+	p, ok, err := s.authenticate(r)
+	if err != nil {
+		s.cfg.Logger.Error("webui: check token", "err", err)
+		w.Header().Set("Connection", "close")
+		s.fail(w, r, http.StatusServiceUnavailable, "The token cannot be checked now (the store is failing); try again.")
+		return
+	}
+	if ok {
+		r = r.WithContext(audit.With(access.With(r.Context(), p), audit.Actor{Name: p.Name, Via: audit.ViaUI, Remote: audit.Remote(r)}))
+	}
+	if !ok && r.URL.Path != "/login" {
 		if r.Method == http.MethodGet || r.Method == http.MethodHead {
 			r = s.withCSRF(w, r)
 			http.Redirect(w, r, "/login?next="+urlQueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
@@ -188,6 +216,11 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		w.Header().Set("Connection", "close")
 		s.fail(w, r, http.StatusUnauthorized, "Log in first.")
+		return
+	}
+	// So does authorization: the route's permission, and the job or run
+	// it names being one the token may see.
+	if ok && !s.permitted(w, r, p) {
 		return
 	}
 	if r.Method == http.MethodPost {
@@ -245,6 +278,10 @@ type page struct {
 	Loc  *time.Location
 	// Auth is true when the UI requires a token (a logout button is shown).
 	Auth bool
+	// Who is the logged-in token; the page hides what its role may not
+	// do. LoggedIn: there is one to show (the UI requires tokens).
+	Who      access.Principal
+	LoggedIn bool
 	// Notice is a one-line message after an action.
 	Notice string
 	// AutoRefresh, when positive, makes the page fetch its main content again
@@ -257,6 +294,10 @@ type page struct {
 	Data    any
 }
 
+// Can reports whether the logged-in token has a permission ("operate",
+// "read-output"; see package access), so templates hide what it may not do.
+func (p page) Can(perm string) bool { return p.Who.Can(access.Permission(perm)) }
+
 // With returns a copy of p whose Data is d, for templates that render a
 // part of a list (a table row) with the page's token and time.
 func (p page) With(d any) page {
@@ -265,9 +306,10 @@ func (p page) With(d any) page {
 }
 
 func (s *server) newPage(r *http.Request, title, nav string, data any) page {
+	who, loggedIn := access.Lookup(r.Context())
 	return page{
 		Title: title, Nav: nav, CSRF: s.csrfToken(r), Now: s.cfg.Clock.Now(), Loc: s.cfg.Location,
-		Auth: s.cfg.Token != "", Notice: noticeText(r.URL.Query()), Data: data,
+		Auth: s.auth.Required(), Who: who, LoggedIn: loggedIn && s.auth.Required(), Notice: noticeText(r.URL.Query()), Data: data,
 	}
 }
 

@@ -29,6 +29,10 @@ type Client struct {
 	hc    *http.Client
 }
 
+// UserAgent is the User-Agent the client sends; the daemon records
+// changes made with it as arriving by the CLI ("cli") rather than "api".
+const UserAgent = "almanac-cli"
+
 // Option configures a Client.
 type Option func(*Client)
 
@@ -149,6 +153,7 @@ func (c *Client) send(ctx context.Context, method, path string, q url.Values, bo
 		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", UserAgent)
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
@@ -351,11 +356,14 @@ type EventFilter struct {
 	Limit int
 	// Resource selects the events of one managed resource.
 	Resource string
+	// Actor selects the events one actor caused (a token's name,
+	// manifest:FILE, fleetlock:ID).
+	Actor string
 }
 
 // EventList returns one page of events, newest first.
 func (c *Client) EventList(ctx context.Context, f EventFilter) (apitype.Page[apitype.Event], error) {
-	q := query("job", f.Job, "resource", f.Resource, "kind", strings.Join(f.Kinds, ","))
+	q := query("job", f.Job, "resource", f.Resource, "kind", strings.Join(f.Kinds, ","), "actor", f.Actor)
 	setPage(q, f.Page, f.Limit)
 	return call[apitype.Page[apitype.Event]](ctx, c, "GET", "/api/v1/events", q, nil)
 }

@@ -102,7 +102,8 @@ func (m *MemStore) JobList(_ context.Context, p store.JobListParams) ([]store.Jo
 	var out []store.Job
 	for _, j := range m.jobs {
 		if j.Spec.Name > p.After && (p.Source == "" || p.Source == j.Source) &&
-			(p.NameContains == "" || strings.Contains(j.Spec.Name, p.NameContains)) && (!p.WithAlertAfter || j.Spec.AlertAfterSeconds > 0) {
+			(p.NameContains == "" || strings.Contains(j.Spec.Name, p.NameContains)) && (!p.WithAlertAfter || j.Spec.AlertAfterSeconds > 0) &&
+			strings.HasPrefix(j.Spec.Name, p.NamePrefix) {
 			out = append(out, j)
 		}
 	}
@@ -205,7 +206,8 @@ func (m *MemStore) RunList(_ context.Context, p store.RunListParams) ([]store.Ru
 			(!p.ScheduledTime.IsZero() && !r.ScheduledTime.Equal(p.ScheduledTime)) ||
 			(len(p.States) > 0 && !slices.Contains(p.States, r.State)) ||
 			(p.Node != "" && r.Target != p.Node && r.Node != p.Node) ||
-			(!p.Since.IsZero() && r.ScheduledTime.Before(p.Since)) || (!p.Until.IsZero() && !r.ScheduledTime.Before(p.Until)) {
+			(!p.Since.IsZero() && r.ScheduledTime.Before(p.Since)) || (!p.Until.IsZero() && !r.ScheduledTime.Before(p.Until)) ||
+			!strings.HasPrefix(r.Job, p.JobPrefix) {
 			continue
 		}
 		if !p.WithOutput {
@@ -227,7 +229,8 @@ func (m *MemStore) EventList(_ context.Context, p store.EventListParams) ([]stor
 	for i := len(m.events) - 1; i >= 0; i-- {
 		e := m.events[i]
 		if (p.Cursor != 0 && e.ID >= p.Cursor) || (p.Job != "" && e.Job != p.Job) ||
-			(len(p.Kinds) > 0 && !slices.Contains(p.Kinds, e.Kind)) {
+			(len(p.Kinds) > 0 && !slices.Contains(p.Kinds, e.Kind)) || (p.Actor != "" && e.Actor != p.Actor) ||
+			(p.JobPrefix != "" && (e.Job == "" || !strings.HasPrefix(e.Job, p.JobPrefix))) {
 			continue
 		}
 		if len(out) == p.Size() {

@@ -6,7 +6,7 @@ import "fmt"
 const (
 	CodeBadRequest      = "bad_request"        // 400: malformed JSON, bad query parameter
 	CodeUnauthorized    = "unauthorized"       // 401: missing or wrong bearer token
-	CodeForbidden       = "forbidden"          // 403: cross-origin browser request, bad Host
+	CodeForbidden       = "forbidden"          // 403: a permission the token lacks, cross-origin browser request, bad Host
 	CodeNotFound        = "not_found"          // 404: no such job, run or route
 	CodeMethod          = "method_not_allowed" // 405
 	CodeConflict        = "conflict"           // 409: the request conflicts with current state
@@ -25,6 +25,9 @@ type Error struct {
 	// Field names the offending input, as a JSON path into the body
 	// ("time_zone") or a query parameter ("?state"), when one is to blame.
 	Field string `json:"field,omitempty"`
+	// Permission names, on a 403, the permission the request's token
+	// lacks ("operate", "write-jobs"; see docs/security.md).
+	Permission string `json:"permission,omitempty"`
 }
 
 func (e *Error) Error() string {

@@ -20,6 +20,14 @@ type Event struct {
 	// Data holds kind-specific details, such as the count and first/last
 	// instants of a missed event.
 	Data json.RawMessage `json:"data,omitempty"`
+	// Actor is who caused the event: a token's name, "manifest:FILE" or
+	// "fleetlock:ID"; empty for what the daemon did on its own.
+	Actor string `json:"actor,omitempty"`
+	// Via is how the change arrived: api, cli, ui, reload, sighup,
+	// fleetlock or start.
+	Via string `json:"via,omitempty"`
+	// Remote is the client's address, when there was a client.
+	Remote string `json:"remote,omitempty"`
 }
 
 // Page is one page of a list, newest first for runs and events. NextPage, when

@@ -33,9 +33,7 @@ const maxReason = 200
 // apply), GET /api/v1/applies (reports, newest first, with the agent's
 // status) and GET /api/v1/applies/{id} (one full report).
 func (s *Server) HandleApplies(a Agent) {
-	h := func(pattern string, f func(w http.ResponseWriter, r *http.Request) error) {
-		s.api.Handle(pattern, s.instrument(pattern, f))
-	}
+	h := s.handleFunc
 	h("POST /api/v1/applies", func(w http.ResponseWriter, r *http.Request) error {
 		if err := checkQuery(r); err != nil {
 			return err

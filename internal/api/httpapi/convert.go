@@ -232,6 +232,9 @@ func eventFromStore(e store.Event) apitype.Event {
 		RunID:    e.RunID,
 		Message:  e.Message,
 		Data:     e.Data,
+		Actor:    e.Actor,
+		Via:      e.Via,
+		Remote:   e.Remote,
 	}
 }
 

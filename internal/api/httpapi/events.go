@@ -7,7 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
+	"github.com/almanac-sh/almanac/internal/access"
 	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/store"
 )
@@ -23,7 +25,11 @@ var EventKinds = append([]store.EventKind{
 	store.EventRebootLocked, store.EventRebootUnlocked, store.EventRebootHeldLong,
 	store.EventNodeLabels,
 	store.EventWavePaused, store.EventWaveResumed, store.EventWaveStopped,
+	store.EventTokenCreated, store.EventTokenRevoked, store.EventDaemonReloaded,
 }, ResourceEventKinds...)
+
+// maxActor bounds ?actor: a token name, or manifest: and a file path.
+const maxActor = 4096
 
 // eventKinds resolves one ?kind= element: an exact kind ("run.failed") or a
 // family ("run", "job") meaning every kind in it.
@@ -38,11 +44,15 @@ func eventKinds(name string) []store.EventKind {
 }
 
 func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) error {
-	if err := checkQuery(r, "job", "resource", "kind", "since", "until", "page", "limit"); err != nil {
+	if err := checkQuery(r, "job", "resource", "kind", "actor", "since", "until", "page", "limit"); err != nil {
 		return err
 	}
 	q := r.URL.Query()
-	p := store.EventListParams{Job: q.Get("job"), Resource: q.Get("resource")}
+	p := store.EventListParams{Job: q.Get("job"), Resource: q.Get("resource"), Actor: q.Get("actor"),
+		JobPrefix: access.From(r.Context()).JobPrefix}
+	if len(p.Actor) > maxActor || strings.ContainsFunc(p.Actor, unicode.IsControl) {
+		return badRequest("?actor", fmt.Sprintf("%.40q is not an actor (a token name, manifest:FILE or fleetlock:ID)", p.Actor))
+	}
 	if p.Job != "" {
 		// Events outlive their job, so an unknown name is not an error,
 		// but it must still be a possible name.

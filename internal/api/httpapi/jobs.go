@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/almanac-sh/almanac/internal/access"
 	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/jobname"
@@ -26,7 +27,8 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	jobs, err := s.cfg.Store.JobList(r.Context(), store.JobListParams{After: r.URL.Query().Get("page"), Limit: int(limit)})
+	jobs, err := s.cfg.Store.JobList(r.Context(), store.JobListParams{After: r.URL.Query().Get("page"), Limit: int(limit),
+		NamePrefix: access.From(r.Context()).JobPrefix})
 	if err != nil {
 		return fmt.Errorf("list jobs: %w", err)
 	}
@@ -72,7 +74,7 @@ func notFound(name string) error {
 }
 
 func (s *Server) loadJob(ctx context.Context, name string) (store.Job, error) {
-	if !jobname.Valid(name) {
+	if !jobname.Valid(name) || !access.From(ctx).SeesJob(name) {
 		return store.Job{}, notFound(name)
 	}
 	j, err := s.cfg.Store.JobGet(ctx, name)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/almanac-sh/almanac/internal/access"
 	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/store"
 )
@@ -29,7 +30,7 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	q := r.URL.Query()
-	p := store.RunListParams{Job: q.Get("job"), Node: q.Get("node")}
+	p := store.RunListParams{Job: q.Get("job"), Node: q.Get("node"), JobPrefix: access.From(r.Context()).JobPrefix}
 	if len(p.Node) > maxNodeName || strings.ContainsFunc(p.Node, unicode.IsControl) {
 		return badRequest("?node", fmt.Sprintf("%.40q is not a node name", p.Node))
 	}
@@ -108,6 +109,11 @@ func (s *Server) loadRun(r *http.Request) (store.Run, error) {
 		return store.Run{}, badRequest("id", fmt.Sprintf("run id %q is not a positive integer", raw))
 	}
 	run, err := s.cfg.Store.RunGet(r.Context(), id)
+	if err == nil && !access.From(r.Context()).SeesJob(run.Job) {
+		// A run of a job outside the token's prefix is as absent as
+		// its job.
+		err = store.ErrNotFound
+	}
 	if errors.Is(err, store.ErrNotFound) {
 		return run, &apitype.Error{Code: apitype.CodeNotFound, Message: fmt.Sprintf("run %d not found", id)}
 	}

@@ -10,7 +10,10 @@
 // a 4xx status for bad input that names the offending field or parameter.
 //
 // Security: when a bearer token is configured every route except /healthz
-// requires it. Without a token (allowed only on loopback; the serve command
+// requires a token: the daemon's own (principal "admin") or a named token
+// with a role (see package access). Each route has a rule in one permission
+// table (permissions.go) naming the permission it needs; a token without it
+// gets 403 with the permission named. Without a token (allowed only on loopback; the serve command
 // enforces that) requests must carry a loopback Host header, which defeats DNS
 // rebinding, and cross-origin browser requests that change state are refused,
 // which defeats cross-site request forgery from web pages.
@@ -18,17 +21,16 @@ package httpapi
 
 import (
 	"context"
-	"crypto/subtle"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/almanac-sh/almanac/internal/access"
 	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/job"
-	"github.com/almanac-sh/almanac/internal/loopback"
 	"github.com/almanac-sh/almanac/internal/store"
 )
 
@@ -110,8 +112,12 @@ type Config struct {
 	Controller Controller
 	// Fleet, if set, serves /api/v1/resources (managed resources).
 	Fleet Fleet
-	// Token, if set, is the bearer token every request but /healthz needs.
+	// Token, if set, is the daemon's own bearer token (principal
+	// "admin"); every request but /healthz then needs a token.
 	Token string
+	// Tokens, if set, keeps the named tokens with roles: they
+	// authenticate too, and /api/v1/tokens manages them.
+	Tokens TokenStore
 	// Clock supplies Now for store writes; nil means the real clock.
 	Clock clock.Clock
 	// Logger receives one line per failed request; nil discards.
@@ -145,6 +151,10 @@ type Server struct {
 	// another method (405 and Allow); routed turns both into JSON errors.
 	api     *http.ServeMux
 	handler http.Handler
+	// auth tells whose token a request carries.
+	auth *access.Authenticator
+	// patterns lists the routes registered, for Routes.
+	patterns []string
 }
 
 // New returns a Server for cfg. It panics if Store or Controller is nil, a
@@ -160,6 +170,11 @@ func New(cfg Config) *Server {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), api: http.NewServeMux()}
+	var finder access.TokenFinder
+	if cfg.Tokens != nil {
+		finder = cfg.Tokens
+	}
+	s.auth = access.NewAuthenticator(cfg.Token, finder, cfg.Clock)
 	s.routes()
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -174,7 +189,7 @@ func New(cfg Config) *Server {
 // A pattern under /api/ joins the API's routes and their JSON 404 and 405.
 func (s *Server) Handle(pattern string, h http.Handler) {
 	if isAPIPath(pattern) {
-		s.api.Handle(pattern, h)
+		s.api.Handle(pattern, s.authorize(pattern, h))
 		return
 	}
 	s.mux.Handle(pattern, h)
@@ -238,10 +253,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) routes() {
-	h := func(pattern string, f func(w http.ResponseWriter, r *http.Request) error) {
-		s.api.Handle(pattern, s.instrument(pattern, f))
-	}
+	h := s.handleFunc
 	h("GET /healthz", s.health)
+	h("GET /api/v1/whoami", s.whoami)
+	if s.cfg.Tokens != nil {
+		s.tokenRoutes()
+	}
 	h("GET /api/v1/jobs", s.listJobs)
 	h("GET /api/v1/jobs/{name}", s.getJob)
 	h("PUT /api/v1/jobs/{name}", s.putJob)
@@ -265,8 +282,14 @@ func (s *Server) routes() {
 	s.mux.Handle("/api/", routed)
 	s.mux.Handle("/healthz", routed)
 	if s.cfg.Metrics != nil {
-		s.mux.Handle("GET /metrics", s.cfg.Metrics.handler())
+		s.mux.Handle("GET /metrics", s.authorize("GET /metrics", s.cfg.Metrics.handler()))
 	}
+}
+
+// handleFunc registers an API route: its permission rule, then the
+// handler, instrumented.
+func (s *Server) handleFunc(pattern string, f func(w http.ResponseWriter, r *http.Request) error) {
+	s.api.Handle(pattern, s.authorize(pattern, s.instrument(pattern, f)))
 }
 
 // instrument adapts an error-returning handler, writes its error as JSON and
@@ -317,7 +340,9 @@ func (w *statusWriter) status() int {
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// guard authenticates requests and rejects foreign Host headers.
+// guard authenticates requests (before anything reads their body) and
+// rejects foreign Host headers; the principal and its audit actor go into
+// the request's context for the routes' permission rules and the events.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// /healthz is open; the FleetLock endpoints authenticate their own
@@ -327,39 +352,12 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if s.cfg.Token == "" {
-			if !loopback.Host(r.Host) {
-				w.Header().Set("Connection", "close")
-				writeError(w, &apitype.Error{Code: apitype.CodeForbidden,
-					Message: "Host " + r.Host + " is not a loopback name; the daemon has no token, so it only answers requests addressed to localhost"})
-				return
-			}
-		} else if !s.authorized(r) {
-			// Closing the connection spares reading (and waiting for) a
-			// body the client had no right to send.
-			w.Header().Set("Connection", "close")
-			w.Header().Set("WWW-Authenticate", `Bearer realm="almanac"`)
-			writeError(w, &apitype.Error{Code: apitype.CodeUnauthorized,
-				Message: "missing or wrong bearer token: send Authorization: Bearer TOKEN (the CLI reads --token, ALMANAC_TOKEN, or the token file in the daemon's --data directory)"})
+		r, ok := s.authenticate(w, r)
+		if !ok {
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// authorized reports whether r carries the configured token, either as a
-// bearer token or (for the web UI) in the almanac_token cookie.
-func (s *Server) authorized(r *http.Request) bool {
-	got := ""
-	if auth := r.Header.Get("Authorization"); auth != "" {
-		scheme, tok, ok := strings.Cut(auth, " ")
-		if ok && strings.EqualFold(scheme, "Bearer") {
-			got = strings.TrimSpace(tok)
-		}
-	} else if c, err := r.Cookie(TokenCookie); err == nil {
-		got = c.Value
-	}
-	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.Token)) == 1
 }
 
 // TokenCookie is the cookie a browser may carry the bearer token in.

@@ -29,11 +29,12 @@ WITH r AS (
     UPDATE jobs SET last_schedule_time = GREATEST(last_schedule_time, $2::timestamptz)
      WHERE $16::boolean AND name = $1::text AND EXISTS (SELECT 1 FROM r)
 ), ev AS (
-    INSERT INTO events (time, kind, job, resource, run_id, message, data)
+    INSERT INTO events (time, kind, job, resource, run_id, message, data, actor, via, remote)
     SELECT e.time, e.kind, CASE WHEN e.job = '' THEN r.job ELSE e.job END, e.resource,
-           CASE WHEN e.run_id = 0 THEN r.id ELSE e.run_id END, e.message, e.data::json
-      FROM r, unnest($17::timestamptz[], $18::text[], $19::text[], $20::text[], $21::bigint[], $22::text[], $23::text[])
-           WITH ORDINALITY AS e(time, kind, job, resource, run_id, message, data, n)
+           CASE WHEN e.run_id = 0 THEN r.id ELSE e.run_id END, e.message, e.data::json, e.actor, e.via, e.remote
+      FROM r, unnest($17::timestamptz[], $18::text[], $19::text[], $20::text[], $21::bigint[], $22::text[], $23::text[],
+                     $25::text[], $26::text[], $27::text[])
+           WITH ORDINALITY AS e(time, kind, job, resource, run_id, message, data, actor, via, remote, n)
      ORDER BY e.n
 )
 SELECT ` + runColsOutput + ` FROM r`
@@ -67,7 +68,10 @@ func (s *Store) RunInsertBatch(ctx context.Context, p store.RunInsertBatchParams
 			n := len(it.Events)
 			evTime, evKind, evJob, evRes := make([]time.Time, n), make([]string, n), make([]string, n), make([]string, n)
 			evRun, evMsg, evData := make([]int64, n), make([]string, n), make([]*string, n)
+			evActor, evVia, evRemote := make([]string, n), make([]string, n), make([]string, n)
 			for i, e := range it.Events {
+				store.StampActor(ctx, &e)
+				evActor[i], evVia[i], evRemote[i] = e.Actor, e.Via, e.Remote
 				evTime[i] = now
 				if !e.Time.IsZero() {
 					evTime[i] = e.Time.UTC().Truncate(time.Microsecond)
@@ -82,7 +86,7 @@ func (s *Store) RunInsertBatch(ctx context.Context, p store.RunInsertBatchParams
 				r.Job, r.ScheduledTime.UTC().Truncate(time.Microsecond), r.Attempt, string(r.Reason), string(r.State), r.Node,
 				ts(r.ReadyAt), now, ts(r.StartedAt), ts(r.FinishedAt), ts(r.HeartbeatAt), r.CancelRequested,
 				exit, r.Output, r.Error, it.Advance,
-				evTime, evKind, evJob, evRes, evRun, evMsg, evData, r.Target)
+				evTime, evKind, evJob, evRes, evRun, evMsg, evData, r.Target, evActor, evVia, evRemote)
 		}
 		br := tx.SendBatch(ctx, b)
 		var absent []string

@@ -25,13 +25,16 @@ func appendEvents(ctx context.Context, tx querier, now time.Time, job string, ru
 		if e.RunID == 0 {
 			e.RunID = runID
 		}
+		store.StampActor(ctx, &e)
 		var data any
 		if len(e.Data) > 0 {
 			data = string(e.Data)
 		}
 		if _, err := tx.Exec(ctx,
-			`INSERT INTO events (time, kind, job, resource, run_id, message, data) VALUES ($1, $2, $3, $4, $5, $6, $7::json)`,
-			e.Time.UTC().Truncate(time.Microsecond), string(e.Kind), e.Job, e.Resource, e.RunID, e.Message, data); err != nil {
+			`INSERT INTO events (time, kind, job, resource, run_id, message, data, actor, via, remote)
+			 VALUES ($1, $2, $3, $4, $5, $6, $7::json, $8, $9, $10)`,
+			e.Time.UTC().Truncate(time.Microsecond), string(e.Kind), e.Job, e.Resource, e.RunID, e.Message, data,
+			e.Actor, e.Via, e.Remote); err != nil {
 			return fmt.Errorf("pgstore: append event: %w", err)
 		}
 	}
@@ -57,7 +60,7 @@ func (s *Store) EventList(ctx context.Context, p store.EventListParams) ([]store
 		kinds[i] = string(k)
 	}
 	rows, err := s.pool.Query(ctx, `
-		SELECT id, time, kind, job, resource, run_id, message, data::text
+		SELECT id, time, kind, job, resource, run_id, message, data::text, actor, via, remote
 		  FROM events
 		 WHERE ($1 = '' OR job = $1)
 		   AND (cardinality($2::text[]) = 0 OR kind = ANY($2))
@@ -65,8 +68,10 @@ func (s *Store) EventList(ctx context.Context, p store.EventListParams) ([]store
 		   AND ($5 = '' OR resource = $5)
 		   AND ($6::timestamptz IS NULL OR time >= $6)
 		   AND ($7::timestamptz IS NULL OR time < $7)
+		   AND ($8 = '' OR actor = $8)
+		   AND ($9 = '' OR (job <> '' AND left(job, length($9)) = $9))
 		 ORDER BY id DESC
-		 LIMIT $4`, p.Job, kinds, p.Cursor, limit+1, p.Resource, ts(p.Since), ts(p.Until))
+		 LIMIT $4`, p.Job, kinds, p.Cursor, limit+1, p.Resource, ts(p.Since), ts(p.Until), p.Actor, p.JobPrefix)
 	if err != nil {
 		return nil, 0, fmt.Errorf("pgstore: list events: %w", err)
 	}
@@ -75,7 +80,7 @@ func (s *Store) EventList(ctx context.Context, p store.EventListParams) ([]store
 		var t pgtype.Timestamptz
 		var kind string
 		var data *string
-		if err := r.Scan(&e.ID, &t, &kind, &e.Job, &e.Resource, &e.RunID, &e.Message, &data); err != nil {
+		if err := r.Scan(&e.ID, &t, &kind, &e.Job, &e.Resource, &e.RunID, &e.Message, &data, &e.Actor, &e.Via, &e.Remote); err != nil {
 			return e, err
 		}
 		e.Time, e.Kind = fromTS(t), store.EventKind(kind)

@@ -63,10 +63,11 @@ DELETE FROM runs USING doomed WHERE runs.id = doomed.did`
 
 // appendMany inserts events in the order given.
 const appendMany = `
-INSERT INTO events (time, kind, job, resource, run_id, message, data)
-SELECT e.time, e.kind, e.job, e.resource, e.run_id, e.message, e.data::json
-  FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[])
-       WITH ORDINALITY AS e(time, kind, job, resource, run_id, message, data, n)
+INSERT INTO events (time, kind, job, resource, run_id, message, data, actor, via, remote)
+SELECT e.time, e.kind, e.job, e.resource, e.run_id, e.message, e.data::json, e.actor, e.via, e.remote
+  FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[],
+              $8::text[], $9::text[], $10::text[])
+       WITH ORDINALITY AS e(time, kind, job, resource, run_id, message, data, actor, via, remote, n)
  ORDER BY e.n`
 
 // RunFinishBatch finishes the items in one fenced transaction: one
@@ -149,7 +150,7 @@ func (s *Store) RunFinishBatch(ctx context.Context, p store.RunFinishBatchParams
 			if it.Prune != nil {
 				prunes[r.Job] = *it.Prune
 			}
-			ev.add(now, r.Job, r.ID, it.Events)
+			ev.add(ctx, now, r.Job, r.ID, it.Events)
 		}
 		b := &pgx.Batch{}
 		// The lookup of the runs not finished comes first, before the
@@ -170,7 +171,7 @@ func (s *Store) RunFinishBatch(ctx context.Context, p store.RunFinishBatchParams
 			b.Queue(countMany, names, oks, bads, now)
 		}
 		if len(ev.kind) > 0 {
-			b.Queue(appendMany, ev.time, ev.kind, ev.job, ev.resource, ev.run, ev.message, ev.data)
+			b.Queue(appendMany, ev.time, ev.kind, ev.job, ev.resource, ev.run, ev.message, ev.data, ev.actor, ev.via, ev.remote)
 		}
 		if len(prunes) > 0 {
 			jobs, ks, kf := make([]string, 0, len(prunes)), make([]int64, 0, len(prunes)), make([]int64, 0, len(prunes))
@@ -227,12 +228,15 @@ type eventArrays struct {
 	kind, job, resource, message []string
 	run                          []int64
 	data                         []*string
+	actor, via, remote           []string
 }
 
 // add appends events about run of job, filling in what the caller left
 // empty as appendEvents does.
-func (a *eventArrays) add(now time.Time, job string, run int64, events []store.Event) {
+func (a *eventArrays) add(ctx context.Context, now time.Time, job string, run int64, events []store.Event) {
 	for _, e := range events {
+		store.StampActor(ctx, &e)
+		a.actor, a.via, a.remote = append(a.actor, e.Actor), append(a.via, e.Via), append(a.remote, e.Remote)
 		t := now
 		if !e.Time.IsZero() {
 			t = e.Time.UTC().Truncate(time.Microsecond)

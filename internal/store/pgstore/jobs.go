@@ -142,8 +142,9 @@ func (s *Store) JobList(ctx context.Context, p store.JobListParams) ([]store.Job
 		SELECT `+jobCols+` FROM jobs
 		 WHERE name > $1 AND ($2 = '' OR source = $2) AND ($4 = '' OR strpos(name, $4) > 0)
 		   AND (NOT $5 OR coalesce((spec::jsonb ->> 'alert_after_seconds')::bigint, 0) > 0)
+		   AND ($6 = '' OR left(name, length($6)) = $6)
 		 ORDER BY name
-		 LIMIT $3`, p.After, string(p.Source), limit, p.NameContains, p.WithAlertAfter)
+		 LIMIT $3`, p.After, string(p.Source), limit, p.NameContains, p.WithAlertAfter, p.NamePrefix)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: list jobs: %w", err)
 	}

@@ -145,8 +145,9 @@ func (s *Store) RunList(ctx context.Context, p store.RunListParams) ([]store.Run
 		   AND ($6 = '' OR target = $6 OR node = $6)
 		   AND ($7::timestamptz IS NULL OR scheduled_time >= $7)
 		   AND ($8::timestamptz IS NULL OR scheduled_time < $8)
+		   AND ($9 = '' OR left(job, length($9)) = $9)
 		 ORDER BY id DESC
-		 LIMIT $4`, p.Job, states, p.Cursor, limit+1, ts(p.ScheduledTime), p.Node, ts(p.Since), ts(p.Until))
+		 LIMIT $4`, p.Job, states, p.Cursor, limit+1, ts(p.ScheduledTime), p.Node, ts(p.Since), ts(p.Until), p.JobPrefix)
 	if err != nil {
 		return nil, 0, fmt.Errorf("pgstore: list runs: %w", err)
 	}

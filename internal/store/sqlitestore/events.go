@@ -23,7 +23,7 @@ func (s *Store) EventAppend(ctx context.Context, events ...store.Event) error {
 
 // EventList implements store.Store.
 func (s *Store) EventList(ctx context.Context, p store.EventListParams) ([]store.Event, int64, error) {
-	q := `SELECT id, time, kind, job, resource, run_id, message, data FROM events WHERE 1=1`
+	q := `SELECT id, time, kind, job, resource, run_id, message, data, actor, via, remote FROM events WHERE 1=1`
 	var args []any
 	if p.Job != "" {
 		q += ` AND job = ?`
@@ -32,6 +32,14 @@ func (s *Store) EventList(ctx context.Context, p store.EventListParams) ([]store
 	if p.Resource != "" {
 		q += ` AND resource = ?`
 		args = append(args, p.Resource)
+	}
+	if p.Actor != "" {
+		q += ` AND actor = ?`
+		args = append(args, p.Actor)
+	}
+	if p.JobPrefix != "" {
+		q += ` AND job <> '' AND substr(job, 1, length(?)) = ?`
+		args = append(args, p.JobPrefix, p.JobPrefix)
 	}
 	if len(p.Kinds) > 0 {
 		q += ` AND kind IN (` + placeholders(len(p.Kinds)) + `)`
@@ -67,7 +75,7 @@ func (s *Store) EventList(ctx context.Context, p store.EventListParams) ([]store
 			kind string
 			data sql.NullString
 		)
-		if err := rows.Scan(&e.ID, &t, &kind, &e.Job, &e.Resource, &e.RunID, &e.Message, &data); err != nil {
+		if err := rows.Scan(&e.ID, &t, &kind, &e.Job, &e.Resource, &e.RunID, &e.Message, &data, &e.Actor, &e.Via, &e.Remote); err != nil {
 			return nil, 0, fmt.Errorf("list events: %w", err)
 		}
 		e.Time = time.UnixMicro(t).UTC()

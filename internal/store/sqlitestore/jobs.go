@@ -142,6 +142,10 @@ func (s *Store) JobList(ctx context.Context, p store.JobListParams) ([]store.Job
 		q += ` AND instr(name, ?) > 0`
 		args = append(args, p.NameContains)
 	}
+	if p.NamePrefix != "" {
+		q += ` AND substr(name, 1, length(?)) = ?`
+		args = append(args, p.NamePrefix, p.NamePrefix)
+	}
 	if p.WithAlertAfter {
 		q += ` AND coalesce(json_extract(spec, '$.alert_after_seconds'), 0) > 0`
 	}

@@ -127,6 +127,10 @@ func (s *Store) RunList(ctx context.Context, p store.RunListParams) ([]store.Run
 		q += ` AND job = ?`
 		args = append(args, p.Job)
 	}
+	if p.JobPrefix != "" {
+		q += ` AND substr(job, 1, length(?)) = ?`
+		args = append(args, p.JobPrefix, p.JobPrefix)
+	}
 	if len(p.States) > 0 {
 		q += ` AND state IN (` + placeholders(len(p.States)) + `)`
 		for _, st := range p.States {

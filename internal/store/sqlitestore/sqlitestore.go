@@ -215,12 +215,13 @@ func (s *Store) appendEvents(ctx context.Context, tx *sql.Tx, now time.Time, job
 		if e.RunID == 0 {
 			e.RunID = runID
 		}
+		store.StampActor(ctx, &e)
 		var data any
 		if len(e.Data) > 0 {
 			data = string(e.Data)
 		}
 		if _, err := s.stmt(ctx, tx, sqlEvent).ExecContext(ctx,
-			e.Time.UnixMicro(), string(e.Kind), e.Job, e.Resource, e.RunID, e.Message, data); err != nil {
+			e.Time.UnixMicro(), string(e.Kind), e.Job, e.Resource, e.RunID, e.Message, data, e.Actor, e.Via, e.Remote); err != nil {
 			return fmt.Errorf("append event: %w", err)
 		}
 	}

@@ -14,7 +14,7 @@ import (
 // (Store.stmt).
 const (
 	sqlAdvance = `UPDATE jobs SET last_schedule_time = MAX(COALESCE(last_schedule_time, ?1), ?1) WHERE name = ?2`
-	sqlEvent   = `INSERT INTO events (time, kind, job, resource, run_id, message, data) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	sqlEvent   = `INSERT INTO events (time, kind, job, resource, run_id, message, data, actor, via, remote) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	sqlRunByID = `SELECT ` + runColumnsNoOutput + ` FROM runs WHERE id = ?`
 	sqlFinish  = `UPDATE runs SET state = ?, exit_code = ?, output = ?, error = ?, finished_at = ? WHERE id = ?`
 	sqlSucceed = `UPDATE jobs SET succeeded = succeeded + 1,

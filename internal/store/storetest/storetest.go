@@ -48,6 +48,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	tests = append(tests, resourceTests...)
 	tests = append(tests, targetTests...)
 	tests = append(tests, retentionTests...)
+	tests = append(tests, auditTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := open(t)

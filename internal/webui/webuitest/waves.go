@@ -98,7 +98,7 @@ func (b *Backend) SetWavesPaused(_ context.Context, name string, paused bool) er
 	if paused {
 		kind, verb = "wave.paused", "paused"
 	}
-	b.addEvent(webui.Event{Kind: kind, Job: name, Message: fmt.Sprintf("waves of %s %s by an operator", name, verb)})
+	b.addEvent(webui.Event{Kind: kind, Job: name, Message: fmt.Sprintf("waves of %s %s", name, verb)})
 	return nil
 }
 
@@ -122,7 +122,7 @@ func (b *Backend) AbortWaves(_ context.Context, name string) (int, error) {
 		}
 		r.State, r.FinishedAt, r.Error = webui.RunMissed, now, "skipped: wave aborted"
 		b.addEvent(webui.Event{Time: now, Kind: "run.skipped", Job: name, RunID: r.ID,
-			Message: fmt.Sprintf("run %d on %s skipped: wave aborted by an operator", r.ID, r.Target)})
+			Message: fmt.Sprintf("run %d on %s skipped: wave aborted", r.ID, r.Target)})
 		n++
 	}
 	return n, nil
