@@ -115,7 +115,7 @@ func TestUnitConventions(t *testing.T) {
 	unit := string(b)
 	for key, want := range map[string]string{
 		"Type": "notify", "Restart": "on-failure", "StateDirectory": "almanac", "StateDirectoryMode": "0700",
-		"KillMode": "mixed", "ExecStart": "/usr/bin/almanac serve --config /etc/almanac/almanac.toml --data /var/lib/almanac",
+		"KillMode": "process", "ExecStart": "/usr/bin/almanac serve --config /etc/almanac/almanac.toml --data /var/lib/almanac",
 	} {
 		if got := unitSetting(t, unit, key); got != want {
 			t.Errorf("%s=%s, want %s", key, got, want)

@@ -580,9 +580,17 @@ func (f *fakeSchema) FanOutReady(context.Context) (bool, error) { return f.ready
 // fanned-out job's instants are skipped with that reason; once it is
 // contracted they fan out.
 func TestFanOutWaitsForContraction(t *testing.T) {
+	for _, be := range backends {
+		t.Run(be.name, func(t *testing.T) { testFanOutWaitsForContraction(t, be) })
+	}
+}
+
+// testFanOutWaitsForContraction is TestFanOutWaitsForContraction on one
+// backend, with a schema gate of its own.
+func testFanOutWaitsForContraction(t *testing.T, be backend) {
 	schema := &fakeSchema{}
 	nodes := fleet("a", "b")
-	runWith(t, func(c *Config) { c.Nodes, c.Schema = nodes, schema }, func(t *testing.T, b *bundle) {
+	runOn(t, be, func(c *Config) { c.Nodes, c.Schema = nodes, schema }, func(t *testing.T, b *bundle) {
 		b.put(spec("j", "1m", func(s *store.JobSpec) { s.Nodes = "role=web" }))
 		b.advance(time.Minute)
 		if runs := b.runs("j"); len(runs) != 0 {

@@ -153,7 +153,18 @@ var backends = []backend{
 		}},
 	{"postgres", func(t *testing.T) string { return pgtest.Schema(t) },
 		func(ctx context.Context, url string, clk clock.Clock) (store.Store, error) {
-			return pgstore.Open(ctx, url, pgstore.WithClock(clk))
+			st, err := pgstore.Open(ctx, url, pgstore.WithClock(clk))
+			if err != nil {
+				return nil, err
+			}
+			// A new database has no node of an older release, so the
+			// leader of a real cluster contracts it at once; fan-out
+			// needs the contracted run key.
+			if _, err := st.Contract(ctx, time.Minute); err != nil {
+				st.Close()
+				return nil, err
+			}
+			return st, nil
 		}},
 }
 

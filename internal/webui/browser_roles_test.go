@@ -64,15 +64,15 @@ func testRolesInBrowser(t *testing.T, b *browser) {
 			t.Errorf("header shows %q; want dash, viewer", who)
 		}
 		b.run(t, "jobs", chromedp.Navigate(base+"/jobs"), chromedp.WaitVisible(`#jobs tbody tr[data-job=heartbeat]`))
-		if n := count("#jobs button.suspend, #jobs button.resume, #jobs button.trigger"); n != 0 {
+		if n := count("#jobs button.suspend, #jobs button.resume, #jobs .trigger"); n != 0 {
 			t.Errorf("the viewer's jobs list has %d action buttons", n)
 		}
 		b.run(t, "job", chromedp.Navigate(base+"/jobs/nightly-backup"), chromedp.WaitVisible(`#job-name`))
-		if n := count(".actions button"); n != 0 {
+		if n := count(".actions button, .actions a.button"); n != 0 {
 			t.Errorf("the viewer's job page has %d action buttons", n)
 		}
 		b.run(t, "run", chromedp.Navigate(runURL), chromedp.WaitVisible(`#run-output-hidden`))
-		if n := count(`#run-output, a[href$="/log"], button.kill`); n != 0 {
+		if n := count(`#run-output, a[href$="/log"], .kill`); n != 0 {
 			t.Errorf("the viewer's run page shows output, its link or a kill button (%d)", n)
 		}
 		b.checkConsole(t)
@@ -119,7 +119,7 @@ func testRolesInBrowser(t *testing.T, b *browser) {
 		if who := text("#who"); !strings.Contains(who, "admin") {
 			t.Errorf("header shows %q; want admin", who)
 		}
-		b.run(t, "jobs", chromedp.Navigate(base+"/jobs"), chromedp.WaitVisible(`#jobs tbody tr[data-job=heartbeat] button.trigger`))
+		b.run(t, "jobs", chromedp.Navigate(base+"/jobs"), chromedp.WaitVisible(`#jobs tbody tr[data-job=heartbeat] a.trigger`))
 		b.run(t, "run", chromedp.Navigate(runURL), chromedp.WaitVisible(`#live`))
 		if n := count(`#run-output-hidden`); n != 0 {
 			t.Error("the admin's run page hides the output")

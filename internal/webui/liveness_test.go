@@ -55,7 +55,7 @@ func TestNodeLivenessPages(t *testing.T) {
 
 	_, body = h.get("/runs/" + strconv.FormatInt(running.ID, 10))
 	mustContain(t, body, `id="run-node" data-liveness="down"`, `<span class="node">web-3</span>`, `<span class="badge failed">down</span>`,
-		"the run is recovered as interrupted once the node stays down")
+		"the run is recorded lost if the node stays down")
 	_, body = h.get("/runs/" + strconv.FormatInt(pending.ID, 10))
 	mustContain(t, body, `id="run-node" data-liveness="suspect"`, `<span class="node">web-2</span> <span class="muted">(not started)</span>`,
 		"the run waits for it")

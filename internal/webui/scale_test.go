@@ -77,7 +77,7 @@ func scaleUI(tb testing.TB, n int) (http.Handler, *countingStore, *clock.Fake) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	back, err := webui.NewDaemonBackend(webui.DaemonConfig{Store: st, Jobs: jobController{ctrl}})
+	back, err := webui.NewDaemonBackend(webui.DaemonConfig{Store: st, Jobs: jobController{ctrl}, Clock: clk})
 	if err != nil {
 		tb.Fatal(err)
 	}
