@@ -65,3 +65,46 @@ func TestDaemonBackendWaiting(t *testing.T) {
 		t.Errorf("a released run's page shows a waiting reason: %d", code)
 	}
 }
+
+// TestHonestForecasts: the job page's next fires and the overview's
+// upcoming list do not promise "at its time" for a job whose waves are
+// paused or whose node's window stays closed past the starting deadline.
+func TestHonestForecasts(t *testing.T) {
+	h := newDaemonHarness(t)
+	ctx := t.Context()
+	deadline := int64(600)
+	for _, spec := range []store.JobSpec{
+		{Name: "rolling", Cron: "@hourly", Command: []string{"true"}, Nodes: "all"},
+		// Every node's window is Wednesday afternoons in Berlin; the fires
+		// are hourly with a ten-minute deadline.
+		{Name: "windowed", Cron: "@hourly", Command: []string{"true"}, Nodes: "all",
+			Window: map[string]string{"default": "wednesday"}, StartingDeadlineSeconds: &deadline},
+	} {
+		if _, err := h.ctrl.CreateJob(ctx, spec, store.SourceAPI); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := h.ctrl.WavePause(ctx, "rolling"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path      string
+		want      []string
+		forbidden string
+	}{
+		{"/jobs/rolling", []string{`<li data-outlook="waits">`, `<span class="outlook waits">waits</span>`, "paused by an operator"}, `data-outlook="on-time"`},
+		{"/jobs/windowed", []string{`<li data-outlook="will-miss">`, `will be missed`, html.EscapeString(`window "wednesday" of node`), "does not open before the starting deadline"}, `data-outlook="on-time"`},
+		{"/", []string{`>rolling</a></td><td><span class="outlook waits">waits</span>`, `>windowed</a></td><td><span class="outlook will-miss">will be missed</span>`}, ""},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			code, body := h.get(tc.path)
+			if code != http.StatusOK {
+				t.Fatalf("GET %s = %d", tc.path, code)
+			}
+			mustContain(t, body, tc.want...)
+			if tc.forbidden != "" && strings.Contains(body, tc.forbidden) {
+				t.Errorf("GET %s still promises a fire at its time", tc.path)
+			}
+		})
+	}
+}
