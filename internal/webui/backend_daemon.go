@@ -441,18 +441,9 @@ func (d *daemonBackend) Runs(ctx context.Context, q RunQuery) ([]Run, int64, err
 // runs[i]), with one store read for the lot: the reasons the lifecycle
 // recorded, as the API serves them.
 func (d *daemonBackend) addWaiting(ctx context.Context, runs []store.Run, out []Run) error {
-	var ids []int64
-	for _, r := range runs {
-		if r.State == store.RunPending && r.ReadyAt.IsZero() {
-			ids = append(ids, r.ID)
-		}
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	waits, err := d.cfg.Store.RunWaiting(ctx, ids)
+	waits, err := store.WaitingOf(ctx, d.cfg.Store, runs)
 	if err != nil {
-		return fmt.Errorf("read why runs wait: %w", err)
+		return err
 	}
 	for i, r := range runs {
 		if w, ok := waits[r.ID]; ok {
