@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
 	"testing"
@@ -68,6 +69,36 @@ func TestWaveHeaderWords(t *testing.T) {
 	}
 	if got := nodeState(w.Nodes[1]) + " " + nodeState(w.Nodes[2]); got != "missed skipped" {
 		t.Errorf("node states %q, want missed then skipped", got)
+	}
+}
+
+// TestWaveStatusWaiting: wave status's last column says why a waiting
+// node waits (kind, detail, until), keeps a failed node's error, and is
+// "-" for a node with nothing to say.
+func TestWaveStatusWaiting(t *testing.T) {
+	until := time.Date(2030, 6, 1, 4, 0, 0, 0, time.UTC)
+	w := apitype.Wave{Job: "patch", State: apitype.WaveRunning, Counts: apitype.WaveCounts{Total: 4, Done: 1, Waiting: 2, Failed: 1},
+		Nodes: []apitype.WaveNode{
+			{Node: "db-1", State: apitype.WaveNodeDone, RunID: 1, Attempt: 1},
+			{Node: "db-2", State: apitype.WaveNodeWaiting, RunID: 2, Attempt: 1,
+				Waiting: &apitype.Waiting{Kind: "window", Detail: `window "night" of node db-2 is closed`, Until: &until}},
+			{Node: "db-3", State: apitype.WaveNodeWaiting, RunID: 3, Attempt: 1, Waiting: &apitype.Waiting{Kind: "node-down", Detail: "node db-3 is down"}},
+			{Node: "db-4", State: apitype.WaveNodeFailed, RunID: 4, Attempt: 1, Error: "exit status 1"},
+		}}
+	var out bytes.Buffer
+	if err := printWave(&env{stdout: &out}, w); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	for i, want := range []string{
+		"-",
+		`window: window "night" of node db-2 is closed (until 2030-06-01T04:00:00Z)`,
+		"node-down: node db-3 is down",
+		"exit status 1",
+	} {
+		if line := lines[2+i]; !strings.HasSuffix(line, "  "+want) {
+			t.Errorf("row %d = %q, want it to end in %q", i, line, want)
+		}
 	}
 }
 

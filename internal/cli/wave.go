@@ -99,7 +99,12 @@ func printWave(e *env, w apitype.Wave) error {
 	fmt.Fprintln(e.stdout, waveHeader(w))
 	t := newTable(e.stdout, "NODE", "STATE", "RUN", "ATTEMPT", "ERROR")
 	for _, n := range w.Nodes {
-		t.row(n.Node, nodeState(n), strconv.FormatInt(n.RunID, 10), strconv.Itoa(n.Attempt), n.Error)
+		// A waiting node has no error; the column says why it waits.
+		why := n.Error
+		if n.Waiting != nil && why == "" {
+			why = waitingText(n.Waiting)
+		}
+		t.row(n.Node, nodeState(n), strconv.FormatInt(n.RunID, 10), strconv.Itoa(n.Attempt), why)
 	}
 	return t.flush()
 }

@@ -3,6 +3,7 @@ package job
 import (
 	"container/heap"
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/store"
@@ -167,9 +168,17 @@ func (c *Controller) Upcoming(ctx context.Context, from time.Time, limit int) ([
 	}
 	heap.Init(&h)
 	out := make([]Fire, 0, min(limit, len(h)))
+	var nodes []NodeInfo // read once, for the first fanned-out job's fire
+	listed := false
 	for len(out) < limit && len(h) > 0 {
 		u := &h[0]
-		out = append(out, Fire{Job: u.job, Time: u.next.In(u.c.loc), Outlook: c.outlook(u.spec, u.next)})
+		if fanned(u.spec) && !listed {
+			if nodes, err = c.listNodes(ctx); err != nil {
+				return nil, fmt.Errorf("list nodes: %w", err)
+			}
+			listed = true
+		}
+		out = append(out, Fire{Job: u.job, Time: u.next.In(u.c.loc), Outlook: c.outlook(u.spec, u.next, u.c.loc, nodes)})
 		if t := u.c.sched.Next(u.next); t.IsZero() {
 			heap.Pop(&h)
 		} else {

@@ -365,6 +365,33 @@ type Run struct {
 	// NodeLiveness is set by the pages (not the backend) on an active run
 	// whose node is suspect or down (apitype.NodeSuspect, NodeDown).
 	NodeLiveness string
+	// Waiting says why a pending run has not been released to start; nil
+	// when it is not held (or not pending).
+	Waiting *Waiting
+}
+
+// Waiting is why a held pending run waits, as the lifecycle decided it:
+// the same reason the API serves as a run's `waiting`.
+type Waiting struct {
+	// Kind is one of gate, window, node-down, upstream, backoff, slot,
+	// max-parallel, paused, catch-up.
+	Kind string
+	// Detail says it in words ("schedule gate \"x\" is closed").
+	Detail string
+	// Until is when it ends; zero when that depends on something else.
+	Until time.Time
+}
+
+// In says the reason in words with its end in loc: "schedule gate "x" is
+// closed, until Tue 2026-12-01 02:00:00 CET".
+func (w *Waiting) In(loc *time.Location) string {
+	if w == nil {
+		return ""
+	}
+	if w.Until.IsZero() {
+		return w.Detail
+	}
+	return w.Detail + ", until " + when(w.Until, loc)
 }
 
 // Active reports whether the run has not finished yet.

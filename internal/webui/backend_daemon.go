@@ -252,11 +252,14 @@ func (d *daemonBackend) viewWith(ctx context.Context, j store.Job, st httpapi.Jo
 	for _, r := range runs {
 		v.Recent = append(v.Recent, runView(r))
 	}
+	if err := d.addWaiting(ctx, runs, v.Recent); err != nil {
+		return Job{}, err
+	}
 	if v.Pending, err = d.pending(ctx, v.Active, runs); err != nil {
 		return Job{}, err
 	}
 	if len(runs) > 0 {
-		r := runView(runs[0])
+		r := v.Recent[0]
 		v.LastRun = &r
 	}
 	if v.FannedOut() && d.cfg.Waves != nil {
@@ -428,7 +431,26 @@ func (d *daemonBackend) Runs(ctx context.Context, q RunQuery) ([]Run, int64, err
 		out[i] = runView(r)
 		out[i].Output = nil
 	}
+	if err := d.addWaiting(ctx, runs, out); err != nil {
+		return nil, 0, err
+	}
 	return out, next, nil
+}
+
+// addWaiting fills in why the held ones among runs wait (out[i] is
+// runs[i]), with one store read for the lot: the reasons the lifecycle
+// recorded, as the API serves them.
+func (d *daemonBackend) addWaiting(ctx context.Context, runs []store.Run, out []Run) error {
+	waits, err := store.WaitingOf(ctx, d.cfg.Store, runs)
+	if err != nil {
+		return err
+	}
+	for i, r := range runs {
+		if w, ok := waits[r.ID]; ok {
+			out[i].Waiting = &Waiting{Kind: string(w.Kind), Detail: w.Detail, Until: w.Until}
+		}
+	}
+	return nil
 }
 
 func (d *daemonBackend) Run(ctx context.Context, id int64) (Run, error) {
@@ -446,7 +468,11 @@ func (d *daemonBackend) Run(ctx context.Context, id int64) (Run, error) {
 			r.Output = out
 		}
 	}
-	return runView(r), nil
+	out := []Run{runView(r)}
+	if err := d.addWaiting(ctx, []store.Run{r}, out); err != nil {
+		return Run{}, err
+	}
+	return out[0], nil
 }
 
 // eventScan bounds how many events one page of a resource-filtered listing

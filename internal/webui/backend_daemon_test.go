@@ -63,7 +63,8 @@ func (c jobController) JobStatus(ctx context.Context, name string) (httpapi.JobS
 // daemonHarness is the UI over the real SQLite store and job controller.
 type daemonHarness struct {
 	*harness
-	st store.Store
+	st   store.Store
+	ctrl *job.Controller
 }
 
 func newDaemonHarness(t *testing.T) *daemonHarness {
@@ -135,7 +136,7 @@ func newDaemonHarness(t *testing.T) *daemonHarness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &daemonHarness{harness: newHarness(t, webui.Config{Backend: back}), st: st}
+	return &daemonHarness{harness: newHarness(t, webui.Config{Backend: back}), st: st, ctrl: ctrl}
 }
 
 func TestDaemonBackendPages(t *testing.T) {
@@ -291,7 +292,7 @@ func TestGateAwareFires(t *testing.T) {
 		{"/jobs/delta", []string{`<li data-outlook="waits">`, `<span class="outlook waits">waits until <time datetime="2025-03-19T13:00:00Z">`,
 			`schedule gate &#34;wednesday&#34; is closed`, `class="fire waits"`}},
 		{"/jobs/epsilon", []string{`<li data-outlook="will-miss">`, `<span class="outlook will-miss">will be missed</span>`,
-			`opens only after the starting deadline`, `class="fire will-miss"`}},
+			`does not open before the starting deadline`, `class="fire will-miss"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {

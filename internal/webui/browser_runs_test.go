@@ -1,6 +1,7 @@
 package webui_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +24,8 @@ func testRunsAndNodesInBrowser(t *testing.T, b *browser) {
 		back.AddRun(webui.Run{Job: "never-opens", ScheduledTime: now.Add(-time.Duration(i+1) * time.Hour).Truncate(time.Hour), State: webui.RunMissed,
 			Error: `schedule gate "never" did not open before the starting deadline`})
 	}
+	held := back.AddRun(webui.Run{Job: "never-opens", ScheduledTime: now.Truncate(time.Hour), State: webui.RunPending,
+		Waiting: &webui.Waiting{Kind: "gate", Detail: `schedule gate "never" is closed`, Until: now.Add(26 * time.Hour)}})
 	for _, n := range []string{"shard-10", "shard-2", "shard-1"} {
 		back.AddJob(webui.Job{Name: n, Schedule: "@daily", Zone: "UTC", Command: "true"}, nil)
 	}
@@ -76,6 +79,12 @@ func testRunsAndNodesInBrowser(t *testing.T, b *browser) {
 	after, _, _ := back.Runs(t.Context(), webui.RunQuery{Job: "report", Limit: 1})
 	if len(after) != len(before) || (len(after) > 0 && after[0].ID != before[0].ID) {
 		t.Error("cancelling Run now started a run")
+	}
+
+	// A held run's page says why it waits, and until when.
+	b.run(t, "held run", chromedp.Navigate(fmt.Sprintf("%s/runs/%d", base, held.ID)), chromedp.WaitVisible(`#run-waiting`))
+	if txt := eval[string](t, b, `document.querySelector("#run-waiting").innerText`); !strings.Contains(txt, `schedule gate "never" is closed, until `) || !strings.Contains(txt, "in 1d") {
+		t.Errorf("the held run's Waiting line reads %q", txt)
 	}
 
 	// Health and order on the jobs list.

@@ -98,6 +98,9 @@ type matrixRow struct {
 type matrixCell struct {
 	Node string
 	Run  Run
+	// Loc is the job's zone, in which the tooltip says until when a
+	// waiting run waits.
+	Loc *time.Location
 }
 
 // Class is the cell's state class: a run state, or skipped for a run an
@@ -154,6 +157,9 @@ func (c matrixCell) Title() string {
 	if c.Run.Error != "" {
 		t += " — " + c.Run.Error
 	}
+	if c.Run.Waiting != nil {
+		t += " — waits: " + c.Run.Waiting.In(c.Loc)
+	}
 	if c.Run.NodeLiveness != "" {
 		t += " — its node is " + c.Run.NodeLiveness
 	}
@@ -175,7 +181,7 @@ func (s *server) fleet(ctx context.Context, j Job) (*fleetData, error) {
 	default:
 		d.Wave = &w
 	}
-	if d.Matrix, err = s.nodeMatrix(ctx, j.Name); err != nil {
+	if d.Matrix, err = s.nodeMatrix(ctx, j.Name, zoneOf(j.Zone)); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -183,7 +189,7 @@ func (s *server) fleet(ctx context.Context, j Job) (*fleetData, error) {
 
 // nodeMatrix finds the job's latest instants among its newest runs and
 // reads each instant's runs, keeping each node's latest attempt.
-func (s *server) nodeMatrix(ctx context.Context, name string) (nodeMatrix, error) {
+func (s *server) nodeMatrix(ctx context.Context, name string, loc *time.Location) (nodeMatrix, error) {
 	var m nodeMatrix
 	seen := map[int64]time.Time{}
 	var cursor int64
@@ -237,7 +243,7 @@ func (s *server) nodeMatrix(ctx context.Context, name string) (nodeMatrix, error
 			row.Manual = row.Manual || r.Reason == "manual"
 		}
 		for col, r := range latest {
-			row.Cells = append(row.Cells, matrixCell{Node: col, Run: r})
+			row.Cells = append(row.Cells, matrixCell{Node: col, Run: r, Loc: loc})
 		}
 		m.Rows = append(m.Rows, row)
 	}

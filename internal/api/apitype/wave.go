@@ -65,6 +65,8 @@ type WaveNode struct {
 	Attempt int   `json:"attempt"`
 	// Error says why the run failed or was skipped, if it did.
 	Error string `json:"error,omitempty"`
+	// Waiting says why a waiting node's run is held, as on the run.
+	Waiting *Waiting `json:"waiting,omitempty"`
 }
 
 // WaveAbortResult is the body of POST /api/v1/jobs/{name}/wave/abort.

@@ -140,18 +140,9 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) error {
 // addWaiting fills in why the held ones among runs wait (out[i] is
 // runs[i]), with one store read.
 func (s *Server) addWaiting(ctx context.Context, runs []store.Run, out []apitype.Run) error {
-	var ids []int64
-	for _, r := range runs {
-		if r.State == store.RunPending && r.ReadyAt.IsZero() {
-			ids = append(ids, r.ID)
-		}
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	waits, err := s.cfg.Store.RunWaiting(ctx, ids)
+	waits, err := store.WaitingOf(ctx, s.cfg.Store, runs)
 	if err != nil {
-		return fmt.Errorf("read why runs wait: %w", err)
+		return err
 	}
 	for i, r := range runs {
 		if w, ok := waits[r.ID]; ok {

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -46,7 +47,11 @@ func (s *Server) getWave(w http.ResponseWriter, r *http.Request) error {
 	case err != nil:
 		return fmt.Errorf("wave of job %q: %w", j.Spec.Name, err)
 	}
-	writeJSON(w, http.StatusOK, waveFromJob(wave))
+	out := waveFromJob(wave)
+	if err := s.addWaveWaiting(r.Context(), out.Nodes); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 
@@ -104,6 +109,30 @@ func (s *Server) abortWave(w http.ResponseWriter, r *http.Request) error {
 		return fmt.Errorf("abort the waves of job %q: %w", j.Spec.Name, err)
 	}
 	writeJSON(w, http.StatusOK, apitype.WaveAbortResult{Job: j.Spec.Name, Skipped: n})
+	return nil
+}
+
+// addWaveWaiting fills in why the wave's waiting nodes wait, with one
+// store read.
+func (s *Server) addWaveWaiting(ctx context.Context, nodes []apitype.WaveNode) error {
+	var ids []int64
+	for _, n := range nodes {
+		if n.State == apitype.WaveNodeWaiting {
+			ids = append(ids, n.RunID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	waits, err := s.cfg.Store.RunWaiting(ctx, ids)
+	if err != nil {
+		return fmt.Errorf("read why the wave's nodes wait: %w", err)
+	}
+	for i, n := range nodes {
+		if w, ok := waits[n.RunID]; ok && n.State == apitype.WaveNodeWaiting {
+			nodes[i].Waiting = &apitype.Waiting{Kind: string(w.Kind), Detail: w.Detail, Until: timePtr(w.Until)}
+		}
+	}
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,10 +84,28 @@ func TestWaveWithSQLite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	opens := latest.Add(3 * time.Hour)
+	if err := st.RunSetWaiting(ctx, store.RunSetWaitingParams{Items: []store.RunWaiting{
+		{ID: held.ID, Waiting: &store.Waiting{Kind: store.WaitWindow, Detail: `window "eu-night" of node db-3 is closed`, Until: opens}},
+	}}); err != nil {
+		t.Fatal(err)
+	}
 
 	w, err := c.Wave(ctx, "patch", time.Time{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The held node says why it waits, as its run does; the others say
+	// nothing of it.
+	for i := range w.Nodes {
+		wt := w.Nodes[i].Waiting
+		w.Nodes[i].Waiting = nil
+		switch {
+		case w.Nodes[i].Node == "db-3" && (wt == nil || wt.Kind != "window" || wt.Until == nil || !wt.Until.Equal(opens) || !strings.Contains(wt.Detail, "eu-night")):
+			t.Errorf("db-3 waits %+v, want its window until %s", wt, opens)
+		case w.Nodes[i].Node != "db-3" && wt != nil:
+			t.Errorf("%s waits %+v, want no reason", w.Nodes[i].Node, wt)
+		}
 	}
 	wantNodes := []apitype.WaveNode{
 		{Node: "db-1", State: "done", RunID: done.ID, Attempt: 1},
