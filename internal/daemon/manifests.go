@@ -129,10 +129,10 @@ func (m *manifestJobs) start(ctx context.Context, ctrl controller, errOut io.Wri
 				fmt.Fprintln(errOut, e.Error())
 			}
 			noun := "errors"
-			if len(el) == 1 {
+			if el.Count() == 1 {
 				noun = "error"
 			}
-			return fmt.Errorf("serve: --manifests %s: %d %s", m.dir, len(el), noun)
+			return fmt.Errorf("serve: --manifests %s: %d %s", m.dir, el.Count(), noun)
 		}
 		return fmt.Errorf("serve: --manifests %s: %w", m.dir, err)
 	}

@@ -125,31 +125,24 @@ func load(dir string) (*Snapshot, error) {
 	return compile(dir, srcs, hash, catalog.Options{})
 }
 
-// compile parses and compiles sources read by read.
+// compile parses and compiles sources read by read. It parses statement
+// by statement (catalog.CompileSources), never holding a whole syntax
+// tree, and lets go of each file's bytes once it has its text: a large
+// directory costs its catalog, not its source three times over.
 func compile(dir string, srcs []source, hash string, opts catalog.Options) (*Snapshot, error) {
-	var errs manifest.ErrorList
-	parsed := make([]*manifest.File, 0, len(srcs))
-	files := make([]string, 0, len(srcs))
-	for _, s := range srcs {
-		f, err := manifest.ParseFile(s.path, s.data)
-		var el manifest.ErrorList
-		if errors.As(err, &el) {
-			errs = append(errs, el...)
-		} else if err != nil {
-			errs.Add(manifest.Pos{File: s.path, Line: 1, Col: 1}, "%v", err)
-		}
-		parsed = append(parsed, f)
-		files = append(files, s.path)
-	}
-	if len(errs) > 0 {
-		// Compiling half-parsed files would only add noise.
-		errs.Sort()
-		return nil, errs
+	texts := make([]catalog.Source, len(srcs))
+	files := make([]string, len(srcs))
+	for i := range srcs {
+		texts[i] = catalog.Source{Name: srcs[i].path, Text: string(srcs[i].data)}
+		files[i] = srcs[i].path
+		srcs[i].data = nil
 	}
 	if opts.Node == "" && opts.Facts == nil {
 		opts.Node, opts.Facts = facts.Local()
 	}
-	cat, err := catalog.CompileWith(opts, parsed...)
+	// Syntax errors in any file come back alone: compiling half-parsed
+	// files would only add noise.
+	cat, err := catalog.CompileSources(opts, texts...)
 	if err != nil {
 		var el manifest.ErrorList
 		if errors.As(err, &el) {
