@@ -16,6 +16,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/facts"
 	"github.com/almanac-sh/almanac/internal/inputfile"
 	"github.com/almanac-sh/almanac/internal/manifest"
+	"github.com/almanac-sh/almanac/internal/memlimit"
 )
 
 // Ext is the file name extension of manifests.
@@ -31,6 +32,9 @@ type Snapshot struct {
 	Catalog *catalog.Catalog
 	// Hash identifies the files' names and contents (hex SHA-256).
 	Hash string
+	// Size is the files' total size in bytes: what memlimit.Bound takes
+	// for the work that follows on the catalog.
+	Size int
 }
 
 // source is one manifest file read into memory.
@@ -129,17 +133,21 @@ func load(dir string) (*Snapshot, error) {
 // by statement (catalog.CompileSources), never holding a whole syntax
 // tree, and lets go of each file's bytes once it has its text: a large
 // directory costs its catalog, not its source three times over.
+// The runtime's memory is bounded (memlimit.Bound) while it compiles.
 func compile(dir string, srcs []source, hash string, opts catalog.Options) (*Snapshot, error) {
 	texts := make([]catalog.Source, len(srcs))
 	files := make([]string, len(srcs))
+	total := 0
 	for i := range srcs {
 		texts[i] = catalog.Source{Name: srcs[i].path, Text: string(srcs[i].data)}
 		files[i] = srcs[i].path
+		total += len(srcs[i].data)
 		srcs[i].data = nil
 	}
 	if opts.Node == "" && opts.Facts == nil {
 		opts.Node, opts.Facts = facts.Local()
 	}
+	defer memlimit.Bound(total)()
 	// Syntax errors in any file come back alone: compiling half-parsed
 	// files would only add noise.
 	cat, err := catalog.CompileSources(opts, texts...)
@@ -153,7 +161,7 @@ func compile(dir string, srcs []source, hash string, opts catalog.Options) (*Sna
 	if el := cycleErrors(cat); len(el) > 0 {
 		return nil, el
 	}
-	return &Snapshot{Dir: dir, Files: files, Catalog: cat, Hash: hash}, nil
+	return &Snapshot{Dir: dir, Files: files, Catalog: cat, Hash: hash, Size: total}, nil
 }
 
 // cycleErrors reports each dependency cycle at the position of its first
