@@ -16,6 +16,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/inputfile"
 	"github.com/almanac-sh/almanac/internal/manifest"
 	"github.com/almanac-sh/almanac/internal/manifestjob"
+	"github.com/almanac-sh/almanac/internal/memlimit"
 )
 
 func init() {
@@ -138,26 +139,24 @@ func compileFiles(cmd string, paths []string, opts catalog.Options, windows mani
 	return cat, warnings, nil, nil
 }
 
-// memoryPerInputByte bounds the heap of a compile that is only checked
-// relative to the size of its manifests. The compact catalog of a 10 MB
-// manifest of the smallest resources and the compiler's indexes take about
-// 4.5 bytes of heap per byte of input at their peak; 6 leaves the
-// collector some room while keeping validate of such a manifest under 8
-// times its size in resident memory, the program's own 26 MB included
-// (without a limit the heap would grow to twice what is live).
-const memoryPerInputByte = 6
-
 // minMemoryLimit is the least memory limit limitMemory sets.
 const minMemoryLimit = 32 << 20
 
 // limitMemory sets the Go runtime's soft memory limit for checking total
-// bytes of manifests of 4 MiB or more, unless the user set GOMEMLIMIT.
-// Smaller inputs leave the collector as it is.
+// bytes of manifests of memlimit.MinInput or more, unless the user set
+// GOMEMLIMIT: memlimit.PerInputByte bytes per input byte, at least
+// minMemoryLimit. Unlike memlimit.Bound it counts nothing the process
+// held before, as validate holds next to nothing else; the compact
+// catalog of a 10 MB manifest of the smallest resources takes about 4.5
+// bytes of heap per byte of input at its peak, which keeps validate of
+// such a manifest under 8 times its size in resident memory, the
+// program's own 26 MB included. Smaller inputs leave the collector as it
+// is.
 func limitMemory(total int) {
-	if total < 4<<20 || os.Getenv("GOMEMLIMIT") != "" {
+	if total < memlimit.MinInput || os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
-	debug.SetMemoryLimit(max(int64(total)*memoryPerInputByte, minMemoryLimit))
+	debug.SetMemoryLimit(max(int64(total)*memlimit.PerInputByte, minMemoryLimit))
 }
 
 func unwrapPath(err error) error {
