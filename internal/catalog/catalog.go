@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"iter"
 	"slices"
 	"strings"
 	"sync"
@@ -173,6 +174,41 @@ func (c *Catalog) Applied(types ...string) []*Resource {
 		}
 	}
 	return out
+}
+
+// EachApplied yields the resources Applied(types...) returns, one at a
+// time, building each afresh without keeping it in the catalog (unless it
+// was built before): a caller that keeps only what it needs of each holds
+// memory proportional to the compact catalog, not to its Resource values.
+// The catalog is not locked while yield runs.
+func (c *Catalog) EachApplied(types ...string) iter.Seq[*Resource] {
+	return func(yield func(*Resource) bool) {
+		want := c.typeSet(types)
+		for i := range c.recs.len() {
+			c.mu.Lock()
+			var r *Resource
+			if rc := c.recs.at(i); (len(types) == 0 || want[rc.typ]) && !rc.is(fVirtual) && !c.isContainer(rc) {
+				r = c.transient(i)
+			}
+			c.mu.Unlock()
+			if r != nil && !yield(r) {
+				return
+			}
+		}
+	}
+}
+
+// NumAppliedOf is len(c.Applied(types...)), counted without building the
+// resources.
+func (c *Catalog) NumAppliedOf(types ...string) int {
+	want := c.typeSet(types)
+	n := 0
+	for i := range c.recs.len() {
+		if rc := c.recs.at(i); want[rc.typ] && !rc.is(fVirtual) && !c.isContainer(rc) {
+			n++
+		}
+	}
+	return n
 }
 
 // NumApplied is len(c.Applied()), counted without building the resources.

@@ -11,6 +11,25 @@ func (c *Catalog) resource(i int32) *Resource {
 	if r := c.mat[i]; r != nil {
 		return r
 	}
+	r := c.build(i)
+	c.mat[i] = r
+	// Nothing reads a record's attributes but this: its parameters
+	// hold them now.
+	c.recs.at(i).ap = nil
+	return r
+}
+
+// transient returns the Resource of record i without keeping it: the one
+// built before if there is one, else a new one the catalog forgets.
+func (c *Catalog) transient(i int32) *Resource {
+	if c.mat != nil && c.mat[i] != nil {
+		return c.mat[i]
+	}
+	return c.build(i)
+}
+
+// build builds the Resource of record i from its compact record.
+func (c *Catalog) build(i int32) *Resource {
 	rc := c.recs.at(i)
 	typ := c.types[rc.typ]
 	params := make(map[string]any, len(rc.attrs())+1)
@@ -36,10 +55,6 @@ func (c *Catalog) resource(i int32) *Resource {
 	if rc.cont >= 0 {
 		r.Container = c.resource(rc.cont).Ref()
 	}
-	c.mat[i] = r
-	// Nothing reads a record's attributes but this: its parameters
-	// hold them now.
-	rc.ap = nil
 	return r
 }
 

@@ -84,7 +84,7 @@ func runApply(ctx context.Context, e *env, args []string) error {
 		seed = binary.LittleEndian.Uint64(b[:]) >> 1
 	}
 
-	cat, err := compileOrReport(e, "apply", files, hostOptions(*node), nil, false)
+	cat, _, err := compileOrReport(e, "apply", files, hostOptions(*node), nil, false)
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/inputfile"
 	"github.com/almanac-sh/almanac/internal/manifest"
 	"github.com/almanac-sh/almanac/internal/manifestjob"
+	"github.com/almanac-sh/almanac/internal/memlimit"
 )
 
 func init() {
@@ -42,7 +43,7 @@ func runValidate(_ context.Context, e *env, args []string) error {
 	}
 	// Without --json validate only counts and checks: its memory is the
 	// compact catalog's, which limitMemory may hold it to.
-	cat, err := compileOrReport(e, "validate", files, hostOptions(*node), windows, !*asJSON)
+	cat, warnings, err := compileOrReport(e, "validate", files, hostOptions(*node), windows, !*asJSON)
 	if err != nil {
 		return err
 	}
@@ -50,13 +51,8 @@ func runValidate(_ context.Context, e *env, args []string) error {
 		printCycles(e.stderr, cycles)
 		return &exitError{code: exitFailure, err: fmt.Errorf("validate: %d dependency %s", len(cycles), plural(len(cycles), "cycle", "cycles"))}
 	}
-	if set, err := manifestjob.FromCatalog(cat, nil); err == nil {
-		for _, w := range set.UnknownWindows(gateNamed(windows)) {
-			fmt.Fprintln(e.stderr, "warning: "+w)
-		}
-		for _, w := range set.HostRunAsWarnings() {
-			fmt.Fprintln(e.stderr, "warning: "+w)
-		}
+	for _, w := range warnings {
+		fmt.Fprintln(e.stderr, "warning: "+w)
 	}
 	if *asJSON {
 		return writeCatalogJSON(e.stdout, cat)
@@ -67,49 +63,53 @@ func runValidate(_ context.Context, e *env, args []string) error {
 	return nil
 }
 
-// compileOrReport compiles the files for the command cmd; problems in the
-// manifests are printed on stderr, one a line, and fail the command with
-// their count. At most maxReported are printed, so a binary or runaway file
+// compileOrReport compiles the files for the command cmd and checks
+// their jobs as `almanac serve --manifests` does (manifestjob.Check);
+// problems in the manifests are printed on stderr, one a line, and fail
+// the command with their count. Otherwise it returns the catalog and the
+// check's warnings. At most maxReported are printed, so a binary or runaway file
 // does not flood the terminal.
 //
 // opts describe the host compiled for; windows are the named windows the
 // daemon would know (validate's --windows), which a job may name as its
 // gate; nil for none. checkOnly tells that the catalog will only be
 // checked and counted, never built into Resource values (see limitMemory).
-func compileOrReport(e *env, cmd string, files []string, opts catalog.Options, windows manifestjob.Windows, checkOnly bool) (*catalog.Catalog, error) {
-	cat, errs, err := compileFiles(cmd, files, opts, windows, checkOnly)
+func compileOrReport(e *env, cmd string, files []string, opts catalog.Options, windows manifestjob.Windows, checkOnly bool) (*catalog.Catalog, []string, error) {
+	cat, warnings, errs, err := compileFiles(cmd, files, opts, windows, checkOnly)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	n := errs.Count()
 	for i, pe := range errs {
 		if i == maxReported {
-			fmt.Fprintf(e.stderr, "... and %d more\n", len(errs)-maxReported)
+			fmt.Fprintf(e.stderr, "... and %d more\n", n-maxReported)
 			break
 		}
 		fmt.Fprintln(e.stderr, pe.Error())
 	}
-	if len(errs) > 0 {
-		return nil, &exitError{code: exitFailure, err: fmt.Errorf("%s: %d %s", cmd, len(errs), plural(len(errs), "error", "errors"))}
+	if n > 0 {
+		return nil, nil, &exitError{code: exitFailure, err: fmt.Errorf("%s: %d %s", cmd, n, plural(n, "error", "errors"))}
 	}
-	return cat, nil
+	return cat, warnings, nil
 }
 
 // maxReported bounds how many manifest errors one command prints.
 const maxReported = 100
 
 // compileFiles reads, parses and compiles the files for the command cmd
-// (checkOnly as for compileOrReport). Problems in the manifests come back
-// as errs; an unreadable or binary file is a usage error that names cmd.
-func compileFiles(cmd string, paths []string, opts catalog.Options, windows manifestjob.Windows, checkOnly bool) (*catalog.Catalog, manifest.ErrorList, error) {
+// and checks their jobs (checkOnly as for compileOrReport). Problems in
+// the manifests come back as errs; an unreadable or binary file is a usage
+// error that names cmd.
+func compileFiles(cmd string, paths []string, opts catalog.Options, windows manifestjob.Windows, checkOnly bool) (*catalog.Catalog, []string, manifest.ErrorList, error) {
 	srcs := make([]catalog.Source, len(paths))
 	total := 0
 	for i, p := range paths {
 		src, err := inputfile.Read(p)
 		if err != nil {
-			return nil, nil, usagef("%s: %v", cmd, unwrapPath(err))
+			return nil, nil, nil, usagef("%s: %v", cmd, unwrapPath(err))
 		}
 		if i := bytes.IndexByte(src, 0); i >= 0 {
-			return nil, nil, usagef("%s: %s:%d: NUL byte: a binary file, not a manifest", cmd, p, bytes.Count(src[:i], []byte("\n"))+1)
+			return nil, nil, nil, usagef("%s: %s:%d: NUL byte: a binary file, not a manifest", cmd, p, bytes.Count(src[:i], []byte("\n"))+1)
 		}
 		srcs[i] = catalog.Source{Name: p, Text: string(src)}
 		total += len(src)
@@ -123,41 +123,40 @@ func compileFiles(cmd string, paths []string, opts catalog.Options, windows mani
 	cat, err := catalog.CompileSources(opts, srcs...)
 	var el manifest.ErrorList
 	if errors.As(err, &el) {
-		return cat, el, nil
+		return cat, nil, el, nil
 	}
 	if err != nil {
-		return cat, nil, err
+		return cat, nil, nil, err
 	}
 	// Check the job resources the way `almanac serve --manifests` does, so
 	// a manifest that validates is one the daemon accepts.
-	if _, err := manifestjob.FromCatalogWindows(cat, nil, windows); errors.As(err, &el) {
-		return cat, el, nil
+	warnings, err := manifestjob.Check(cat, nil, windows, gateNamed(windows))
+	if errors.As(err, &el) {
+		return cat, nil, el, nil
 	} else if err != nil {
-		return cat, nil, err
+		return cat, nil, nil, err
 	}
-	return cat, nil, nil
+	return cat, warnings, nil, nil
 }
-
-// memoryPerInputByte bounds the heap of a compile that is only checked
-// relative to the size of its manifests. The compact catalog of a 10 MB
-// manifest of the smallest resources and the compiler's indexes take about
-// 4.5 bytes of heap per byte of input at their peak; 6 leaves the
-// collector some room while keeping validate of such a manifest under 8
-// times its size in resident memory, the program's own 26 MB included
-// (without a limit the heap would grow to twice what is live).
-const memoryPerInputByte = 6
 
 // minMemoryLimit is the least memory limit limitMemory sets.
 const minMemoryLimit = 32 << 20
 
 // limitMemory sets the Go runtime's soft memory limit for checking total
-// bytes of manifests of 4 MiB or more, unless the user set GOMEMLIMIT.
-// Smaller inputs leave the collector as it is.
+// bytes of manifests of memlimit.MinInput or more, unless the user set
+// GOMEMLIMIT: memlimit.PerInputByte bytes per input byte, at least
+// minMemoryLimit. Unlike memlimit.Bound it counts nothing the process
+// held before, as validate holds next to nothing else; the compact
+// catalog of a 10 MB manifest of the smallest resources takes about 4.5
+// bytes of heap per byte of input at its peak, which keeps validate of
+// such a manifest under 8 times its size in resident memory, the
+// program's own 26 MB included. Smaller inputs leave the collector as it
+// is.
 func limitMemory(total int) {
-	if total < 4<<20 || os.Getenv("GOMEMLIMIT") != "" {
+	if total < memlimit.MinInput || os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
-	debug.SetMemoryLimit(max(int64(total)*memoryPerInputByte, minMemoryLimit))
+	debug.SetMemoryLimit(max(int64(total)*memlimit.PerInputByte, minMemoryLimit))
 }
 
 func unwrapPath(err error) error {

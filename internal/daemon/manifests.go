@@ -16,6 +16,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/manifest"
 	"github.com/almanac-sh/almanac/internal/manifestdir"
 	"github.com/almanac-sh/almanac/internal/manifestjob"
+	"github.com/almanac-sh/almanac/internal/memlimit"
 	"github.com/almanac-sh/almanac/internal/puppetsched"
 	"github.com/almanac-sh/almanac/internal/store"
 )
@@ -129,10 +130,10 @@ func (m *manifestJobs) start(ctx context.Context, ctrl controller, errOut io.Wri
 				fmt.Fprintln(errOut, e.Error())
 			}
 			noun := "errors"
-			if len(el) == 1 {
+			if el.Count() == 1 {
 				noun = "error"
 			}
-			return fmt.Errorf("serve: --manifests %s: %d %s", m.dir, len(el), noun)
+			return fmt.Errorf("serve: --manifests %s: %d %s", m.dir, el.Count(), noun)
 		}
 		return fmt.Errorf("serve: --manifests %s: %w", m.dir, err)
 	}
@@ -174,7 +175,12 @@ func (m *manifestJobs) watch(ctx context.Context) {
 // swapped and the store reconciled. Anything wrong leaves the previous
 // jobs and gates as they were.
 func (m *manifestJobs) accept(ctx context.Context, s *manifestdir.Snapshot) error {
+	// Converting a large catalog's jobs, or refusing them, takes memory
+	// bounded by the manifests' size; storing the jobs of an accepted
+	// one takes what they need.
+	restore := memlimit.Bound(s.Size)
 	set, err := manifestjob.FromCatalogWindows(s.Catalog, job.ParseCron, m.registry.windowFunc(), puppetsched.WithDefaultLocation(m.loc))
+	restore()
 	if err != nil {
 		return err
 	}

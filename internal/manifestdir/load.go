@@ -16,6 +16,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/facts"
 	"github.com/almanac-sh/almanac/internal/inputfile"
 	"github.com/almanac-sh/almanac/internal/manifest"
+	"github.com/almanac-sh/almanac/internal/memlimit"
 )
 
 // Ext is the file name extension of manifests.
@@ -31,6 +32,9 @@ type Snapshot struct {
 	Catalog *catalog.Catalog
 	// Hash identifies the files' names and contents (hex SHA-256).
 	Hash string
+	// Size is the files' total size in bytes: what memlimit.Bound takes
+	// for the work that follows on the catalog.
+	Size int
 }
 
 // source is one manifest file read into memory.
@@ -125,31 +129,28 @@ func load(dir string) (*Snapshot, error) {
 	return compile(dir, srcs, hash, catalog.Options{})
 }
 
-// compile parses and compiles sources read by read.
+// compile parses and compiles sources read by read. It parses statement
+// by statement (catalog.CompileSources), never holding a whole syntax
+// tree, and lets go of each file's bytes once it has its text: a large
+// directory costs its catalog, not its source three times over.
+// The runtime's memory is bounded (memlimit.Bound) while it compiles.
 func compile(dir string, srcs []source, hash string, opts catalog.Options) (*Snapshot, error) {
-	var errs manifest.ErrorList
-	parsed := make([]*manifest.File, 0, len(srcs))
-	files := make([]string, 0, len(srcs))
-	for _, s := range srcs {
-		f, err := manifest.ParseFile(s.path, s.data)
-		var el manifest.ErrorList
-		if errors.As(err, &el) {
-			errs = append(errs, el...)
-		} else if err != nil {
-			errs.Add(manifest.Pos{File: s.path, Line: 1, Col: 1}, "%v", err)
-		}
-		parsed = append(parsed, f)
-		files = append(files, s.path)
-	}
-	if len(errs) > 0 {
-		// Compiling half-parsed files would only add noise.
-		errs.Sort()
-		return nil, errs
+	texts := make([]catalog.Source, len(srcs))
+	files := make([]string, len(srcs))
+	total := 0
+	for i := range srcs {
+		texts[i] = catalog.Source{Name: srcs[i].path, Text: string(srcs[i].data)}
+		files[i] = srcs[i].path
+		total += len(srcs[i].data)
+		srcs[i].data = nil
 	}
 	if opts.Node == "" && opts.Facts == nil {
 		opts.Node, opts.Facts = facts.Local()
 	}
-	cat, err := catalog.CompileWith(opts, parsed...)
+	defer memlimit.Bound(total)()
+	// Syntax errors in any file come back alone: compiling half-parsed
+	// files would only add noise.
+	cat, err := catalog.CompileSources(opts, texts...)
 	if err != nil {
 		var el manifest.ErrorList
 		if errors.As(err, &el) {
@@ -160,7 +161,7 @@ func compile(dir string, srcs []source, hash string, opts catalog.Options) (*Sna
 	if el := cycleErrors(cat); len(el) > 0 {
 		return nil, el
 	}
-	return &Snapshot{Dir: dir, Files: files, Catalog: cat, Hash: hash}, nil
+	return &Snapshot{Dir: dir, Files: files, Catalog: cat, Hash: hash, Size: total}, nil
 }
 
 // cycleErrors reports each dependency cycle at the position of its first

@@ -165,7 +165,7 @@ func LogError(log *slog.Logger, err error, msg string, args ...any) {
 		for _, e := range el {
 			log.Error("manifest error", "err", e.Error())
 		}
-		log.Error(msg, append(args, "errors", len(el))...)
+		log.Error(msg, append(args, "errors", el.Count())...)
 		return
 	}
 	log.Error(msg, append(args, "err", err)...)

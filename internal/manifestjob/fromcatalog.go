@@ -59,73 +59,189 @@ type Windows = job.GateFunc
 // resource with the name of a named window is an error at its position:
 // a name gates one thing only. windows may be nil.
 func FromCatalogWindows(cat *catalog.Catalog, parse job.ParseFunc, windows job.GateFunc, opts ...puppetsched.Option) (*Set, error) {
+	c := newConversion(cat, parse, windows, opts, true)
+	c.run()
+	if len(c.errs) > 0 {
+		c.errs.Sort()
+		return nil, c.errs
+	}
+	set := c.set
+	slices.SortFunc(set.Jobs, func(a, b store.JobSpec) int { return cmp.Compare(a.Name, b.Name) })
+	return set, nil
+}
+
+// Check converts and checks the catalog's jobs exactly as
+// [FromCatalogWindows] does, without keeping them: a job is checked and
+// dropped as soon as it is converted (one ordered against other jobs once
+// its relationships are known), so checking a manifest of 300,000 jobs
+// holds memory for the catalog, not for 300,000 specs. It returns the
+// warnings validate prints: the jobs whose run_as this host cannot run as
+// (see [Set.HostRunAsWarnings]) and the reboot groups whose window is
+// unknown (see [Set.UnknownWindows], known as there), at most
+// manifest.MaxErrors of them and a count of the rest. The error is a
+// manifest.ErrorList, as FromCatalogWindows returns.
+func Check(cat *catalog.Catalog, parse job.ParseFunc, windows job.GateFunc, known func(name string) bool, opts ...puppetsched.Option) ([]string, error) {
+	c := newConversion(cat, parse, windows, opts, false)
+	c.run()
+	if len(c.errs) > 0 {
+		c.errs.Sort()
+		return nil, c.errs
+	}
+	for _, j := range c.set.Jobs {
+		c.runAsWarning(&j)
+	}
+	warnings := append(c.set.UnknownWindows(known), c.warnings...)
+	if c.moreWarnings > 0 {
+		warnings = append(warnings, fmt.Sprintf("... and %d more run_as warnings", c.moreWarnings))
+	}
+	return warnings, nil
+}
+
+// conversion is one pass of a catalog's jobs into a Set.
+type conversion struct {
+	cat     *catalog.Catalog
+	parse   job.ParseFunc
+	windows job.GateFunc
+	opts    []puppetsched.Option
+	// keep tells to keep every job in set.Jobs, as long as no error was
+	// found: once one is, the set is never used and only the jobs still
+	// to be ordered are kept, as for a Check.
+	keep bool
+	set  *Set
+	errs manifest.ErrorList
+	// ordered are the references of the jobs on an edge between jobs:
+	// only they wait in set.Jobs for their Requires and Before.
+	ordered map[string]bool
+	// origins are where the jobs of set.Jobs were declared, in its order.
+	origins []origin
+	// names are the jobs converted so far, by name, at their position.
+	names map[string]manifest.Pos
+	// warnings are a Check's run_as warnings, moreWarnings those past
+	// manifest.MaxErrors.
+	warnings     []string
+	moreWarnings int
+}
+
+func newConversion(cat *catalog.Catalog, parse job.ParseFunc, windows job.GateFunc, opts []puppetsched.Option, keep bool) *conversion {
 	if parse == nil {
 		parse = job.ParseCron
 	}
-	set := &Set{Gates: map[string]job.Gate{}, Unusable: map[string]string{}, SuspendSet: map[string]bool{}, Files: map[string]string{}}
-	var errs manifest.ErrorList
-	byRef := map[string]int{} // job ref -> index in set.Jobs
-	names := map[string]*catalog.Resource{}
-	for _, r := range cat.Applied("job", "cron") {
+	c := &conversion{cat: cat, parse: parse, windows: windows, opts: opts, keep: keep,
+		set:   &Set{Gates: map[string]job.Gate{}, Unusable: map[string]string{}, SuspendSet: map[string]bool{}, Files: map[string]string{}},
+		names: make(map[string]manifest.Pos, cat.NumAppliedOf("job", "cron")),
+	}
+	for _, e := range cat.RelationshipsWith("job", "cron") {
+		if e.Kind == catalog.Before || e.Kind == catalog.Notify {
+			if c.ordered == nil {
+				c.ordered = map[string]bool{}
+			}
+			c.ordered[e.From], c.ordered[e.To] = true, true
+		}
+	}
+	return c
+}
+
+// run converts the catalog's jobs. A job keeps its spec, its reference
+// and its position, never its Resource: the catalog builds each resource
+// for the loop alone.
+func (c *conversion) run() {
+	set := c.set
+	for r := range c.cat.EachApplied("job", "cron") {
 		switch r.Type {
 		case "job":
 		case "cron":
-			if r = cronAsJob(r, &errs); r == nil {
+			if r = cronAsJob(r, &c.errs); r == nil {
 				continue
 			}
 		default:
 			continue
 		}
-		spec, ok := convert(r, &errs)
+		spec, ok := convert(r, &c.errs)
 		if !ok {
 			continue
 		}
-		if prev := names[spec.Name]; prev != nil {
-			errs.Add(r.Pos, "%s: a job named %q is already declared at %s", r.Ref(), spec.Name, prev.Pos)
+		if prev, dup := c.names[spec.Name]; dup {
+			c.errs.Add(r.Pos, "%s: a job named %q is already declared at %s", r.Ref(), spec.Name, prev)
 			continue
 		}
-		names[spec.Name] = r
-		set.Files[spec.Name] = r.Pos.File
-		if _, ok := r.Params["suspend"]; ok {
-			set.SuspendSet[spec.Name] = true
+		c.names[spec.Name] = r.Pos
+		keep := c.keep && len(c.errs) == 0
+		if keep {
+			set.Files[spec.Name] = r.Pos.File
+			if _, ok := r.Params["suspend"]; ok {
+				set.SuspendSet[spec.Name] = true
+			}
 		}
 		if spec.Schedule != "" {
 			if _, done := set.Gates[spec.Schedule]; !done {
-				g, err := gate(cat, spec.Schedule, windows, opts)
+				g, err := gate(c.cat, spec.Schedule, c.windows, c.opts)
 				if err != nil {
-					errs.Add(r.Pos, "%s: %v", r.Ref(), err)
+					c.errs.Add(r.Pos, "%s: %v", r.Ref(), err)
 				} else {
 					set.Gates[spec.Schedule] = g
 				}
 			}
 		}
-		windowGates(cat, r, spec, set, &errs, windows, opts)
-		byRef[r.Ref()] = len(set.Jobs)
-		set.Jobs = append(set.Jobs, spec)
-	}
-	edges(cat, set, byRef, &errs)
-	rebootGroups(cat, set, &errs, windows, opts)
-	scheduleGates(cat, set, &errs, windows, opts)
-	for i := range set.Jobs {
-		spec := &set.Jobs[i]
-		if err := job.Validate(spec, parse); err != nil {
-			var ve *job.ValidationError
-			r := names[spec.Name]
-			if errors.As(err, &ve) {
-				for _, f := range ve.Fields {
-					errs.Add(r.Pos, "%s: %s", r.Ref(), f)
+		windowGates(c.cat, r, spec, set, &c.errs, c.windows, c.opts)
+		o := origin{ref: r.Ref(), pos: r.Pos}
+		if !c.ordered[o.ref] {
+			// Nothing adds to the spec any more: check it now.
+			c.validate(&spec, o)
+			if !keep || len(c.errs) > 0 {
+				if !c.keep {
+					c.runAsWarning(&spec)
 				}
-			} else {
-				errs.Add(r.Pos, "%s: %v", r.Ref(), err)
+				continue
 			}
 		}
+		c.origins = append(c.origins, o)
+		set.Jobs = append(set.Jobs, spec)
 	}
-	if len(errs) > 0 {
-		errs.Sort()
-		return nil, errs
+	edges(c.cat, set, c.origins, &c.errs)
+	rebootGroups(c.cat, set, &c.errs, c.windows, c.opts)
+	scheduleGates(c.cat, set, &c.errs, c.windows, c.opts)
+	for i := range set.Jobs {
+		if c.ordered[c.origins[i].ref] {
+			c.validate(&set.Jobs[i], c.origins[i])
+		}
 	}
-	slices.SortFunc(set.Jobs, func(a, b store.JobSpec) int { return cmp.Compare(a.Name, b.Name) })
-	return set, nil
+}
+
+// validate checks a converted spec as the job controller does, reporting
+// its problems at the job's position.
+func (c *conversion) validate(spec *store.JobSpec, o origin) {
+	err := job.Validate(spec, c.parse)
+	if err == nil {
+		return
+	}
+	var ve *job.ValidationError
+	if errors.As(err, &ve) {
+		for _, f := range ve.Fields {
+			c.errs.Add(o.pos, "%s: %s", o.ref, f)
+		}
+		return
+	}
+	c.errs.Add(o.pos, "%s: %v", o.ref, err)
+}
+
+// runAsWarning records a Check's warning for a job whose run_as this host
+// cannot run as.
+func (c *conversion) runAsWarning(spec *store.JobSpec) {
+	w, bad := hostRunAsWarning(spec)
+	switch {
+	case !bad:
+	case len(c.warnings) < manifest.MaxErrors:
+		c.warnings = append(c.warnings, w)
+	default:
+		c.moreWarnings++
+	}
+}
+
+// origin is where a converted job was declared: its resource's reference
+// (Job[...] or Cron[...]) and position.
+type origin struct {
+	ref string
+	pos manifest.Pos
 }
 
 // convert maps one job resource's parameters onto a spec.
@@ -270,10 +386,18 @@ func convert(r *catalog.Resource, errs *manifest.ErrorList) (store.JobSpec, bool
 // declared on its downstream end (require, subscribe, an arrow, the
 // require function) lands in the downstream's Requires, one declared on
 // its upstream end (before, notify) in the upstream's Before.
-func edges(cat *catalog.Catalog, set *Set, byRef map[string]int, errs *manifest.ErrorList) {
+// origins are the jobs' origins, in the order of set.Jobs.
+func edges(cat *catalog.Catalog, set *Set, origins []origin, errs *manifest.ErrorList) {
+	var byRef map[string]int // job ref -> index in set.Jobs, when there are edges
 	for _, e := range cat.RelationshipsWith("job", "cron") {
 		if e.Kind != catalog.Before && e.Kind != catalog.Notify {
 			continue
+		}
+		if byRef == nil {
+			byRef = make(map[string]int, len(origins))
+			for i, o := range origins {
+				byRef[o.ref] = i
+			}
 		}
 		from, fromJob := byRef[e.From]
 		to, toJob := byRef[e.To]
@@ -383,13 +507,22 @@ func (g Gate) NextOpen(t time.Time) (time.Time, bool) { return g.S.NextMatch(tim
 // job.unrunnable event, runs that fail) rather than refusing to start.
 func (s *Set) HostRunAsWarnings() []string {
 	var out []string
-	for _, j := range s.Jobs {
-		if j.RunAs == "" {
-			continue
-		}
-		if err := job.CheckRunAs(j.RunAs); err != nil {
-			out = append(out, fmt.Sprintf("Job[%s]: run_as: %v; on this host serve accepts the job but its runs fail", j.Name, err))
+	for i := range s.Jobs {
+		if w, bad := hostRunAsWarning(&s.Jobs[i]); bad {
+			out = append(out, w)
 		}
 	}
 	return out
+}
+
+// hostRunAsWarning is the warning for a job whose run_as this host cannot
+// run a command as, and whether there is one.
+func hostRunAsWarning(j *store.JobSpec) (string, bool) {
+	if j.RunAs == "" {
+		return "", false
+	}
+	if err := job.CheckRunAs(j.RunAs); err != nil {
+		return fmt.Sprintf("Job[%s]: run_as: %v; on this host serve accepts the job but its runs fail", j.Name, err), true
+	}
+	return "", false
 }

@@ -3,6 +3,7 @@ package manifestjob
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -196,22 +197,87 @@ func TestFromCatalogErrors(t *testing.T) {
 			want: []string{`site.pp:2:7: Job[b]: a job named "a" is already declared at site.pp:1:7`},
 		},
 	}
+	// Check, which keeps no job, finds exactly what FromCatalog finds.
+	convs := []struct {
+		name string
+		run  func(*catalog.Catalog) error
+	}{
+		{"FromCatalog", func(cat *catalog.Catalog) error { _, err := FromCatalog(cat, parseCron); return err }},
+		{"Check", func(cat *catalog.Catalog) error { _, err := Check(cat, parseCron, nil, nil); return err }},
+	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := FromCatalog(compile(t, tt.src), parseCron)
-			var el manifest.ErrorList
-			if !errors.As(err, &el) {
-				t.Fatalf("err = %v, want a manifest.ErrorList", err)
-			}
-			if len(el) != len(tt.want) {
-				t.Fatalf("got %d errors, want %d:\n%v", len(el), len(tt.want), err)
-			}
-			for i, w := range tt.want {
-				if !strings.Contains(el[i].Error(), w) {
-					t.Errorf("error %d = %q, want it to contain %q", i, el[i].Error(), w)
+		for _, conv := range convs {
+			t.Run(tt.name+"/"+conv.name, func(t *testing.T) {
+				err := conv.run(compile(t, tt.src))
+				var el manifest.ErrorList
+				if !errors.As(err, &el) {
+					t.Fatalf("err = %v, want a manifest.ErrorList", err)
 				}
-			}
-		})
+				if len(el) != len(tt.want) {
+					t.Fatalf("got %d errors, want %d:\n%v", len(el), len(tt.want), err)
+				}
+				for i, w := range tt.want {
+					if !strings.Contains(el[i].Error(), w) {
+						t.Errorf("error %d = %q, want it to contain %q", i, el[i].Error(), w)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestCheckManyErrors converts more bad jobs than an ErrorList keeps: the
+// first manifest.MaxErrors are listed, the rest counted, by FromCatalog
+// and by Check alike; jobs ordered against each other are checked with
+// their relationships.
+func TestCheckManyErrors(t *testing.T) {
+	var b strings.Builder
+	const bad = manifest.MaxErrors + 500
+	for i := range bad {
+		fmt.Fprintf(&b, "job { 'j%d': cron => '99 * * * *', command => 'x' }\n", i)
+	}
+	b.WriteString("job { 'first': cron => '* * * * *', command => 'x' }\n")
+	b.WriteString("job { 'second': cron => '* * * * *', command => 'x', require => Job['first'], before => Job['first'] }\n")
+	cat := compile(t, b.String())
+	_, errFrom := FromCatalog(cat, parseCron)
+	_, errCheck := Check(cat, parseCron, nil, nil)
+	for name, err := range map[string]error{"FromCatalog": errFrom, "Check": errCheck} {
+		var el manifest.ErrorList
+		if !errors.As(err, &el) {
+			t.Fatalf("%s: err = %v, want a manifest.ErrorList", name, err)
+		}
+		if got, want := el.Count(), bad+1; got != want {
+			t.Errorf("%s: Count() = %d, want %d", name, got, want)
+		}
+		if len(el) != manifest.MaxErrors+1 {
+			t.Errorf("%s: %d entries, want %d and one that counts the rest", name, len(el), manifest.MaxErrors)
+		}
+		if last := el[len(el)-1].Error(); last != "... and 501 more errors" {
+			t.Errorf("%s: last entry %q", name, last)
+		}
+		if first := el[0].Error(); !strings.HasPrefix(first, "site.pp:1:7: Job[j0]: cron: ") {
+			t.Errorf("%s: first entry %q", name, first)
+		}
+	}
+}
+
+// TestCheckWarnings: Check returns the run_as and reboot-group warnings
+// the Set's methods give.
+func TestCheckWarnings(t *testing.T) {
+	src := "job { 'a': cron => '* * * * *', command => 'x', run_as => 'no-such-user-here' }\n" +
+		"reboot_group { 'g': window => 'nowhere' }\n"
+	cat := compile(t, src)
+	set, err := FromCatalog(cat, parseCron)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append(set.UnknownWindows(nil), set.HostRunAsWarnings()...)
+	got, err := Check(cat, parseCron, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) != 2 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Check warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 

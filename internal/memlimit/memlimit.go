@@ -1,0 +1,55 @@
+// Package memlimit bounds the Go runtime's heap while a process works
+// through an input of known size, such as a directory of manifests: the
+// collector then runs before the heap doubles, so the memory the work
+// adds stays a bounded multiple of the input.
+package memlimit
+
+import (
+	"math"
+	"runtime"
+	"runtime/debug"
+	"sync"
+)
+
+// PerInputByte is the memory a compile of manifests may add per byte of
+// input: the compact catalog and the compiler's indexes take about 4.5
+// bytes per byte at their peak, and without a bound the collector lets
+// the heap grow to twice what is live before it runs.
+const PerInputByte = 6
+
+// MinInput is the least input Bound limits: smaller inputs leave the
+// collector as it is.
+const MinInput = 4 << 20
+
+var mu sync.Mutex
+
+// Bound sets the Go runtime's soft memory limit to what the process holds
+// now (after a collection that returns free memory to the system) plus PerInputByte times total bytes of input, when total is at
+// least MinInput, and returns the func that restores the limit before.
+// A limit already set (GOMEMLIMIT, or an enclosing Bound) is left alone.
+// The limit is soft: work that needs more gets it, at the cost of more
+// frequent collections.
+func Bound(total int) (restore func()) {
+	if total < MinInput {
+		return func() {}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if prev := debug.SetMemoryLimit(-1); prev != math.MaxInt64 {
+		return func() {}
+	}
+	// What the process holds now, without the garbage and the free
+	// memory it has not returned yet: the input's share is on top.
+	debug.FreeOSMemory()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	debug.SetMemoryLimit(int64(ms.Sys-ms.HeapReleased) + int64(total)*PerInputByte)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			mu.Lock()
+			defer mu.Unlock()
+			debug.SetMemoryLimit(math.MaxInt64)
+		})
+	}
+}
