@@ -12,6 +12,7 @@ require (
 require (
 	github.com/stretchr/testify v1.12.1 // indirect
 	go.yaml.in/yaml/v3 v3.0.6 // indirect
+	golang.org/x/sys v0.49.0 // indirect
 )
 
 replace github.com/almanac-sh/almanac => ../
