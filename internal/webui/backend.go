@@ -21,9 +21,9 @@ var ErrNotFound = errors.New("not found")
 // webuitest.Backend. Every method takes ctx first and must be safe for
 // concurrent use.
 type Backend interface {
-	// Jobs returns a page of jobs ordered by name: at most q.Limit, after
-	// q.After, whose names contain q.Filter, and the name to continue from
-	// ("" when there are no more).
+	// Jobs returns a page of jobs in the order q.Sort: at most q.Limit,
+	// after q.After, whose names contain q.Filter, and the name to
+	// continue from ("" when there are no more).
 	Jobs(ctx context.Context, q JobQuery) (JobPage, error)
 	// JobSummary counts the jobs, the suspended ones and the active runs
 	// without listing the jobs.
@@ -274,9 +274,9 @@ type JobQuery struct {
 	// State keeps the jobs in one of the JobStates ("" keeps all).
 	State string
 	Limit int // at most this many; 0 = all
-	// Desc lists the names in reverse natural order (After then counts
-	// in that order).
-	Desc bool
+	// Sort is the order of the list (After counts in it); the zero
+	// JobSort is by name.
+	Sort JobSort
 }
 
 // JobPage is a page of jobs and the name the next page starts after.

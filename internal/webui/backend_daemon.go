@@ -100,11 +100,12 @@ type daemonBackend struct {
 	refreshing bool
 	firesGen   int
 
-	// index caches every job's name, gate and suspension for the jobs
-	// list and the windows page; indexAt is when it was read (zero: never).
-	index       []indexedJob
-	indexAt     time.Time
-	indexCounts store.JobCounts // the job counts when the index was read
+	// idx is the job index (jobindex.go) for the jobs list, the windows
+	// page and a confined token's counts; nil until first read.
+	// idxReading is set while a full read runs in the background.
+	idxMu      sync.Mutex
+	idx        *jobIndex
+	idxReading bool
 }
 
 // fireCacheTTL is how long the merged upcoming fires are reused before
@@ -134,17 +135,18 @@ func (d *daemonBackend) JobSummary(ctx context.Context) (JobSummary, error) {
 		s = JobSummary{Jobs: int(c.Total), Suspended: int(c.Suspended)}
 	} else {
 		// A token confined to some jobs counts only those.
-		idx, err := d.jobIndex(ctx, d.now())
-		if err != nil {
-			return JobSummary{}, err
-		}
-		for _, j := range idx {
-			if strings.HasPrefix(j.name, prefix) {
-				s.Jobs++
-				if j.suspended {
-					s.Suspended++
+		err := d.withIndex(ctx, d.now(), func(x *jobIndex) {
+			for _, j := range x.jobs {
+				if strings.HasPrefix(j.name, prefix) {
+					s.Jobs++
+					if j.suspended {
+						s.Suspended++
+					}
 				}
 			}
+		})
+		if err != nil {
+			return JobSummary{}, err
 		}
 	}
 	for cursor := int64(0); ; {
@@ -406,12 +408,12 @@ func (d *daemonBackend) refreshFires(from time.Time, limit, gen int) {
 	d.fires, d.firesAt, d.firesFor = fs, from, limit
 }
 
-// forget drops cached fires after an action that changes them.
+// forget drops cached fires after an action that changes them. (The job
+// index follows the action's event.)
 func (d *daemonBackend) forget() {
 	d.mu.Lock()
 	d.fires, d.firesAt = nil, time.Time{}
 	d.firesGen++
-	d.index, d.indexAt = nil, time.Time{}
 	d.mu.Unlock()
 }
 
@@ -620,18 +622,16 @@ const maxGateNames = 10
 // gatedJobs maps each schedule gate to the names of the jobs it holds,
 // in name order, from the job index.
 func (d *daemonBackend) gatedJobs(ctx context.Context, now time.Time) (map[string][]string, error) {
-	idx, err := d.jobIndex(ctx, now)
-	if err != nil {
-		return nil, err
-	}
 	who := access.From(ctx)
 	gates := make(map[string][]string)
-	for _, j := range idx {
-		if j.gate != "" && who.SeesJob(j.name) {
-			gates[j.gate] = append(gates[j.gate], j.name)
+	err := d.withIndex(ctx, now, func(x *jobIndex) {
+		for _, k := range x.orders[JobSortName] {
+			if j := x.jobs[k.Name]; j.gate != "" && who.SeesJob(j.name) {
+				gates[j.gate] = append(gates[j.gate], j.name)
+			}
 		}
-	}
-	return gates, nil
+	})
+	return gates, err
 }
 
 func (d *daemonBackend) Cluster(ctx context.Context) (apitype.Cluster, error) {

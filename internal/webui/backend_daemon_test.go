@@ -414,8 +414,8 @@ func TestDaemonBackendNaturalOrder(t *testing.T) {
 	}{
 		{webui.JobQuery{Limit: 3}, "archive backup-1 backup-2 | next backup-2"},
 		{webui.JobQuery{Limit: 3, After: "backup-2"}, "backup-10 backup-20 | next "},
-		{webui.JobQuery{Limit: 2, Desc: true}, "backup-20 backup-10 | next backup-10"},
-		{webui.JobQuery{Limit: 2, Desc: true, After: "backup-10"}, "backup-2 backup-1 | next backup-1"},
+		{webui.JobQuery{Limit: 2, Sort: webui.JobSort{Desc: true}}, "backup-20 backup-10 | next backup-10"},
+		{webui.JobQuery{Limit: 2, Sort: webui.JobSort{Desc: true}, After: "backup-10"}, "backup-2 backup-1 | next backup-1"},
 		{webui.JobQuery{Filter: "backup-2"}, "backup-2 backup-20 | next "},
 	} {
 		if got := names(tt.q); got != tt.want {

@@ -61,18 +61,24 @@ func (j Job) InState(state string) bool {
 }
 
 // Paginate cuts one page of limit names out of the names that match a
-// query, sorted by JobOrder(desc): those after after in that order. It
-// fills the page's Total, Offset, Prev, HasPrev and Next, and returns the
-// names on the page. A Backend uses it when it has the whole sorted list
-// of matches.
-func Paginate(names []string, after string, limit int, desc bool, p *JobPage) []string {
+// query, sorted in order o: those after after in that order. It fills the
+// page's Total, Offset, Prev, HasPrev and Next, and returns the names on
+// the page. A Backend uses it when it has the whole sorted list of
+// matches. In the order by name a name no longer listed still places the
+// page where it would be; in the other orders, whose place depends on
+// the job, such a name starts the list again.
+func Paginate(names []string, after string, limit int, o JobSort, p *JobPage) []string {
 	p.Total = len(names)
 	start := 0
 	if after != "" {
-		var found bool
-		start, found = slices.BinarySearchFunc(names, after, JobOrder(desc))
-		if found {
-			start++
+		if o.ByName() {
+			var found bool
+			start, found = slices.BinarySearchFunc(names, after, JobOrder(o.Desc))
+			if found {
+				start++
+			}
+		} else if i := slices.Index(names, after); i >= 0 {
+			start = i + 1
 		}
 	}
 	if limit <= 0 {
@@ -92,7 +98,7 @@ func Paginate(names []string, after string, limit int, desc bool, p *JobPage) []
 	return slices.Clip(names[start:end])
 }
 
-// JobOrder is the order of the jobs list: names in natural order
+// JobOrder is the order of the jobs list by name: names in natural order
 // (backup-2 before backup-10), or its reverse when desc is set.
 func JobOrder(desc bool) func(a, b string) int {
 	if desc {

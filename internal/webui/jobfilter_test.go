@@ -7,8 +7,9 @@ import (
 )
 
 // FuzzPaginate checks the jobs list's paging on any sorted names, start
-// and page size: the page is the names after after, at most limit of
-// them; Offset counts the names before it; Next continues right after
+// and page size, in the orders by name and in an order by another key
+// (the names as given): the page is the names after after, at most limit
+// of them; Offset counts the names before it; Next continues right after
 // it; and following Prev gives the page that ends where this one starts.
 func FuzzPaginate(f *testing.F) {
 	f.Add("a,b,c,d,e", "b", 2)
@@ -24,22 +25,41 @@ func FuzzPaginate(f *testing.F) {
 		if list != "" {
 			names = strings.Split(list, ",")
 		}
-		for _, desc := range []bool{false, true} {
-			paginate(t, names, after, limit, desc)
+		for _, o := range []JobSort{{Key: JobSortName}, {Key: JobSortName, Desc: true}, {Key: JobSortNext}} {
+			paginate(t, names, after, limit, o)
 		}
 	})
 }
 
 // paginate checks one order of FuzzPaginate.
-func paginate(t *testing.T, names []string, after string, limit int, desc bool) {
+func paginate(t *testing.T, names []string, after string, limit int, o JobSort) {
 	t.Helper()
-	order := JobOrder(desc)
-	names = slices.Clone(names)
-	slices.SortFunc(names, order)
-	names = slices.Compact(names)
+	order := JobOrder(o.Desc)
+	if o.ByName() {
+		names = slices.Clone(names)
+		slices.SortFunc(names, order)
+		names = slices.Compact(names)
+	} else {
+		// Another key's order: the names as given, each once; a name is
+		// after another when it comes later.
+		var seen []string
+		for _, n := range names {
+			if !slices.Contains(seen, n) {
+				seen = append(seen, n)
+			}
+		}
+		names = seen
+		order = func(a, b string) int {
+			ia, ib := slices.Index(names, a), slices.Index(names, b)
+			if ib < 0 {
+				return 1 // a name no longer listed starts the list again
+			}
+			return ia - ib
+		}
+	}
 	{
 		var p JobPage
-		page := Paginate(names, after, limit, desc, &p)
+		page := Paginate(names, after, limit, o, &p)
 		if p.Total != len(names) {
 			t.Fatalf("Total %d of %d names", p.Total, len(names))
 		}
@@ -62,7 +82,7 @@ func paginate(t *testing.T, names []string, after string, limit int, desc bool) 
 		}
 		if p.HasPrev && limit > 0 {
 			var q JobPage
-			prev := Paginate(names, p.Prev, limit, desc, &q)
+			prev := Paginate(names, p.Prev, limit, o, &q)
 			if q.Offset+len(prev) != p.Offset && q.Offset != 0 {
 				t.Fatalf("the previous page %v (offset %d) does not end where %v starts (offset %d)", prev, q.Offset, page, p.Offset)
 			}

@@ -192,20 +192,41 @@ type jobsData struct {
 	// Total counts the matching jobs; First is the position of this
 	// page's first job among them (from 1).
 	Total, First int
-	// Desc lists the names in reverse natural order (?sort=-name).
-	Desc bool
+	// Sort is the order shown (?sort=).
+	Sort JobSort
 }
 
-// SortURL is the jobs list's first page with the filters kept, sorted by
-// name the other way round from now.
-func (d jobsData) SortURL() string {
+// sortLink is a sortable column header of the jobs list.
+type sortLink struct {
+	// URL is the first page with the filters kept, sorted by the column:
+	// the other way round when it is the current order, else ascending.
+	URL string
+	// Aria is the header's aria-sort ("" when the list is not sorted by
+	// the column); Mark the arrow shown beside it; Title the link's title.
+	Aria, Mark, Title string
+}
+
+// sortLabels name the sortable columns in the links' titles.
+var sortLabels = map[string]string{JobSortName: "name", JobSortNext: "next fire", JobSortStatus: "status"}
+
+// SortLink is the header link of the column sorting by key.
+func (d jobsData) SortLink(key string) sortLink {
 	e := d
-	e.Desc = !d.Desc
-	return e.JobsURL("")
+	e.Sort = JobSort{Key: key}
+	l := sortLink{Title: "sort by " + sortLabels[key]}
+	if d.Sort.Key == key {
+		e.Sort.Desc = !d.Sort.Desc
+		l.Aria, l.Mark, l.Title = "ascending", "▲", l.Title+" the other way"
+		if d.Sort.Desc {
+			l.Aria, l.Mark = "descending", "▼"
+		}
+	}
+	l.URL = e.JobsURL("")
+	return l
 }
 
-// JobsURL is the jobs list's address with the filters kept and the page
-// starting after after.
+// JobsURL is the jobs list's address with the filters and the order kept
+// and the page starting after after.
 func (d jobsData) JobsURL(after string) string {
 	v := url.Values{}
 	if d.Filter != "" {
@@ -217,13 +238,25 @@ func (d jobsData) JobsURL(after string) string {
 	if after != "" {
 		v.Set("after", after)
 	}
-	if d.Desc {
-		v.Set("sort", "-name")
+	if d.Sort != (JobSort{Key: JobSortName}) {
+		v.Set("sort", d.Sort.String())
 	}
 	if len(v) == 0 {
 		return "/jobs"
 	}
 	return "/jobs?" + v.Encode()
+}
+
+// ShowAllURL is the jobs list without filters, in the order shown.
+func (d jobsData) ShowAllURL() string { return jobsData{Sort: d.Sort}.JobsURL("") }
+
+// SortParam is the ?sort= value the filter form keeps; "" for the
+// default order.
+func (d jobsData) SortParam() string {
+	if d.Sort == (JobSort{Key: JobSortName}) {
+		return ""
+	}
+	return d.Sort.String()
 }
 
 func (s *server) jobs(w http.ResponseWriter, r *http.Request) {
@@ -237,15 +270,12 @@ func (s *server) jobs(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusBadRequest, "Unknown state filter "+strconv.Quote(d.State)+": use failing, missing, suspended, running or waiting.")
 		return
 	}
-	switch q.Get("sort") {
-	case "", "name":
-	case "-name":
-		d.Desc = true
-	default:
-		s.fail(w, r, http.StatusBadRequest, "sort= is name or -name; "+strconv.Quote(q.Get("sort"))+" is neither.")
+	var ok bool
+	if d.Sort, ok = ParseJobSort(q.Get("sort")); !ok {
+		s.fail(w, r, http.StatusBadRequest, sortError(q.Get("sort")))
 		return
 	}
-	page, err := s.cfg.Backend.Jobs(r.Context(), JobQuery{After: d.After, Filter: d.Filter, State: d.State, Limit: jobsPage, Desc: d.Desc})
+	page, err := s.cfg.Backend.Jobs(r.Context(), JobQuery{After: d.After, Filter: d.Filter, State: d.State, Limit: jobsPage, Sort: d.Sort})
 	if err != nil {
 		s.backendError(w, r, err)
 		return

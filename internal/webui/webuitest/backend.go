@@ -258,16 +258,20 @@ func (b *Backend) Jobs(_ context.Context, q webui.JobQuery) (webui.JobPage, erro
 	}
 	b.settle()
 	byName := map[string]webui.Job{}
-	var names []string
+	var keys []webui.JobKey
 	for _, fj := range b.jobs {
 		if j := b.jobView(fj); strings.Contains(j.Name, q.Filter) && j.InState(q.State) {
 			byName[j.Name] = j
-			names = append(names, j.Name)
+			keys = append(keys, webui.KeyOf(j))
 		}
 	}
-	slices.SortFunc(names, webui.JobOrder(q.Desc))
+	slices.SortFunc(keys, q.Sort.Compare)
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		names[i] = k.Name
+	}
 	var p webui.JobPage
-	for _, n := range webui.Paginate(names, q.After, q.Limit, q.Desc, &p) {
+	for _, n := range webui.Paginate(names, q.After, q.Limit, q.Sort, &p) {
 		p.Jobs = append(p.Jobs, byName[n])
 	}
 	return p, nil
