@@ -242,6 +242,7 @@ func TestBrowser(t *testing.T) {
 		{"fleet", testFleetInBrowser},
 		{"runs and nodes", testRunsAndNodesInBrowser},
 		{"roles", testRolesInBrowser},
+		{"jobs sort", testJobsSortInBrowser},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			b.reset(t)
