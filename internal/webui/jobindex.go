@@ -231,8 +231,9 @@ func (d *daemonBackend) readIndexLater(now time.Time) {
 // indexEventScan of them.
 func (d *daemonBackend) eventsSince(ctx context.Context, id int64) (jobs map[string]bool, newest int64, complete bool, err error) {
 	jobs, newest = map[string]bool{}, id
-	p := store.EventListParams{Page: store.Page{Limit: 250}}
-	for scanned := 0; scanned < indexEventScan; {
+	// A small first page: most requests find no new event, or a few.
+	p := store.EventListParams{Page: store.Page{Limit: 16}}
+	for scanned := 0; scanned < indexEventScan; p.Limit = 250 {
 		evs, next, err := d.cfg.Store.EventList(ctx, p)
 		if err != nil {
 			return nil, 0, false, err
