@@ -343,3 +343,83 @@ func TestJobsSortPager(t *testing.T) {
 	}
 	mustContain(t, second, "101–150 of 150 jobs", `rel="prev" href="/jobs?sort=next"`)
 }
+
+// TestParseJobSort: every order and its reverse read back as written;
+// anything else is refused.
+func TestParseJobSort(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want webui.JobSort
+		ok   bool
+	}{
+		{"", webui.JobSort{Key: webui.JobSortName}, true},
+		{"name", webui.JobSort{Key: webui.JobSortName}, true},
+		{"-name", webui.JobSort{Key: webui.JobSortName, Desc: true}, true},
+		{"next", webui.JobSort{Key: webui.JobSortNext}, true},
+		{"-next", webui.JobSort{Key: webui.JobSortNext, Desc: true}, true},
+		{"status", webui.JobSort{Key: webui.JobSortStatus}, true},
+		{"-status", webui.JobSort{Key: webui.JobSortStatus, Desc: true}, true},
+		{"-", webui.JobSort{}, false},
+		{"--name", webui.JobSort{}, false},
+		{"+next", webui.JobSort{}, false},
+		{"NEXT", webui.JobSort{}, false},
+		{"zone", webui.JobSort{}, false},
+		{" next", webui.JobSort{}, false},
+	} {
+		t.Run(tt.in, func(t *testing.T) {
+			got, ok := webui.ParseJobSort(tt.in)
+			if got != tt.want || ok != tt.ok {
+				t.Fatalf("ParseJobSort(%q) = %+v, %v; want %+v, %v", tt.in, got, ok, tt.want, tt.ok)
+			}
+			if ok && tt.in != "" && got.String() != tt.in {
+				t.Errorf("%+v reads back as %q", got, got.String())
+			}
+		})
+	}
+}
+
+// TestJobStatusOrder: each job state the list shows has its place, most
+// urgent first, and a job that is only scheduled is placed by its
+// active runs.
+func TestJobStatusOrder(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		job  webui.Job
+		want string
+	}{
+		{"failing", webui.Job{Recent: []webui.Run{{State: webui.RunFailed}}, Active: []int64{9}}, "failing"},
+		{"partly failing", webui.Job{Nodes: "role=db", LastWave: &webui.Wave{Done: 2, Failed: 1}}, "partly-failing"},
+		{"missing", webui.Job{Recent: []webui.Run{{State: webui.RunMissed}}, Active: []int64{9}, Pending: []int64{9}}, "missing"},
+		{"waiting", webui.Job{Active: []int64{8, 9}, Pending: []int64{9}}, "waiting"},
+		{"running", webui.Job{Active: []int64{8}, Recent: []webui.Run{{State: webui.RunSucceeded}}}, "running"},
+		{"scheduled", webui.Job{Recent: []webui.Run{{State: webui.RunSucceeded}}}, "scheduled"},
+		{"suspended and failing", webui.Job{Suspended: true, Recent: []webui.Run{{State: webui.RunFailed}}}, "suspended"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.job.Status(); got != tt.want {
+				t.Errorf("Status() = %s, want %s", got, tt.want)
+			}
+			if r := tt.job.StatusRank(); r < 0 || webui.JobStatusOrder[r] != tt.want {
+				t.Errorf("StatusRank() = %d", r)
+			}
+		})
+	}
+}
+
+// FuzzParseJobSort: any ?sort= value is read or refused without panic,
+// and an order read writes back as a value that reads the same.
+func FuzzParseJobSort(f *testing.F) {
+	for _, s := range []string{"", "name", "-name", "next", "-next", "status", "-status", "-", "--next", "zone"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		o, ok := webui.ParseJobSort(s)
+		if !ok {
+			return
+		}
+		again, ok := webui.ParseJobSort(o.String())
+		if !ok || again != o {
+			t.Fatalf("%q reads as %+v, written %q, read back as %+v (%v)", s, o, o.String(), again, ok)
+		}
+	})
+}
