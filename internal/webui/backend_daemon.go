@@ -625,8 +625,8 @@ func (d *daemonBackend) gatedJobs(ctx context.Context, now time.Time) (map[strin
 	who := access.From(ctx)
 	gates := make(map[string][]string)
 	err := d.withIndex(ctx, now, func(x *jobIndex) {
-		for _, k := range x.orders[JobSortName] {
-			if j := x.jobs[k.Name]; j.gate != "" && who.SeesJob(j.name) {
+		for _, j := range x.orders[JobSortName] {
+			if j.gate != "" && who.SeesJob(j.name) {
 				gates[j.gate] = append(gates[j.gate], j.name)
 			}
 		}

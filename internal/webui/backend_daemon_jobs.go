@@ -28,7 +28,7 @@ func (d *daemonBackend) Jobs(ctx context.Context, q JobQuery) (JobPage, error) {
 	prefix := access.From(ctx).JobPrefix
 	var names []string
 	err := d.withIndex(ctx, d.now(), func(x *jobIndex) {
-		names = x.names(q.Sort, func(j indexedJob) bool {
+		names = x.names(q.Sort, func(j *indexedJob) bool {
 			return strings.HasPrefix(j.name, prefix) && strings.Contains(j.name, q.Filter) && keep(j)
 		})
 	})
@@ -67,18 +67,18 @@ func (d *daemonBackend) Jobs(ctx context.Context, q JobQuery) (JobPage, error) {
 
 // stateFilter returns the test of an indexed job for a JobQuery.State
 // (the same tests as Job.InState).
-func stateFilter(state string) func(indexedJob) bool {
+func stateFilter(state string) func(*indexedJob) bool {
 	switch state {
 	case JobStateSuspended:
-		return func(j indexedJob) bool { return j.suspended }
+		return func(j *indexedJob) bool { return j.suspended }
 	case JobStateRunning:
-		return func(j indexedJob) bool { return j.running > 0 }
+		return func(j *indexedJob) bool { return j.running > 0 }
 	case JobStateWaiting:
-		return func(j indexedJob) bool { return j.gate != "" && j.pending > 0 }
+		return func(j *indexedJob) bool { return j.gate != "" && j.pending > 0 }
 	case JobStateFailing:
-		return func(j indexedJob) bool { return j.failing }
+		return func(j *indexedJob) bool { return j.failing }
 	case JobStateMissing:
-		return func(j indexedJob) bool { return j.missing }
+		return func(j *indexedJob) bool { return j.missing }
 	}
-	return func(indexedJob) bool { return true }
+	return func(*indexedJob) bool { return true }
 }

@@ -386,7 +386,8 @@ func TestPrunedRunPage(t *testing.T) {
 // by byte order, the jobs list pages in natural order, both ways.
 func TestDaemonBackendNaturalOrder(t *testing.T) {
 	ctx := t.Context()
-	st, err := sqlitestore.Open(ctx, t.TempDir(), sqlitestore.WithClock(clock.NewFake(demoNow)))
+	clk := clock.NewFake(demoNow)
+	st, err := sqlitestore.Open(ctx, t.TempDir(), sqlitestore.WithClock(clk))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -396,7 +397,14 @@ func TestDaemonBackendNaturalOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	b := mustBackend(t, st)
+	ctrl, err := job.NewController(job.Config{Store: st, Clock: clk, Parse: parseHourly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := webui.NewDaemonBackend(webui.DaemonConfig{Store: st, Jobs: jobController{ctrl}, Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
 	names := func(q webui.JobQuery) string {
 		p, err := b.Jobs(ctx, q)
 		if err != nil {
@@ -422,13 +430,24 @@ func TestDaemonBackendNaturalOrder(t *testing.T) {
 			t.Errorf("Jobs(%+v) = %s, want %s", tt.q, got, tt.want)
 		}
 	}
-	// A job created behind the UI's back (the API, a manifest) is listed
-	// at once, though the clock has not moved past the index's lifetime.
-	if _, err := st.JobCreate(ctx, store.JobCreateParams{Spec: store.JobSpec{Name: "backup-3", Cron: "@hourly", Command: []string{"true"}}, Source: store.SourceAPI, Now: demoNow}); err != nil {
+	// A job created behind the UI's back (the API, a manifest: with its
+	// event) is listed at once, though the clock has not moved past the
+	// index's lifetime.
+	if _, err := st.JobCreate(ctx, store.JobCreateParams{Spec: store.JobSpec{Name: "backup-3", Cron: "@hourly", Command: []string{"true"}}, Source: store.SourceAPI, Now: demoNow,
+		Events: []store.Event{{Kind: store.EventJobCreated, Job: "backup-3", Message: "created"}}}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := names(webui.JobQuery{Filter: "backup-"}), "backup-1 backup-2 backup-3 backup-10 backup-20 | next "; got != want {
 		t.Errorf("after a create elsewhere: Jobs = %s, want %s", got, want)
+	}
+	// One written without its event is listed once the job counts are
+	// checked again, 5 s later.
+	if _, err := st.JobCreate(ctx, store.JobCreateParams{Spec: store.JobSpec{Name: "backup-4", Cron: "@hourly", Command: []string{"true"}}, Source: store.SourceAPI, Now: demoNow}); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(5 * time.Second)
+	if got, want := names(webui.JobQuery{Filter: "backup-"}), "backup-1 backup-2 backup-3 backup-4 backup-10 backup-20 | next "; got != want {
+		t.Errorf("after a create without an event: Jobs = %s, want %s", got, want)
 	}
 }
 

@@ -54,34 +54,42 @@ var indexSortKeys = []string{JobSortName, JobSortNext, JobSortStatus}
 
 // jobIndex is every job as the index keeps it, in each order of the list.
 type jobIndex struct {
-	jobs map[string]indexedJob
-	// orders holds every job's key in each ascending order, by sort key.
-	orders map[string][]JobKey
+	jobs map[string]*indexedJob
+	// orders holds every job in each ascending order, by sort key.
+	orders map[string][]*indexedJob
 	// counts are the index's own totals, checked against the store's.
 	counts store.JobCounts
 	// readAt is when the index was read in full; event the newest event
-	// it accounts for.
-	readAt time.Time
-	event  int64
+	// it accounts for; countedAt when its counts were last checked
+	// against the store's.
+	readAt, countedAt time.Time
+	event             int64
 }
 
 func newJobIndex(jobs []indexedJob, readAt time.Time, event int64) *jobIndex {
-	x := &jobIndex{jobs: make(map[string]indexedJob, len(jobs)), orders: map[string][]JobKey{}, readAt: readAt, event: event}
-	keys := make([]JobKey, 0, len(jobs))
-	for _, j := range jobs {
+	x := &jobIndex{jobs: make(map[string]*indexedJob, len(jobs)), orders: map[string][]*indexedJob{}, readAt: readAt, countedAt: readAt, event: event}
+	all := make([]*indexedJob, 0, len(jobs))
+	for i := range jobs {
+		j := &jobs[i]
 		x.jobs[j.name] = j
-		keys = append(keys, j.key())
+		all = append(all, j)
 		x.count(j, 1)
 	}
 	for _, k := range indexSortKeys {
-		ks := slices.Clone(keys)
-		slices.SortFunc(ks, JobSort{Key: k}.Compare)
-		x.orders[k] = ks
+		o := slices.Clone(all)
+		slices.SortFunc(o, byKey(k))
+		x.orders[k] = o
 	}
 	return x
 }
 
-func (x *jobIndex) count(j indexedJob, n int64) {
+// byKey compares indexed jobs in the ascending order of a sort key.
+func byKey(key string) func(a, b *indexedJob) int {
+	o := JobSort{Key: key}
+	return func(a, b *indexedJob) int { return o.Compare(a.key(), b.key()) }
+}
+
+func (x *jobIndex) count(j *indexedJob, n int64) {
 	x.counts.Total += n
 	if j.suspended {
 		x.counts.Suspended += n
@@ -91,12 +99,12 @@ func (x *jobIndex) count(j indexedJob, n int64) {
 // put adds or replaces a job, keeping the orders sorted.
 func (x *jobIndex) put(j indexedJob) {
 	x.remove(j.name)
-	x.jobs[j.name] = j
-	x.count(j, 1)
+	p := &j
+	x.jobs[j.name] = p
+	x.count(p, 1)
 	for _, k := range indexSortKeys {
-		o := JobSort{Key: k}
-		i, _ := slices.BinarySearchFunc(x.orders[k], j.key(), o.Compare)
-		x.orders[k] = slices.Insert(x.orders[k], i, j.key())
+		i, _ := slices.BinarySearchFunc(x.orders[k], p, byKey(k))
+		x.orders[k] = slices.Insert(x.orders[k], i, p)
 	}
 }
 
@@ -109,8 +117,7 @@ func (x *jobIndex) remove(name string) {
 	delete(x.jobs, name)
 	x.count(old, -1)
 	for _, k := range indexSortKeys {
-		o := JobSort{Key: k}
-		if i, found := slices.BinarySearchFunc(x.orders[k], old.key(), o.Compare); found {
+		if i, found := slices.BinarySearchFunc(x.orders[k], old, byKey(k)); found {
 			x.orders[k] = slices.Delete(x.orders[k], i, i+1)
 		}
 	}
@@ -120,31 +127,31 @@ func (x *jobIndex) remove(name string) {
 // was computed: their next fire, and likely their runs, have changed.
 func (x *jobIndex) passed(now time.Time) []string {
 	var out []string
-	for _, k := range x.orders[JobSortNext] {
-		if k.Next.IsZero() || k.Next.After(now) {
+	for _, j := range x.orders[JobSortNext] {
+		if j.next.IsZero() || j.next.After(now) {
 			break
 		}
-		if j := x.jobs[k.Name]; j.next.After(j.asOf) {
-			out = append(out, k.Name)
+		if j.next.After(j.asOf) {
+			out = append(out, j.name)
 		}
 	}
 	return out
 }
 
 // names returns the names of the jobs keep accepts, in order o.
-func (x *jobIndex) names(o JobSort, keep func(indexedJob) bool) []string {
-	ks := x.orders[JobSortName]
+func (x *jobIndex) names(o JobSort, keep func(*indexedJob) bool) []string {
+	js := x.orders[JobSortName]
 	if !o.ByName() {
-		ks = x.orders[o.Key]
+		js = x.orders[o.Key]
 	}
 	var out []string
-	for i := range ks {
-		k := ks[i]
+	for i := range js {
+		j := js[i]
 		if o.Desc {
-			k = ks[len(ks)-1-i]
+			j = js[len(js)-1-i]
 		}
-		if keep(x.jobs[k.Name]) {
-			out = append(out, k.Name)
+		if keep(j) {
+			out = append(out, j.name)
 		}
 	}
 	return out
@@ -166,14 +173,21 @@ func (d *daemonBackend) withIndex(ctx context.Context, now time.Time, fn func(*j
 // events written since and reads again the jobs they name and the jobs
 // whose fire passed. It reads the index in full again when there is too
 // much to apply, or when the store's job counts disagree with the
-// index's (a change written without an event). Called with idxMu held.
+// index's (a change written without its event). Called with idxMu held.
 func (d *daemonBackend) updateIndex(ctx context.Context, now time.Time) error {
 	if d.idx == nil {
 		return d.readIndexNow(ctx, now)
 	}
-	counts, err := d.cfg.Store.JobCounts(ctx)
-	if err != nil {
-		return err
+	// Counting the jobs reads every row (a few ms with 10,000 jobs), so
+	// it is done at most once per fireCacheTTL: a change written without
+	// its event shows within that time.
+	var counts *store.JobCounts
+	if now.Sub(d.idx.countedAt) >= fireCacheTTL || now.Before(d.idx.countedAt) {
+		c, err := d.cfg.Store.JobCounts(ctx)
+		if err != nil {
+			return err
+		}
+		counts, d.idx.countedAt = &c, now
 	}
 	changed, newest, complete, err := d.eventsSince(ctx, d.idx.event)
 	if err != nil {
@@ -189,7 +203,7 @@ func (d *daemonBackend) updateIndex(ctx context.Context, now time.Time) error {
 		return err
 	}
 	d.idx.event = newest
-	if d.idx.counts != counts {
+	if counts != nil && d.idx.counts != *counts {
 		return d.readIndexNow(ctx, now)
 	}
 	if now.Sub(d.idx.readAt) >= indexTTL && !d.idxReading {

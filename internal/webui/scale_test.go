@@ -170,6 +170,9 @@ func BenchmarkOverviewCold10k(b *testing.B) {
 }
 func BenchmarkJobsPage10k(b *testing.B) { benchScale(b, "/jobs") }
 
+// BenchmarkJobsPageNext10k is the first page by next fire.
+func BenchmarkJobsPageNext10k(b *testing.B) { benchScale(b, "/jobs?sort=next") }
+
 // BenchmarkJobsIndexRead10k reads the job index in full (the first
 // request, and the background read once a minute) and serves the page.
 func BenchmarkJobsIndexRead10k(b *testing.B) {
