@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -422,4 +423,52 @@ func FuzzParseJobSort(f *testing.F) {
 			t.Fatalf("%q reads as %+v, written %q, read back as %+v (%v)", s, o, o.String(), again, ok)
 		}
 	})
+}
+
+// TestDaemonBackendSortConcurrent: requests in every order, changes and
+// the index's background read running at once (for the race detector)
+// leave every job listed once in each order.
+func TestDaemonBackendSortConcurrent(t *testing.T) {
+	f := newSortFixture(t)
+	f.order(t, webui.JobQuery{}) // read the index
+	var wg sync.WaitGroup
+	for _, s := range []string{"name", "-next", "status"} {
+		o, _ := webui.ParseJobSort(s)
+		wg.Go(func() {
+			for range 20 {
+				if _, err := f.back.Jobs(t.Context(), webui.JobQuery{Sort: o, Limit: 3}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Go(func() {
+		for i := range 10 {
+			f.clk.Advance(20 * time.Second) // past the index's minute now and then
+			id, err := f.st.RunInsert(t.Context(), store.RunInsertParams{Run: store.Run{Job: "a-hourly", ScheduledTime: f.clk.Now(), Attempt: 1,
+				Reason: store.ReasonSchedule, ReadyAt: f.clk.Now()}, Now: f.clk.Now(),
+				Events: []store.Event{{Kind: store.EventRunScheduled, Job: "a-hourly", Message: "scheduled"}}})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if i%2 == 0 {
+				if _, err := f.st.RunFinish(t.Context(), store.RunFinishParams{ID: id.ID, State: store.RunSucceeded, Now: f.clk.Now(),
+					Events: []store.Event{{Kind: store.EventRunSucceeded, Message: "ok"}}}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}
+	})
+	wg.Wait()
+	for _, s := range []string{"name", "next", "-status"} {
+		o, _ := webui.ParseJobSort(s)
+		got := strings.Fields(f.order(t, webui.JobQuery{Sort: o, Limit: 4}))
+		slices.Sort(got)
+		if strings.Join(got, " ") != "a-hourly b-half c-daily d-off e-manual f-broken g-missed h-busy i-held j-paused" {
+			t.Errorf("by %s, after the changes: %v", s, got)
+		}
+	}
 }
