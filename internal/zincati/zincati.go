@@ -105,8 +105,8 @@ func unknownKey(md toml.MetaData) (string, bool) {
 	return "", false
 }
 
-// tables are the keys that must hold a table (or, for the window key, an
-// array of tables) for the document to decode.
+// tables are the keys that must hold a table (and the window key an array
+// of tables) for the values below them to be found.
 var tables = []string{"agent", "agent.timing", "cincinnati", "identity", "updates",
 	"updates.fleet_lock", "updates.periodic"}
 
@@ -166,8 +166,9 @@ func Parse(file string, src []byte) (*Fragment, error) {
 	return f, nil
 }
 
-// checkShape makes sure every known table key holds a table, so that
-// decoding into document cannot fail half-way with an unpositioned error.
+// checkShape makes sure every known table key holds a table, so that a
+// table written as a plain value is a positioned error rather than a
+// table whose keys silently go unread.
 func checkShape(raw map[string]any, loc *locator, fail func(position, error) error) error {
 	for _, key := range tables {
 		v, ok := lookup(raw, key)
