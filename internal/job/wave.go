@@ -152,8 +152,11 @@ func latestByTarget(runs []store.Run) []store.Run {
 	return out
 }
 
-// buildWave derives a wave from spec and the runs of one instant.
-func buildWave(spec store.JobSpec, instant time.Time, runs []store.Run) Wave {
+// WaveOf derives the wave of one instant from the job's spec and the runs
+// of that instant: each target's latest attempt, its node state, and the
+// wave's state. It is the one rule for a wave's state; the controller's
+// Wave and the web UI's test backend both apply it.
+func WaveOf(spec store.JobSpec, instant time.Time, runs []store.Run) Wave {
 	latest := latestByTarget(runs)
 	w := Wave{Job: spec.Name, Instant: instant, MaxParallel: WaveLimit(spec, len(latest)),
 		MaxFailures: spec.MaxFailures, Paused: spec.WavePaused}
@@ -206,7 +209,7 @@ func (c *Controller) Wave(ctx context.Context, job string, instant time.Time) (W
 	if len(latestByTarget(runs)) == 0 {
 		return Wave{}, fmt.Errorf("job %q at %s: %w", job, instant.UTC().Format(time.RFC3339), ErrNoWave)
 	}
-	return buildWave(j.Spec, instant, runs), nil
+	return WaveOf(j.Spec, instant, runs), nil
 }
 
 // instantRuns lists every run of job for one instant.
