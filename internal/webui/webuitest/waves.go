@@ -16,13 +16,9 @@ import (
 func (b *Backend) Wave(_ context.Context, name string) (webui.Wave, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.err != nil {
-		return webui.Wave{}, b.err
-	}
-	b.settle()
-	fj, ok := b.jobs[name]
-	if !ok {
-		return webui.Wave{}, fmt.Errorf("job %q: %w", name, webui.ErrNotFound)
+	fj, err := b.lookup(name, true)
+	if err != nil {
+		return webui.Wave{}, err
 	}
 	return b.wave(fj)
 }
@@ -61,12 +57,9 @@ func (b *Backend) wave(fj *fakeJob) (webui.Wave, error) {
 func (b *Backend) SetWavesPaused(_ context.Context, name string, paused bool) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.err != nil {
-		return b.err
-	}
-	fj, ok := b.jobs[name]
-	if !ok {
-		return fmt.Errorf("job %q: %w", name, webui.ErrNotFound)
+	fj, err := b.lookup(name, false)
+	if err != nil {
+		return err
 	}
 	if fj.job.WavePaused == paused {
 		return nil
@@ -85,11 +78,8 @@ func (b *Backend) SetWavesPaused(_ context.Context, name string, paused bool) er
 func (b *Backend) AbortWaves(_ context.Context, name string) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.err != nil {
-		return 0, b.err
-	}
-	if _, ok := b.jobs[name]; !ok {
-		return 0, fmt.Errorf("job %q: %w", name, webui.ErrNotFound)
+	if _, err := b.lookup(name, false); err != nil {
+		return 0, err
 	}
 	now := b.clock.Now()
 	n := 0
