@@ -226,7 +226,7 @@ func TestDaemonExampleManifests(t *testing.T) {
 		specs[s.Name] = s
 	}
 	b := specs["backup"]
-	if b.Cron != "0 2 * * *" || b.TimeZone != "Europe/Berlin" || b.Schedule != "weekend" || strings.Join(b.Requires, ",") != "dump" {
+	if b.Cron != "0 2 * * *" || b.TimeZone != "Europe/Berlin" || b.Gate != "weekend" || strings.Join(b.Requires, ",") != "dump" {
 		t.Fatalf("backup = %+v", b)
 	}
 	g, ok := set.Gates["weekend"]

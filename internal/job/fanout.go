@@ -103,7 +103,7 @@ func (c *Controller) closedHere(ctx context.Context, now time.Time) []int64 {
 // then); false if one never opens or does not exist.
 func (c *Controller) opensAt(spec store.JobSpec, node NodeInfo, now time.Time) (time.Time, bool) {
 	at := now
-	for _, name := range []string{spec.Schedule, nodeWindow(spec, node)} {
+	for _, name := range []string{spec.Gate, nodeWindow(spec, node)} {
 		if name == "" || c.cfg.Gates == nil {
 			continue
 		}
@@ -123,7 +123,7 @@ func (c *Controller) opensAt(spec store.JobSpec, node NodeInfo, now time.Time) (
 // gatesOpen reports whether spec's gate and node's window are both open
 // at now (a gate that does not exist counts as closed).
 func (c *Controller) gatesOpen(spec store.JobSpec, node NodeInfo, now time.Time) bool {
-	for _, name := range []string{spec.Schedule, nodeWindow(spec, node)} {
+	for _, name := range []string{spec.Gate, nodeWindow(spec, node)} {
 		if name == "" {
 			continue
 		}

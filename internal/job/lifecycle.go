@@ -30,8 +30,8 @@ func (c *Controller) evaluateHeld(ctx context.Context, e *entry, held []store.Ru
 		paused: spec.WavePaused, catchUp: catchUpOf(spec), policy: spec.ConcurrencyPolicy,
 		maxFailures: spec.MaxFailures, loc: e.c.loc, nodeUp: true, free: -1,
 	}
-	if spec.Schedule != "" {
-		base.gate = c.gateFact(spec.Schedule, fmt.Sprintf("schedule gate %q", spec.Schedule), now)
+	if spec.Gate != "" {
+		base.gate = c.gateFact(spec.Gate, fmt.Sprintf("schedule gate %q", spec.Gate), now)
 	}
 	targeted := false
 	for _, r := range held {

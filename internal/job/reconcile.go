@@ -261,13 +261,13 @@ func (c *Controller) canStart(spec store.JobSpec, now time.Time) bool {
 	if len(spec.Requires) > 0 || len(c.beforeOf[spec.Name]) > 0 {
 		return false
 	}
-	if spec.Schedule == "" {
+	if spec.Gate == "" {
 		return true
 	}
 	if c.cfg.Gates == nil {
 		return false
 	}
-	g, ok := c.cfg.Gates(spec.Schedule)
+	g, ok := c.cfg.Gates(spec.Gate)
 	return ok && g.Contains(now)
 }
 

@@ -49,7 +49,7 @@ func (d *daemonBackend) jobIndex(ctx context.Context, now time.Time) ([]indexedJ
 			return nil, err
 		}
 		for _, j := range js {
-			idx = append(idx, indexedJob{name: j.Spec.Name, gate: j.Spec.Schedule, suspended: j.Spec.Suspend})
+			idx = append(idx, indexedJob{name: j.Spec.Name, gate: j.Spec.Gate, suspended: j.Spec.Suspend})
 		}
 		if len(js) < 1000 {
 			break

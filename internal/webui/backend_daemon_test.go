@@ -91,8 +91,8 @@ func newDaemonHarness(t *testing.T) *daemonHarness {
 		{Name: "gamma", Cron: "@hourly", Command: []string{"true"}, Suspend: true},
 		// Daily at midnight UTC, gated by Wednesday afternoons in Berlin:
 		// delta waits a week, epsilon's deadline passes first.
-		{Name: "delta", Cron: "@daily", Command: []string{"true"}, Schedule: "wednesday"},
-		{Name: "epsilon", Cron: "@daily", Command: []string{"true"}, Schedule: "wednesday", StartingDeadlineSeconds: &deadline},
+		{Name: "delta", Cron: "@daily", Command: []string{"true"}, Gate: "wednesday"},
+		{Name: "epsilon", Cron: "@daily", Command: []string{"true"}, Gate: "wednesday", StartingDeadlineSeconds: &deadline},
 	} {
 		if _, err := ctrl.CreateJob(ctx, spec, store.SourceAPI); err != nil {
 			t.Fatal(err)
