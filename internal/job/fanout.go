@@ -188,7 +188,7 @@ func (c *Controller) fireNodes(ctx context.Context, e *entry, at time.Time, reas
 		ready, err := c.cfg.Schema.FanOutReady(ctx)
 		if err != nil {
 			c.log.Error("read whether the store can hold a run per node", "job", spec.Name, "err", err)
-			c.retrySoon(e, now)
+			c.recheckStoreSoon(e, now)
 			return
 		}
 		if !ready {
@@ -209,7 +209,7 @@ func (c *Controller) fireNodes(ctx context.Context, e *entry, at time.Time, reas
 	nodes, err := c.listNodes(ctx)
 	if err != nil {
 		c.log.Error("list nodes", "job", spec.Name, "err", err)
-		c.retrySoon(e, now)
+		c.recheckStoreSoon(e, now)
 		return
 	}
 	var names []string
@@ -241,7 +241,7 @@ func (c *Controller) fireNodes(ctx context.Context, e *entry, at time.Time, reas
 	c.noteWrite(err, now)
 	if err != nil {
 		c.writeFailed(now, "create runs", "runs", len(items), "err", err)
-		c.retrySoon(e, now)
+		c.recheckStoreSoon(e, now)
 		return
 	}
 	c.log.Info("runs scheduled on nodes", "job", spec.Name, "instant", at, "nodes", len(names))
