@@ -36,7 +36,7 @@ var layers = []struct {
 		"internal/fleetlock/groupname", "internal/redact", "internal/tomldepth", "internal/flagfile",
 		"internal/buildinfo", "internal/facts", "internal/inputfile", "internal/loopback",
 		"internal/connlimit", "internal/memlimit", "internal/sdnotify", "internal/supervisor",
-		"internal/audit",
+		"internal/audit", "internal/api/apitype",
 	}},
 	{"engines", []string{
 		"internal/cron", "internal/oncalendar", "internal/weekly", "internal/puppetsched",
@@ -59,7 +59,7 @@ var layers = []struct {
 		"internal/leader", "internal/cluster",
 	}},
 	{"api and ui", []string{
-		"internal/apitoken", "internal/access", "internal/accesslog", "internal/api/apitype",
+		"internal/apitoken", "internal/access", "internal/accesslog",
 		"internal/api/apiclient", "internal/api/httpapi", "internal/webui",
 	}},
 	{"daemon", []string{

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/store"
 )
 
@@ -350,7 +351,7 @@ func (c *Controller) viewWave(ctx context.Context, spec store.JobSpec, at time.T
 	names := make([]string, len(latest))
 	for i, r := range latest {
 		names[i] = r.Target
-		if waveNodeState(r) == WaveFailed {
+		if waveNodeState(r) == apitype.WaveNodeFailed {
 			v.failed++
 		}
 	}
