@@ -32,9 +32,9 @@ type JobController interface {
 	Suspend(ctx context.Context, name string) error
 	Resume(ctx context.Context, name string) error
 	Trigger(ctx context.Context, name string) (store.Run, error)
-	JobStatus(ctx context.Context, name string) (httpapi.JobStatus, error)
+	JobStatus(ctx context.Context, name string) (job.Status, error)
 	// JobStatuses computes the status of a page of jobs at once.
-	JobStatuses(ctx context.Context, jobs []store.Job) (map[string]httpapi.JobStatus, error)
+	JobStatuses(ctx context.Context, jobs []store.Job) (map[string]job.Status, error)
 	JobFires(ctx context.Context, name string, from time.Time, n int) ([]job.Fire, error)
 	// Kill stops an active run's process group; the run ends as killed.
 	Kill(ctx context.Context, id int64) error
@@ -203,7 +203,7 @@ func (d *daemonBackend) view(ctx context.Context, j store.Job) (Job, error) {
 }
 
 // viewWith converts a stored job with its status (if known) and last run.
-func (d *daemonBackend) viewWith(ctx context.Context, j store.Job, st httpapi.JobStatus, hasStatus bool) (Job, error) {
+func (d *daemonBackend) viewWith(ctx context.Context, j store.Job, st job.Status, hasStatus bool) (Job, error) {
 	s := j.Spec
 	v := Job{
 		Name: s.Name, Zone: s.TimeZone, Command: commandText(s), Env: s.Env, Cwd: s.Cwd, Source: string(j.Source),

@@ -182,7 +182,7 @@ func specFromStore(in store.JobSpec) apitype.JobSpec {
 }
 
 // jobFromStore converts a stored job and the controller's live status.
-func jobFromStore(j store.Job, st JobStatus) apitype.Job {
+func jobFromStore(j store.Job, st job.Status) apitype.Job {
 	active, next := st.Active, st.NextScheduleTime
 	if active == nil {
 		active = []int64{}
