@@ -259,7 +259,7 @@ func convert(r *catalog.Resource, errs *manifest.ErrorList) (store.JobSpec, bool
 		CronDialect: str("cron_dialect"),
 		TimeZone:    str("time_zone"),
 		Cwd:         str("cwd"),
-		Gate:    str("schedule"),
+		Gate:        str("schedule"),
 	}
 	if spec.Name == "" {
 		spec.Name = r.Title
