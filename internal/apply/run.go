@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -25,13 +26,23 @@ type Options struct {
 var noProvider = map[string]bool{"schedule": true}
 
 // AbortError means the run stopped as a whole, as Puppet's "Failed to apply
-// catalog". Its message has already been logged.
-type AbortError struct{ Msg string }
+// catalog". Its message has already been logged. Err, when set, is the
+// cause, such as ErrCycles.
+type AbortError struct {
+	Msg string
+	Err error
+}
 
 func (e *AbortError) Error() string { return "Failed to apply catalog: " + e.Msg }
 
-// ErrCycles is the AbortError message for a catalog with dependency cycles.
-const ErrCycles = "One or more resource dependency cycles detected in graph"
+// Unwrap returns the cause, so errors.Is(err, ErrCycles) finds it.
+func (e *AbortError) Unwrap() error { return e.Err }
+
+// ErrCycles is the cause of the AbortError of a catalog with dependency
+// cycles: errors.Is(err, ErrCycles) tells a cycle from other aborts.
+//
+//lint:ignore ST1005 Puppet's own message, which apply prints word for word
+var ErrCycles = errors.New("One or more resource dependency cycles detected in graph")
 
 // Status is what happened to one resource.
 type Status struct {
@@ -176,6 +187,13 @@ func (r *run) abort(msg string) error {
 	return &AbortError{Msg: msg}
 }
 
+// abortWith aborts the run for cause, which the AbortError wraps.
+func (r *run) abortWith(cause error) error {
+	err := r.abort(cause.Error())
+	err.(*AbortError).Err = cause
+	return err
+}
+
 func (r *run) cycles(cycles []Cycle) error {
 	tail := "Try the '--graph' option and opening the resulting '.dot' file in OmniGraffle or GraphViz"
 	if r.opts.GraphDir != "" {
@@ -204,7 +222,7 @@ func (r *run) cycles(cycles []Cycle) error {
 			s.Failed = true
 		}
 	}
-	return r.abort(ErrCycles)
+	return r.abortWith(ErrCycles)
 }
 
 func inCycle(v int, cycles []Cycle, p *Plan) bool {

@@ -182,7 +182,7 @@ func TestCyclesMatchPuppet(t *testing.T) {
 		edges("Exec[b1] -> Exec[a1]", "Class[A] -> Class[B]", "Exec[q] -> Exec[p]", "Exec[p] -> Exec[q]")
 	res := runCatalog(&b.cat, nil)
 	var abort *AbortError
-	if !errors.As(res.err, &abort) || abort.Msg != ErrCycles {
+	if !errors.As(res.err, &abort) || !errors.Is(res.err, ErrCycles) {
 		t.Fatalf("err = %v", res.err)
 	}
 	want := `Error: Found 2 dependency cycles:

@@ -3,6 +3,8 @@ package catalog
 import (
 	"cmp"
 	"slices"
+
+	"github.com/almanac-sh/almanac/internal/graph"
 )
 
 // Cycle is one dependency cycle: Path is a closed path of refs (the first
@@ -28,7 +30,7 @@ func (c *Catalog) Cycles() [][]string {
 // each container is split into an entry and an exit node (everything it
 // contains comes after its entry and before its exit), relationships leave
 // a container's exit and enter a container's entry, and strongly connected
-// components are found with an iterative Tarjan. For each component the
+// components are found by graph.Components. For each component the
 // shortest cycle through its smallest ref is reported.
 //
 // Whether there is a cycle at all is first decided on a smaller graph, in
@@ -39,11 +41,11 @@ func (c *Catalog) Cycles() [][]string {
 func (c *Catalog) CycleDetails() []Cycle {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(newCycleGraph(c, true).tarjan()) == 0 {
+	if len(newCycleGraph(c, true).cycles(true)) == 0 {
 		return nil
 	}
 	g := newCycleGraph(c, false)
-	comps := g.tarjan()
+	comps := g.cycles(false)
 	var out []Cycle
 	for _, comp := range comps {
 		if cy, ok := g.shortestCycle(comp); ok {
@@ -196,69 +198,16 @@ func (g *cycleGraph) name(v int32) string {
 	return s
 }
 
-// tarjan returns the strongly connected components that are cycles (more
-// than one node, or a node with an arc to itself), iteratively so that
-// long chains cannot overflow the stack.
-func (g *cycleGraph) tarjan() [][]int32 {
-	n := len(g.rec)
-	index := make([]int32, n)
-	low := make([]int32, n)
-	onStack := make([]bool, n)
-	for i := range index {
-		index[i] = -1
-	}
-	var stack []int32
+// cycles returns the strongly connected components that are cycles (more
+// than one node, or a node with an arc to itself), from graph.Components;
+// with first set it stops at the first one.
+func (g *cycleGraph) cycles(first bool) [][]int32 {
 	var comps [][]int32
-	var next int32
-	type frame struct{ v, child int32 }
-	for root := range int32(n) {
-		if index[root] >= 0 {
-			continue
-		}
-		work := []frame{{v: root}}
-		index[root], low[root] = next, next
-		next++
-		stack = append(stack, root)
-		onStack[root] = true
-		for len(work) > 0 {
-			f := &work[len(work)-1]
-			if adj := g.adj(f.v); int(f.child) < len(adj) {
-				w := adj[f.child]
-				f.child++
-				if index[w] < 0 {
-					index[w], low[w] = next, next
-					next++
-					stack = append(stack, w)
-					onStack[w] = true
-					work = append(work, frame{v: w})
-				} else if onStack[w] && index[w] < low[f.v] {
-					low[f.v] = index[w]
-				}
-				continue
-			}
-			v := f.v
-			work = work[:len(work)-1]
-			if len(work) > 0 {
-				p := work[len(work)-1].v
-				if low[v] < low[p] {
-					low[p] = low[v]
-				}
-			}
-			if low[v] != index[v] {
-				continue
-			}
-			var comp []int32
-			for {
-				w := stack[len(stack)-1]
-				stack = stack[:len(stack)-1]
-				onStack[w] = false
-				comp = append(comp, w)
-				if w == v {
-					break
-				}
-			}
-			if len(comp) > 1 || g.selfLoop(v) {
-				comps = append(comps, comp)
+	for comp := range graph.Components(len(g.rec), g.adj) {
+		if len(comp) > 1 || g.selfLoop(comp[0]) {
+			comps = append(comps, slices.Clone(comp))
+			if first {
+				break
 			}
 		}
 	}

@@ -24,18 +24,11 @@ func (c *compiler) evalBlock(s *scope, body []manifest.Expr) any {
 	return last
 }
 
+// evalStatement evaluates one statement of a block; one that fails (its
+// error already recorded) yields nil, and the block goes on.
 func (c *compiler) evalStatement(s *scope, e manifest.Expr) (v any) {
-	depth := c.depth
-	defer func() {
-		if r := recover(); r != nil {
-			if _, ok := r.(bail); !ok {
-				panic(r)
-			}
-			c.depth = depth
-			v = nil
-		}
-	}()
-	return c.eval(s, e)
+	c.safely(func() { v = c.eval(s, e) })
+	return v
 }
 
 // deeper enters one more level of evaluation for e, failing at e beyond

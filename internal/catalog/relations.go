@@ -177,6 +177,9 @@ func (c *compiler) realize(r int32) {
 	}
 }
 
+// safely runs f, recovering from the bail a recorded error unwinds with
+// and restoring the evaluation depth, so one failure does not end the
+// compilation.
 func (c *compiler) safely(f func()) {
 	depth := c.depth
 	defer func() {

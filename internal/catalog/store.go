@@ -3,6 +3,7 @@ package catalog
 import (
 	"hash/maphash"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/almanac-sh/almanac/internal/manifest"
@@ -281,7 +282,7 @@ func computeTags(typ, title string, titleTag bool, extra []string) []string {
 	tags := make([]string, 0, 2+len(extra))
 	add := func(t string) {
 		t = strings.ToLower(t)
-		if t != "" && !containsString(tags, t) {
+		if t != "" && !slices.Contains(tags, t) {
 			tags = append(tags, t)
 		}
 	}
@@ -293,15 +294,6 @@ func computeTags(typ, title string, titleTag bool, extra []string) []string {
 		add(t)
 	}
 	return tags
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // tagsOf returns the tags of record r.

@@ -116,9 +116,6 @@ var BuiltinSchedules = map[string]map[string]any{
 // the check.
 var ValidateSchedule func(title string, attrs map[string]any) error
 
-// Types lists the built-in resource type names.
-func Types() []string { return sortedKeys(builtinTypes) }
-
 // paramFail reports Puppet's "Parameter x failed on Ref: msg".
 func (c *compiler) paramFail(r int32, attr, format string, args ...any) {
 	pos, ok := c.attrPos(r, attr)

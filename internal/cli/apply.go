@@ -114,8 +114,7 @@ func runApply(ctx context.Context, e *env, args []string) error {
 		Noop: *noop, Clock: clk, Providers: manifestapply.Providers(), Gates: scheds.Gate,
 		State: state, Log: log, GraphDir: *graphDir,
 	})
-	var abort *apply.AbortError
-	cycle := errors.As(runErr, &abort) && abort.Msg == apply.ErrCycles
+	cycle := errors.Is(runErr, apply.ErrCycles)
 	if state != nil && !cycle {
 		if err := state.Save(*statePath, clk.Now(), ttl); err != nil {
 			log.Log(apply.Err, "", "Could not save state file: "+err.Error())

@@ -146,7 +146,7 @@ func runDescribe(ctx context.Context, e *env, args []string) error {
 		keepFailed = *s.FailedJobsHistoryLimit
 	}
 	kv("History kept", fmt.Sprintf("%d succeeded, %d failed", keepOK, keepFailed))
-	kv("Schedule gate", s.Schedule)
+	kv("Schedule gate", s.Gate)
 	kv("Requires", strings.Join(s.Require, ", "))
 	if len(s.Notify) > 0 {
 		kv("Notify", strings.Join(s.Notify, ", "))

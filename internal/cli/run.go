@@ -276,7 +276,7 @@ type runPolicy struct {
 func runPolicyFlags(fs *flag.FlagSet, spec *apitype.JobSpec, p runPolicy) error {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	spec.Schedule = p.gate
+	spec.Gate = p.gate
 	if given["deadline"] {
 		if p.deadline < 0 || p.deadline%time.Second != 0 {
 			return usagef("run: --deadline %s: want a whole number of seconds, like 10m", p.deadline)

@@ -32,7 +32,7 @@ func TestRunPolicies(t *testing.T) {
 	if _, _, code = runCLI(t, "run", "plain", "--schedule", "0 3 * * *", server, "--", "true"); code != 0 {
 		t.Fatal("run without policies failed")
 	}
-	if j, _ := st.Job("plain"); j.Spec.StartingDeadlineSeconds != nil || j.Spec.SuccessfulJobsHistoryLimit != nil || j.Spec.Schedule != "" {
+	if j, _ := st.Job("plain"); j.Spec.StartingDeadlineSeconds != nil || j.Spec.SuccessfulJobsHistoryLimit != nil || j.Spec.Gate != "" {
 		t.Errorf("flags left out changed the defaults: %+v", j.Spec)
 	}
 	for _, tt := range []struct {

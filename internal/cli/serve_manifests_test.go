@@ -95,7 +95,7 @@ func TestEndToEndManifestJobs(t *testing.T) {
 	if len(jobs) != 3 || byName["tick"].Source != "manifest" {
 		t.Fatalf("jobs after start: %+v", jobs)
 	}
-	if b := byName["backup"].Spec; b.Schedule != "weekend" || strings.Join(b.Require, ",") != "dump" || b.TimeZone != "Europe/Berlin" {
+	if b := byName["backup"].Spec; b.Gate != "weekend" || strings.Join(b.Require, ",") != "dump" || b.TimeZone != "Europe/Berlin" {
 		t.Fatalf("backup spec = %+v", b)
 	}
 	if got := strings.Join(byName["dump"].Spec.Command.Argv, " "); got != "echo dumped" {
@@ -226,7 +226,7 @@ func TestDaemonExampleManifests(t *testing.T) {
 		specs[s.Name] = s
 	}
 	b := specs["backup"]
-	if b.Cron != "0 2 * * *" || b.TimeZone != "Europe/Berlin" || b.Schedule != "weekend" || strings.Join(b.Requires, ",") != "dump" {
+	if b.Cron != "0 2 * * *" || b.TimeZone != "Europe/Berlin" || b.Gate != "weekend" || strings.Join(b.Requires, ",") != "dump" {
 		t.Fatalf("backup = %+v", b)
 	}
 	g, ok := set.Gates["weekend"]

@@ -44,7 +44,7 @@ length_minutes = 60
 	past := time.Now().Add(-time.Second).UTC().Truncate(time.Second)
 	// A one-shot whose instant has passed is due at once; its gate does
 	// not exist, so it waits for it.
-	if _, _, err := c.JobPut(context.Background(), "held", apitype.JobSpec{At: &past, Schedule: "later",
+	if _, _, err := c.JobPut(context.Background(), "held", apitype.JobSpec{At: &past, Gate: "later",
 		Command: apitype.Command{Argv: []string{"true"}}}); err != nil {
 		t.Fatal(err)
 	}

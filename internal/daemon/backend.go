@@ -163,26 +163,22 @@ func (a apiController) PutJob(ctx context.Context, spec store.JobSpec, src store
 }
 
 // JobStatus implements httpapi.Controller.
-func (a apiController) JobStatus(ctx context.Context, name string) (httpapi.JobStatus, error) {
+func (a apiController) JobStatus(ctx context.Context, name string) (job.Status, error) {
 	s, err := a.Controller.Status(ctx, name)
 	if err != nil {
-		return httpapi.JobStatus{}, apiValidation(err)
+		return job.Status{}, apiValidation(err)
 	}
-	return httpapi.JobStatus{Active: s.Active, NextScheduleTime: s.NextScheduleTime}, nil
+	return s, nil
 }
 
 // JobStatuses implements httpapi.BatchStatuser, so listing jobs costs a
 // fixed number of store queries per page rather than two per job.
-func (a apiController) JobStatuses(ctx context.Context, jobs []store.Job) (map[string]httpapi.JobStatus, error) {
+func (a apiController) JobStatuses(ctx context.Context, jobs []store.Job) (map[string]job.Status, error) {
 	sts, err := a.Controller.Statuses(ctx, jobs)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]httpapi.JobStatus, len(sts))
-	for name, s := range sts {
-		out[name] = httpapi.JobStatus{Active: s.Active, NextScheduleTime: s.NextScheduleTime}
-	}
-	return out, nil
+	return sts, nil
 }
 
 // apiValidation turns a *job.ValidationError into a 422 naming the field of

@@ -115,7 +115,7 @@ type controller interface {
 	// ClockNote describes a recent backward step of the wall clock, or "".
 	ClockNote() string
 	// JobStatuses and Upcoming serve the web UI's lists of many jobs.
-	JobStatuses(ctx context.Context, jobs []store.Job) (map[string]httpapi.JobStatus, error)
+	JobStatuses(ctx context.Context, jobs []store.Job) (map[string]job.Status, error)
 	Upcoming(ctx context.Context, from time.Time, limit int) ([]job.Fire, error)
 }
 

@@ -55,12 +55,12 @@ func (g gateLossReporter) report(ctx context.Context, gates []string) {
 		}
 		now := g.now()
 		for _, j := range page {
-			if j.Spec.Schedule == "" || !slices.Contains(gates, j.Spec.Schedule) {
+			if j.Spec.Gate == "" || !slices.Contains(gates, j.Spec.Gate) {
 				continue
 			}
 			jobs = append(jobs, j.Spec.Name)
 			err := g.st.EventAppend(ctx, store.Event{Time: now, Kind: store.EventJobGateMissing, Job: j.Spec.Name,
-				Message: fmt.Sprintf("schedule gate %q no longer exists (the manifests stopped declaring it); runs wait for it and are missed when their starting deadline passes", j.Spec.Schedule)})
+				Message: fmt.Sprintf("schedule gate %q no longer exists (the manifests stopped declaring it); runs wait for it and are missed when their starting deadline passes", j.Spec.Gate)})
 			if err != nil {
 				g.log.Error("record removed gate", "job", j.Spec.Name, "err", err)
 			}

@@ -155,8 +155,8 @@ func (r *gateRegistry) known() string {
 // API).
 func (r *gateRegistry) checkSpec(spec store.JobSpec) error {
 	var fields []job.FieldError
-	if spec.Schedule != "" {
-		if err := r.check(spec.Schedule); err != nil {
+	if spec.Gate != "" {
+		if err := r.check(spec.Gate); err != nil {
 			fields = append(fields, job.FieldError{Field: "schedule", Message: err.Error()})
 		}
 	}

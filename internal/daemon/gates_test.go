@@ -119,7 +119,7 @@ func TestNamedWindowGates(t *testing.T) {
 	c := startDaemon(t, clk, "--windows", "open-now="+open+",opens-later="+later)
 	ctx := context.Background()
 
-	_, _, err := c.JobPut(ctx, "nowhere", apitype.JobSpec{Cron: "* * * * *", Command: apitype.Command{Argv: []string{"true"}}, Schedule: "no-such-gate"})
+	_, _, err := c.JobPut(ctx, "nowhere", apitype.JobSpec{Cron: "* * * * *", Command: apitype.Command{Argv: []string{"true"}}, Gate: "no-such-gate"})
 	var ae *apitype.Error
 	if !errors.As(err, &ae) || ae.Code != apitype.CodeInvalid || ae.Field != "schedule" ||
 		!strings.Contains(ae.Message, `"no-such-gate"`) || !strings.Contains(ae.Message, "open-now, opens-later") {
@@ -142,7 +142,7 @@ func TestNamedWindowGates(t *testing.T) {
 	}
 
 	for name, gate := range map[string]string{"in-open": "open-now", "in-later": "opens-later"} {
-		if _, _, err := c.JobPut(ctx, name, apitype.JobSpec{Cron: "* * * * *", Command: apitype.Command{Argv: []string{"true"}}, Schedule: gate}); err != nil {
+		if _, _, err := c.JobPut(ctx, name, apitype.JobSpec{Cron: "* * * * *", Command: apitype.Command{Argv: []string{"true"}}, Gate: gate}); err != nil {
 			t.Fatalf("PUT %s: %v", name, err)
 		}
 	}
@@ -198,7 +198,7 @@ func TestGateRemovedByManifest(t *testing.T) {
 	write("schedule { 'office': range => '09:00 - 17:00' }\n")
 	c := startDaemon(t, clk, "--manifests", dir)
 	ctx := context.Background()
-	spec := apitype.JobSpec{Cron: "0 * * * *", Command: apitype.Command{Argv: []string{"true"}}, Schedule: "office"}
+	spec := apitype.JobSpec{Cron: "0 * * * *", Command: apitype.Command{Argv: []string{"true"}}, Gate: "office"}
 	if _, _, err := c.JobPut(ctx, "report", spec); err != nil {
 		t.Fatalf("PUT gated by a manifest schedule no job of the manifests names: %v", err)
 	}

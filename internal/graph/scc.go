@@ -1,76 +1,101 @@
 package graph
 
-import "slices"
+import (
+	"iter"
+	"slices"
+)
 
-// SCCs returns the strongly connected components of g with Tarjan's
-// algorithm, run with an explicit stack so that a chain of any length cannot
-// overflow the goroutine stack. Components come out in reverse topological
-// order; each lists its nodes in the order Tarjan popped them.
+// SCCs returns the strongly connected components of g (see [Components]).
+// Components come out in reverse topological order; each lists its nodes
+// in the order Tarjan popped them.
 func (g *Graph[K]) SCCs() [][]int {
-	n := len(g.keys)
-	const unvisited = -1
-	index := make([]int, n)
-	low := make([]int, n)
-	onStack := make([]bool, n)
-	for i := range index {
-		index[i] = unvisited
-	}
-	var stack []int // Tarjan's node stack
-	type frame struct{ node, next int }
-	var call []frame // the simulated recursion
 	var comps [][]int
-	counter := 0
-
-	for root := 0; root < n; root++ {
-		if index[root] != unvisited {
-			continue
-		}
-		call = append(call, frame{node: root})
-		index[root], low[root] = counter, counter
-		counter++
-		stack = append(stack, root)
-		onStack[root] = true
-		for len(call) > 0 {
-			top := &call[len(call)-1]
-			v := top.node
-			if top.next < len(g.out[v]) {
-				w := g.out[v][top.next]
-				top.next++
-				if index[w] == unvisited {
-					index[w], low[w] = counter, counter
-					counter++
-					stack = append(stack, w)
-					onStack[w] = true
-					call = append(call, frame{node: w})
-				} else if onStack[w] && index[w] < low[v] {
-					low[v] = index[w]
-				}
-				continue
-			}
-			// All successors done: v is finished.
-			call = call[:len(call)-1]
-			if len(call) > 0 {
-				p := call[len(call)-1].node
-				if low[v] < low[p] {
-					low[p] = low[v]
-				}
-			}
-			if low[v] == index[v] {
-				var comp []int
-				for {
-					w := stack[len(stack)-1]
-					stack = stack[:len(stack)-1]
-					onStack[w] = false
-					comp = append(comp, w)
-					if w == v {
-						break
-					}
-				}
-				comps = append(comps, comp)
-			}
-		}
+	for c := range Components(len(g.keys), g.Out) {
+		comps = append(comps, slices.Clone(c))
 	}
 	return comps
+}
+
+// Components yields the strongly connected components of the graph whose
+// nodes are 0 to n-1 and whose arcs leaving node v go to succ(v). It is
+// almanac's one cycle finder: [Graph] uses it, and so does the catalog on
+// its own compact graph. Tarjan's algorithm runs with an explicit stack,
+// so that a chain of any length cannot overflow the goroutine stack.
+// Components come out in reverse topological order; each lists its nodes
+// in the order Tarjan popped them. The slice yielded is reused for later
+// components: a caller that keeps one copies it. Stopping the iteration
+// early stops the search, so a caller that only asks whether there is a
+// cycle pays for no more of the graph than it has to.
+func Components[N ~int | ~int32](n int, succ func(v N) []N) iter.Seq[[]N] {
+	return func(yield func([]N) bool) {
+		const unvisited = -1
+		index := make([]N, n)
+		low := make([]N, n)
+		onStack := make([]bool, n)
+		for i := range index {
+			index[i] = unvisited
+		}
+		var stack []N // Tarjan's node stack
+		type frame struct {
+			node N
+			next int
+		}
+		var call []frame // the simulated recursion
+		var counter N
+		for root := N(0); int(root) < n; root++ {
+			if index[root] != unvisited {
+				continue
+			}
+			call = append(call, frame{node: root})
+			index[root], low[root] = counter, counter
+			counter++
+			stack = append(stack, root)
+			onStack[root] = true
+			for len(call) > 0 {
+				top := &call[len(call)-1]
+				v := top.node
+				if out := succ(v); top.next < len(out) {
+					w := out[top.next]
+					top.next++
+					if index[w] == unvisited {
+						index[w], low[w] = counter, counter
+						counter++
+						stack = append(stack, w)
+						onStack[w] = true
+						call = append(call, frame{node: w})
+					} else if onStack[w] && index[w] < low[v] {
+						low[v] = index[w]
+					}
+					continue
+				}
+				// All successors done: v is finished.
+				call = call[:len(call)-1]
+				if len(call) > 0 {
+					p := call[len(call)-1].node
+					if low[v] < low[p] {
+						low[p] = low[v]
+					}
+				}
+				if low[v] != index[v] {
+					continue
+				}
+				// v is the root of a component: the stack from v up.
+				i := len(stack) - 1
+				for stack[i] != v {
+					i--
+				}
+				comp := stack[i:]
+				for _, w := range comp {
+					onStack[w] = false
+				}
+				slices.Reverse(comp) // popped order
+				stack = stack[:i]
+				if !yield(comp) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // Cycles returns the components of g that are cycles: those with more than

@@ -45,7 +45,7 @@ func TestCatchUpGateFlood(t *testing.T) {
 		t.Run(cmpOr(policy, "latest"), func(t *testing.T) {
 			run(t, func(t *testing.T, b *bundle) {
 				b.gates["w"] = window{10 * time.Hour, 11 * time.Hour} // t0 is 09:00
-				b.put(spec("j", "1m", func(s *store.JobSpec) { s.Schedule, s.CatchUp = "w", policy }))
+				b.put(spec("j", "1m", func(s *store.JobSpec) { s.Gate, s.CatchUp = "w", policy }))
 				b.minuteByMinute(59, nil)
 				held := countStates(b.runs("j"))
 				b.advance(time.Minute) // 10:00: the gate opens
@@ -223,7 +223,7 @@ func mapsEqual(a, b map[string]int) bool {
 func TestCatchUpAcrossRestart(t *testing.T) {
 	run(t, func(t *testing.T, b *bundle) {
 		b.gates["w"] = window{10 * time.Hour, 11 * time.Hour} // t0 is 09:00
-		b.put(spec("j", "1m", func(s *store.JobSpec) { s.Schedule = "w" }))
+		b.put(spec("j", "1m", func(s *store.JobSpec) { s.Gate = "w" }))
 		b.advance(59*time.Minute + 30*time.Second) // 09:59:30, the 09:59 run waits
 		b.stop()
 		b.advance(time.Minute) // 10:00:30: down when the gate opened

@@ -129,9 +129,9 @@ type entry struct {
 	wake  time.Time // zero: nothing scheduled
 	index int       // in wakes; -1 if absent
 	fresh bool      // not reconciled since the controller started
-	// retry, when set, is when to try again an instant whose run the
+	// storeRecheck, when set, is when to try again an instant whose run the
 	// store refused to create (storehealth.go).
-	retry time.Time
+	storeRecheck time.Time
 }
 
 // NewController checks cfg and returns a controller; call Run to start it.

@@ -394,9 +394,9 @@ func TestScheduleGate(t *testing.T) {
 	run(t, func(t *testing.T, b *bundle) {
 		b.gates["mornings"] = window{10 * time.Hour, 10*time.Hour + 30*time.Minute}
 		// Both fire at midnight UTC; the gate opens at 10:00.
-		b.put(spec("waits", "24h", func(s *store.JobSpec) { s.Schedule = "mornings"; s.StartingDeadlineSeconds = ptr(int64(12 * 3600)) }))
-		b.put(spec("late", "24h", func(s *store.JobSpec) { s.Schedule = "mornings"; s.StartingDeadlineSeconds = ptr(int64(3600)) }))
-		b.put(spec("closed", "24h", func(s *store.JobSpec) { s.Schedule = "nowhere"; s.StartingDeadlineSeconds = ptr(int64(60)) }))
+		b.put(spec("waits", "24h", func(s *store.JobSpec) { s.Gate = "mornings"; s.StartingDeadlineSeconds = ptr(int64(12 * 3600)) }))
+		b.put(spec("late", "24h", func(s *store.JobSpec) { s.Gate = "mornings"; s.StartingDeadlineSeconds = ptr(int64(3600)) }))
+		b.put(spec("closed", "24h", func(s *store.JobSpec) { s.Gate = "nowhere"; s.StartingDeadlineSeconds = ptr(int64(60)) }))
 		b.advance(15 * time.Hour) // midnight
 		if r := b.runs("waits")[0]; r.State != store.RunPending || len(b.procs("waits")) != 0 {
 			t.Fatalf("outside the gate: waits run is %s", r.State)

@@ -14,7 +14,7 @@
 //     one still inside starting_deadline_seconds becomes a run; all others
 //     become one run.missed event with their count and first/last instants.
 //   - The run is inserted with the last schedule time in one transaction,
-//     and runs are unique on (job, instant, attempt), so repeated ticks,
+//     and runs are unique on (job, instant, target, attempt), so repeated ticks,
 //     restarts and a second controller can never create a second run.
 //   - A new run is held while its schedule gate is closed or a required
 //     job's run for the same instant has not succeeded; it ends as missed if

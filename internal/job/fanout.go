@@ -103,7 +103,7 @@ func (c *Controller) closedHere(ctx context.Context, now time.Time) []int64 {
 // then); false if one never opens or does not exist.
 func (c *Controller) opensAt(spec store.JobSpec, node NodeInfo, now time.Time) (time.Time, bool) {
 	at := now
-	for _, name := range []string{spec.Schedule, nodeWindow(spec, node)} {
+	for _, name := range []string{spec.Gate, nodeWindow(spec, node)} {
 		if name == "" || c.cfg.Gates == nil {
 			continue
 		}
@@ -123,7 +123,7 @@ func (c *Controller) opensAt(spec store.JobSpec, node NodeInfo, now time.Time) (
 // gatesOpen reports whether spec's gate and node's window are both open
 // at now (a gate that does not exist counts as closed).
 func (c *Controller) gatesOpen(spec store.JobSpec, node NodeInfo, now time.Time) bool {
-	for _, name := range []string{spec.Schedule, nodeWindow(spec, node)} {
+	for _, name := range []string{spec.Gate, nodeWindow(spec, node)} {
 		if name == "" {
 			continue
 		}
@@ -188,7 +188,7 @@ func (c *Controller) fireNodes(ctx context.Context, e *entry, at time.Time, reas
 		ready, err := c.cfg.Schema.FanOutReady(ctx)
 		if err != nil {
 			c.log.Error("read whether the store can hold a run per node", "job", spec.Name, "err", err)
-			c.retrySoon(e, now)
+			c.recheckStoreSoon(e, now)
 			return
 		}
 		if !ready {
@@ -209,7 +209,7 @@ func (c *Controller) fireNodes(ctx context.Context, e *entry, at time.Time, reas
 	nodes, err := c.listNodes(ctx)
 	if err != nil {
 		c.log.Error("list nodes", "job", spec.Name, "err", err)
-		c.retrySoon(e, now)
+		c.recheckStoreSoon(e, now)
 		return
 	}
 	var names []string
@@ -241,7 +241,7 @@ func (c *Controller) fireNodes(ctx context.Context, e *entry, at time.Time, reas
 	c.noteWrite(err, now)
 	if err != nil {
 		c.writeFailed(now, "create runs", "runs", len(items), "err", err)
-		c.retrySoon(e, now)
+		c.recheckStoreSoon(e, now)
 		return
 	}
 	c.log.Info("runs scheduled on nodes", "job", spec.Name, "instant", at, "nodes", len(names))

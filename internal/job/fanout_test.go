@@ -11,6 +11,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/store"
 )
 
@@ -178,7 +179,7 @@ func TestWaveMaxParallel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if w.State != WaveStateRunning || w.MaxParallel != 2 || w.Count(WaveDone) != 2 || w.Count(WaveFailed) != 1 || w.Count(WaveRunning) != 2 {
+		if w.State != apitype.WaveRunning || w.MaxParallel != 2 || w.Count(apitype.WaveNodeDone) != 2 || w.Count(apitype.WaveNodeFailed) != 1 || w.Count(apitype.WaveNodeRunning) != 2 {
 			t.Errorf("wave = %+v", w)
 		}
 	})
@@ -236,7 +237,7 @@ func TestWaveMaxFailures(t *testing.T) {
 		if ev := b.events("j", store.EventWaveStopped); len(ev) != 1 || !strings.Contains(ev[0].Message, "skipped b, c, d") {
 			t.Errorf("wave.stopped events = %+v", ev)
 		}
-		if w, _ := b.ctl.Wave(b.ctx, "j", time.Time{}); w.State != WaveStateStopped || w.Count(WaveSkipped) != 3 {
+		if w, _ := b.ctl.Wave(b.ctx, "j", time.Time{}); w.State != apitype.WaveStopped || w.Count(apitype.WaveNodeSkipped) != 3 {
 			t.Errorf("wave = %+v", w)
 		}
 	})
@@ -337,7 +338,7 @@ func TestWavePauseResumeAbort(t *testing.T) {
 		if got := targets(b.runs("j")); !slices.Equal(got, []string{"a:succeeded", "b:pending", "c:pending", "d:pending"}) {
 			t.Fatalf("paused: runs = %v", got)
 		}
-		if w, _ := b.ctl.Wave(b.ctx, "j", time.Time{}); w.State != WaveStatePaused || !w.Paused {
+		if w, _ := b.ctl.Wave(b.ctx, "j", time.Time{}); w.State != apitype.WavePaused || !w.Paused {
 			t.Errorf("paused wave = %+v", w)
 		}
 		if err := b.ctl.WaveResume(b.ctx, "j"); err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/store"
 )
 
@@ -30,8 +31,8 @@ func (c *Controller) evaluateHeld(ctx context.Context, e *entry, held []store.Ru
 		paused: spec.WavePaused, catchUp: catchUpOf(spec), policy: spec.ConcurrencyPolicy,
 		maxFailures: spec.MaxFailures, loc: e.c.loc, nodeUp: true, free: -1,
 	}
-	if spec.Schedule != "" {
-		base.gate = c.gateFact(spec.Schedule, fmt.Sprintf("schedule gate %q", spec.Schedule), now)
+	if spec.Gate != "" {
+		base.gate = c.gateFact(spec.Gate, fmt.Sprintf("schedule gate %q", spec.Gate), now)
 	}
 	targeted := false
 	for _, r := range held {
@@ -350,7 +351,7 @@ func (c *Controller) viewWave(ctx context.Context, spec store.JobSpec, at time.T
 	names := make([]string, len(latest))
 	for i, r := range latest {
 		names[i] = r.Target
-		if waveNodeState(r) == WaveFailed {
+		if waveNodeState(r) == apitype.WaveNodeFailed {
 			v.failed++
 		}
 	}

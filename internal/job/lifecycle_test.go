@@ -53,7 +53,7 @@ func TestWavePauseSurvivesPut(t *testing.T) {
 func TestRetryWaitsForItsGate(t *testing.T) {
 	run(t, func(t *testing.T, b *bundle) {
 		b.gates["w"] = window{10 * time.Hour, 10*time.Hour + 5*time.Second} // t0 is 09:00
-		b.put(spec("j", "1h", func(s *store.JobSpec) { s.Schedule, s.BackoffLimit = "w", 1 }))
+		b.put(spec("j", "1h", func(s *store.JobSpec) { s.Gate, s.BackoffLimit = "w", 1 }))
 		b.advance(time.Hour) // 10:00: the gate is open, the run starts
 		b.exitAll("j", 1)
 		retry := b.runs("j")[1]

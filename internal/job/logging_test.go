@@ -46,7 +46,7 @@ func TestControllerLogs(t *testing.T) {
 		b.advance(time.Minute)
 		b.advance(time.Minute) // the first busy run still runs: skipped
 		b.gates["never"] = closedGate{}
-		b.put(spec("gated", "1h", func(s *store.JobSpec) { s.Schedule = "never"; s.StartingDeadlineSeconds = ptr(int64(60)) }))
+		b.put(spec("gated", "1h", func(s *store.JobSpec) { s.Gate = "never"; s.StartingDeadlineSeconds = ptr(int64(60)) }))
 		b.advance(time.Hour)
 		b.advance(2 * time.Minute)
 

@@ -33,7 +33,7 @@ func TestReportsOutcomes(t *testing.T) {
 		b.exitAll("flaky", 0)
 		// A job whose deadline passes while its gate stays closed misses.
 		b.gates["never"] = closedGate{}
-		b.put(spec("gated", "1h", func(s *store.JobSpec) { s.Schedule = "never"; s.StartingDeadlineSeconds = ptr(int64(60)) }))
+		b.put(spec("gated", "1h", func(s *store.JobSpec) { s.Gate = "never"; s.StartingDeadlineSeconds = ptr(int64(60)) }))
 		b.advance(time.Hour)
 		b.advance(2 * time.Minute)
 		mu.Lock()

@@ -105,8 +105,8 @@ func (c *Controller) foresee(spec store.JobSpec, t time.Time, loc *time.Location
 	now := t
 	for range foresightSteps {
 		f.now = now
-		if spec.Schedule != "" {
-			f.gate = c.gateFact(spec.Schedule, fmt.Sprintf("schedule gate %q", spec.Schedule), now)
+		if spec.Gate != "" {
+			f.gate = c.gateFact(spec.Gate, fmt.Sprintf("schedule gate %q", spec.Gate), now)
 		}
 		if window != "" {
 			f.window = c.gateFact(window, fmt.Sprintf("window %q of node %s", window, target), now)

@@ -24,11 +24,11 @@ func TestOutlook(t *testing.T) {
 		// Every job fires on the hour; t0 is 09:00 UTC. Nodes a and b have
 		// role=web.
 		b.put(spec("free", "1h"))
-		b.put(spec("gated", "1h", func(s *store.JobSpec) { s.Schedule = "mornings"; s.StartingDeadlineSeconds = ptr(int64(24 * 3600)) }))
-		b.put(spec("short", "1h", func(s *store.JobSpec) { s.Schedule = "mornings"; s.StartingDeadlineSeconds = hour }))
-		b.put(spec("nowhere", "1h", func(s *store.JobSpec) { s.Schedule = "nowhere" }))
-		b.put(spec("nowhere-bounded", "1h", func(s *store.JobSpec) { s.Schedule = "nowhere"; s.StartingDeadlineSeconds = minute }))
-		b.put(spec("gated-none", "1h", func(s *store.JobSpec) { s.Schedule = "mornings"; s.CatchUp = CatchUpNone }))
+		b.put(spec("gated", "1h", func(s *store.JobSpec) { s.Gate = "mornings"; s.StartingDeadlineSeconds = ptr(int64(24 * 3600)) }))
+		b.put(spec("short", "1h", func(s *store.JobSpec) { s.Gate = "mornings"; s.StartingDeadlineSeconds = hour }))
+		b.put(spec("nowhere", "1h", func(s *store.JobSpec) { s.Gate = "nowhere" }))
+		b.put(spec("nowhere-bounded", "1h", func(s *store.JobSpec) { s.Gate = "nowhere"; s.StartingDeadlineSeconds = minute }))
+		b.put(spec("gated-none", "1h", func(s *store.JobSpec) { s.Gate = "mornings"; s.CatchUp = CatchUpNone }))
 		b.put(spec("paused", "1h", func(s *store.JobSpec) { s.Nodes = "role=web" }))
 		b.put(spec("paused-bounded", "1h", func(s *store.JobSpec) { s.Nodes = "role=web"; s.StartingDeadlineSeconds = minute }))
 		for _, name := range []string{"paused", "paused-bounded"} {
@@ -43,7 +43,7 @@ func TestOutlook(t *testing.T) {
 		}))
 		b.put(spec("both", "1h", func(s *store.JobSpec) {
 			s.Nodes = "role=web"
-			s.Schedule = "mornings"
+			s.Gate = "mornings"
 			s.Window = map[string]string{"default": "late"}
 			s.StartingDeadlineSeconds = ptr(int64(24 * 3600))
 		}))

@@ -45,11 +45,11 @@ func (c *Controller) reconcile(ctx context.Context, e *entry, now time.Time) {
 			earliest(next.Add(e.c.delay))
 		}
 	}
-	if e.retry.After(now) {
+	if e.storeRecheck.After(now) {
 		// fire's insert failed: reconcile's own wake must not lose it.
-		earliest(e.retry)
+		earliest(e.storeRecheck)
 	}
-	e.retry = time.Time{}
+	e.storeRecheck = time.Time{}
 	held := e.held
 	e.held = nil
 	w, keep := c.evaluateHeld(ctx, e, held, now)
@@ -61,7 +61,7 @@ func (c *Controller) reconcile(ctx context.Context, e *entry, now time.Time) {
 		delete(c.waiting, spec.Name)
 	}
 	if !wake.IsZero() && !wake.After(now) {
-		c.log.Warn("schedule returned an instant not in the future; retrying in a second", "job", spec.Name, "at", wake)
+		c.log.Warn("schedule returned an instant not in the future; looking again in a second", "job", spec.Name, "at", wake)
 		wake = now.Add(time.Second)
 	}
 	c.schedule(e, wake)
@@ -212,7 +212,7 @@ func (c *Controller) flushFires(ctx context.Context, now time.Time) {
 		if err != nil {
 			c.writeFailed(now, "create runs", "runs", n, "err", err)
 			for _, f := range batch {
-				c.retrySoon(f.e, now)
+				c.recheckStoreSoon(f.e, now)
 			}
 			continue
 		}
@@ -233,7 +233,7 @@ func (c *Controller) fired(ctx context.Context, e *entry, want, r store.Run, err
 		return
 	case err != nil:
 		c.log.Error("create run", "job", want.Job, "at", want.ScheduledTime, "err", err)
-		c.retrySoon(e, c.clock.Now())
+		c.recheckStoreSoon(e, c.clock.Now())
 		return
 	}
 	e.last = maxTime(e.last, want.ScheduledTime)
@@ -261,13 +261,13 @@ func (c *Controller) canStart(spec store.JobSpec, now time.Time) bool {
 	if len(spec.Requires) > 0 || len(c.beforeOf[spec.Name]) > 0 {
 		return false
 	}
-	if spec.Schedule == "" {
+	if spec.Gate == "" {
 		return true
 	}
 	if c.cfg.Gates == nil {
 		return false
 	}
-	g, ok := c.cfg.Gates(spec.Schedule)
+	g, ok := c.cfg.Gates(spec.Gate)
 	return ok && g.Contains(now)
 }
 

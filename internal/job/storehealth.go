@@ -82,14 +82,14 @@ func (c *Controller) writeFailed(now time.Time, msg string, args ...any) {
 	}
 }
 
-// retrySoon wakes e again a heartbeat interval from now, when the store
+// recheckStoreSoon wakes e again a heartbeat interval from now, when the store
 // refused to create the run of an instant that came due: the instant is
 // tried again until the store takes it, so it runs late (inside its
 // starting deadline) rather than being counted as missed at the job's
 // next instant.
-func (c *Controller) retrySoon(e *entry, now time.Time) {
+func (c *Controller) recheckStoreSoon(e *entry, now time.Time) {
 	t := now.Add(c.cfg.HeartbeatInterval)
-	e.retry = t
+	e.storeRecheck = t
 	if e.wake.IsZero() || t.Before(e.wake) {
 		c.schedule(e, t)
 	}

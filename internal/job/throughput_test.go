@@ -99,8 +99,8 @@ func spawn(b *testing.B, n int) {
 		for j := range runs {
 			runs[j] = starting{run: store.Run{ID: int64(j + 1), Job: "spawn", ScheduledTime: begin}, spec: store.JobSpec{Command: []string{"true"}}}
 		}
-		procs := startAll(context.Background(), x, runs)
-		for _, s := range procs {
+		startAll(context.Background(), x, runs)
+		for _, s := range runs {
 			if s.err != nil {
 				b.Fatal(s.err)
 			}

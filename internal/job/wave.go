@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/store"
 )
 
@@ -34,28 +35,13 @@ type NodeLister interface {
 	ListNodes(ctx context.Context) ([]NodeInfo, error)
 }
 
-// Wave node states, as the CLI, API and UI show them.
-const (
-	WaveDone    = "done"    // the node's run succeeded
-	WaveRunning = "running" // started, or released and about to start
-	WaveWaiting = "waiting" // held: its turn, its window or its node has not come
-	WaveFailed  = "failed"  // failed or was killed after its retries
-	WaveSkipped = "skipped" // never started (missed, wave stopped or aborted)
-)
-
-// Wave states.
-const (
-	WaveStateRunning = "running" // nodes are running or waiting
-	WaveStatePaused  = "paused"  // the job's waves are paused by an operator
-	WaveStateStopped = "stopped" // max_failures was reached
-	WaveStateDone    = "done"    // every node finished
-)
-
 // Wave is the progress of one instant of a fanned-out job across its nodes.
 type Wave struct {
 	Job     string
 	Instant time.Time
-	State   string
+	// State is one of the wave states of package apitype (apitype.WaveRunning,
+	// ...), the one set the controller, the API, the CLI and the UI share.
+	State string
 	// MaxParallel is the resolved limit (0 = none); MaxFailures as in the spec.
 	MaxParallel, MaxFailures int
 	Paused                   bool
@@ -64,7 +50,8 @@ type Wave struct {
 
 // WaveNode is one node's part in a wave: its latest attempt.
 type WaveNode struct {
-	Node    string
+	Node string
+	// State is one of apitype's node states (apitype.WaveNodeDone, ...).
 	State   string
 	RunID   int64
 	Attempt int
@@ -118,18 +105,18 @@ func WaveLimit(spec store.JobSpec, targets int) int {
 func waveNodeState(r store.Run) string {
 	switch r.State {
 	case store.RunSucceeded:
-		return WaveDone
+		return apitype.WaveNodeDone
 	case store.RunRunning:
-		return WaveRunning
+		return apitype.WaveNodeRunning
 	case store.RunPending:
 		if r.ReadyAt.IsZero() {
-			return WaveWaiting
+			return apitype.WaveNodeWaiting
 		}
-		return WaveRunning
+		return apitype.WaveNodeRunning
 	case store.RunMissed:
-		return WaveSkipped
+		return apitype.WaveNodeSkipped
 	}
-	return WaveFailed
+	return apitype.WaveNodeFailed
 }
 
 // latestByTarget keeps each target's highest attempt among runs (of one
@@ -152,24 +139,27 @@ func latestByTarget(runs []store.Run) []store.Run {
 	return out
 }
 
-// buildWave derives a wave from spec and the runs of one instant.
-func buildWave(spec store.JobSpec, instant time.Time, runs []store.Run) Wave {
+// WaveOf derives the wave of one instant from the job's spec and the runs
+// of that instant: each target's latest attempt, its node state, and the
+// wave's state. It is the one rule for a wave's state; the controller's
+// Wave and the web UI's test backend both apply it.
+func WaveOf(spec store.JobSpec, instant time.Time, runs []store.Run) Wave {
 	latest := latestByTarget(runs)
 	w := Wave{Job: spec.Name, Instant: instant, MaxParallel: WaveLimit(spec, len(latest)),
 		MaxFailures: spec.MaxFailures, Paused: spec.WavePaused}
 	for _, r := range latest {
 		w.Nodes = append(w.Nodes, WaveNode{Node: r.Target, State: waveNodeState(r), RunID: r.ID, Attempt: r.Attempt, Error: r.Error})
 	}
-	active := w.Count(WaveRunning) + w.Count(WaveWaiting)
+	active := w.Count(apitype.WaveNodeRunning) + w.Count(apitype.WaveNodeWaiting)
 	switch {
-	case spec.MaxFailures > 0 && w.Count(WaveFailed) >= spec.MaxFailures:
-		w.State = WaveStateStopped
+	case spec.MaxFailures > 0 && w.Count(apitype.WaveNodeFailed) >= spec.MaxFailures:
+		w.State = apitype.WaveStopped
 	case active == 0:
-		w.State = WaveStateDone
+		w.State = apitype.WaveDone
 	case spec.WavePaused:
-		w.State = WaveStatePaused
+		w.State = apitype.WavePaused
 	default:
-		w.State = WaveStateRunning
+		w.State = apitype.WaveRunning
 	}
 	return w
 }
@@ -206,7 +196,7 @@ func (c *Controller) Wave(ctx context.Context, job string, instant time.Time) (W
 	if len(latestByTarget(runs)) == 0 {
 		return Wave{}, fmt.Errorf("job %q at %s: %w", job, instant.UTC().Format(time.RFC3339), ErrNoWave)
 	}
-	return buildWave(j.Spec, instant, runs), nil
+	return WaveOf(j.Spec, instant, runs), nil
 }
 
 // instantRuns lists every run of job for one instant.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -140,7 +141,7 @@ func (c *Controller) recordGroups(ctx context.Context, list []starting) {
 
 // startAll starts the processes of list, startWorkers at a time, filling
 // in each one's proc or err.
-func startAll(ctx context.Context, exec Executor, list []starting) []starting {
+func startAll(ctx context.Context, exec Executor, list []starting) {
 	var (
 		wg   sync.WaitGroup
 		next atomic.Int64
@@ -156,7 +157,6 @@ func startAll(ctx context.Context, exec Executor, list []starting) []starting {
 		}()
 	}
 	wg.Wait()
-	return list
 }
 
 // supervise waits for a run's process, enforcing its timeout and stop
@@ -381,7 +381,7 @@ func (c *Controller) backoff(attempt int) time.Duration {
 // runs (Forbid) and held runs of jobs that require it.
 func (c *Controller) afterFinish(_ context.Context, job string, now time.Time) {
 	for name, w := range c.waiting {
-		if name == job || containsString(c.upstreams(w.c.spec), job) {
+		if name == job || slices.Contains(c.upstreams(w.c.spec), job) {
 			c.schedule(w, now)
 		}
 	}
@@ -451,13 +451,4 @@ func (c *Controller) shutdown(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

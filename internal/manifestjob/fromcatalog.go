@@ -172,13 +172,13 @@ func (c *conversion) run() {
 				set.SuspendSet[spec.Name] = true
 			}
 		}
-		if spec.Schedule != "" {
-			if _, done := set.Gates[spec.Schedule]; !done {
-				g, err := gate(c.cat, spec.Schedule, c.windows, c.opts)
+		if spec.Gate != "" {
+			if _, done := set.Gates[spec.Gate]; !done {
+				g, err := gate(c.cat, spec.Gate, c.windows, c.opts)
 				if err != nil {
 					c.errs.Add(r.Pos, "%s: %v", r.Ref(), err)
 				} else {
-					set.Gates[spec.Schedule] = g
+					set.Gates[spec.Gate] = g
 				}
 			}
 		}
@@ -259,7 +259,7 @@ func convert(r *catalog.Resource, errs *manifest.ErrorList) (store.JobSpec, bool
 		CronDialect: str("cron_dialect"),
 		TimeZone:    str("time_zone"),
 		Cwd:         str("cwd"),
-		Schedule:    str("schedule"),
+		Gate:        str("schedule"),
 	}
 	if spec.Name == "" {
 		spec.Name = r.Title

@@ -122,8 +122,8 @@ type JobSpec struct {
 	SuccessfulJobsHistoryLimit *int `json:"successful_jobs_history_limit,omitempty"`
 	// FailedJobsHistoryLimit is how many failed, killed or missed runs to keep (nil = 1).
 	FailedJobsHistoryLimit *int `json:"failed_jobs_history_limit,omitempty"`
-	// Schedule names a schedule gate; a due run waits until the gate is open.
-	Schedule string `json:"schedule,omitempty"`
+	// Gate names a schedule gate; a due run waits until the gate is open.
+	Gate string `json:"schedule,omitempty"`
 	// Requires lists upstream jobs whose run for the same scheduled instant
 	// must succeed before a run of this job starts.
 	Requires []string `json:"require,omitempty"`

@@ -99,14 +99,6 @@ type Wave struct {
 // Nodes counts the wave's nodes.
 func (w Wave) Nodes() int { return w.Done + w.Running + w.Waiting + w.Failed + w.Skipped }
 
-// Wave states, as the job controller names them.
-const (
-	WaveStateRunning = "running" // nodes are running or waiting
-	WaveStatePaused  = "paused"  // an operator paused the job's waves
-	WaveStateStopped = "stopped" // max_failures was reached
-	WaveStateDone    = "done"    // every node finished
-)
-
 // ApplyQuery selects apply reports.
 type ApplyQuery struct {
 	Cursor int64 // only reports with ID < Cursor; 0 starts at the newest

@@ -32,9 +32,9 @@ type JobController interface {
 	Suspend(ctx context.Context, name string) error
 	Resume(ctx context.Context, name string) error
 	Trigger(ctx context.Context, name string) (store.Run, error)
-	JobStatus(ctx context.Context, name string) (httpapi.JobStatus, error)
+	JobStatus(ctx context.Context, name string) (job.Status, error)
 	// JobStatuses computes the status of a page of jobs at once.
-	JobStatuses(ctx context.Context, jobs []store.Job) (map[string]httpapi.JobStatus, error)
+	JobStatuses(ctx context.Context, jobs []store.Job) (map[string]job.Status, error)
 	JobFires(ctx context.Context, name string, from time.Time, n int) ([]job.Fire, error)
 	// Kill stops an active run's process group; the run ends as killed.
 	Kill(ctx context.Context, id int64) error
@@ -205,12 +205,12 @@ func (d *daemonBackend) view(ctx context.Context, j store.Job) (Job, error) {
 }
 
 // viewWith converts a stored job with its status (if known) and last run.
-func (d *daemonBackend) viewWith(ctx context.Context, j store.Job, st httpapi.JobStatus, hasStatus bool) (Job, error) {
+func (d *daemonBackend) viewWith(ctx context.Context, j store.Job, st job.Status, hasStatus bool) (Job, error) {
 	s := j.Spec
 	v := Job{
 		Name: s.Name, Zone: s.TimeZone, Command: commandText(s), Env: s.Env, Cwd: s.Cwd, Source: string(j.Source),
 		Suspended: s.Suspend, ConcurrencyPolicy: string(s.ConcurrencyPolicy), BackoffLimit: s.BackoffLimit,
-		Timeout: time.Duration(s.TimeoutSeconds) * time.Second, Gate: s.Schedule, Requires: s.Requires,
+		Timeout: time.Duration(s.TimeoutSeconds) * time.Second, Gate: s.Gate, Requires: s.Requires,
 		Nodes: s.Nodes, MaxParallel: s.MaxParallel, MaxFailures: s.MaxFailures, WaveOrder: s.WaveOrder, WavePaused: s.WavePaused,
 		CatchUp: s.CatchUp, Window: s.Window, Succeeded: j.Status.Succeeded, Failed: j.Status.Failed,
 		LastScheduleTime: j.Status.LastScheduleTime, LastSuccessfulTime: j.Status.LastSuccessfulTime,

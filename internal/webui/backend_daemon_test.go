@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/almanac-sh/almanac/internal/api/httpapi"
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/fleet"
 	"github.com/almanac-sh/almanac/internal/job"
@@ -46,18 +45,18 @@ func parseHourly(_, expr string, _ *time.Location) (job.Schedule, error) {
 // jobController adapts *job.Controller as the daemon does for the API.
 type jobController struct{ *job.Controller }
 
-func (c jobController) JobStatuses(ctx context.Context, jobs []store.Job) (map[string]httpapi.JobStatus, error) {
+func (c jobController) JobStatuses(ctx context.Context, jobs []store.Job) (map[string]job.Status, error) {
 	sts, err := c.Statuses(ctx, jobs)
-	out := make(map[string]httpapi.JobStatus, len(sts))
+	out := make(map[string]job.Status, len(sts))
 	for name, s := range sts {
-		out[name] = httpapi.JobStatus{Active: s.Active, NextScheduleTime: s.NextScheduleTime}
+		out[name] = job.Status{Active: s.Active, NextScheduleTime: s.NextScheduleTime}
 	}
 	return out, err
 }
 
-func (c jobController) JobStatus(ctx context.Context, name string) (httpapi.JobStatus, error) {
+func (c jobController) JobStatus(ctx context.Context, name string) (job.Status, error) {
 	s, err := c.Status(ctx, name)
-	return httpapi.JobStatus{Active: s.Active, NextScheduleTime: s.NextScheduleTime}, err
+	return job.Status{Active: s.Active, NextScheduleTime: s.NextScheduleTime}, err
 }
 
 // daemonHarness is the UI over the real SQLite store and job controller.
@@ -91,8 +90,8 @@ func newDaemonHarness(t *testing.T) *daemonHarness {
 		{Name: "gamma", Cron: "@hourly", Command: []string{"true"}, Suspend: true},
 		// Daily at midnight UTC, gated by Wednesday afternoons in Berlin:
 		// delta waits a week, epsilon's deadline passes first.
-		{Name: "delta", Cron: "@daily", Command: []string{"true"}, Schedule: "wednesday"},
-		{Name: "epsilon", Cron: "@daily", Command: []string{"true"}, Schedule: "wednesday", StartingDeadlineSeconds: &deadline},
+		{Name: "delta", Cron: "@daily", Command: []string{"true"}, Gate: "wednesday"},
+		{Name: "epsilon", Cron: "@daily", Command: []string{"true"}, Gate: "wednesday", StartingDeadlineSeconds: &deadline},
 	} {
 		if _, err := ctrl.CreateJob(ctx, spec, store.SourceAPI); err != nil {
 			t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/job"
 )
 
@@ -42,8 +43,8 @@ func (d *daemonBackend) Wave(ctx context.Context, name string) (Wave, error) {
 func WaveView(w job.Wave) Wave {
 	return Wave{
 		Instant: w.Instant, State: w.State, MaxParallel: w.MaxParallel, MaxFailures: w.MaxFailures, Paused: w.Paused,
-		Done: w.Count(job.WaveDone), Running: w.Count(job.WaveRunning), Waiting: w.Count(job.WaveWaiting),
-		Failed: w.Count(job.WaveFailed), Skipped: w.Count(job.WaveSkipped),
+		Done: w.Count(apitype.WaveNodeDone), Running: w.Count(apitype.WaveNodeRunning), Waiting: w.Count(apitype.WaveNodeWaiting),
+		Failed: w.Count(apitype.WaveNodeFailed), Skipped: w.Count(apitype.WaveNodeSkipped),
 	}
 }
 

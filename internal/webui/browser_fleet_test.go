@@ -15,19 +15,19 @@ import (
 // each node's state by colour and symbol, and Pause holds the wave.
 func testFleetInBrowser(t *testing.T, b *browser) {
 	base, back := startDemo(t, webui.Config{})
-	path := "/jobs/" + webuitest.DemoFleetJob
+	path := "/jobs/" + webuitest.DemoFanOutJob
 	b.run(t, "job", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(base+path), chromedp.WaitVisible(`#matrix`))
 
 	cols := eval[[]string](t, b, `[...document.querySelectorAll("#matrix thead th[data-col]")].map(th => th.dataset.col)`)
-	if strings.Join(cols, " ") != strings.Join(webuitest.DemoFleetNodes, " ") {
-		t.Errorf("columns %v, want %v", cols, webuitest.DemoFleetNodes)
+	if strings.Join(cols, " ") != strings.Join(webuitest.DemoFanOutNodes, " ") {
+		t.Errorf("columns %v, want %v", cols, webuitest.DemoFanOutNodes)
 	}
-	if n := eval[int](t, b, `document.querySelectorAll("#matrix tbody tr").length`); n != webuitest.DemoFleetInstants {
-		t.Errorf("%d rows, want %d", n, webuitest.DemoFleetInstants)
+	if n := eval[int](t, b, `document.querySelectorAll("#matrix tbody tr").length`); n != webuitest.DemoFanOutInstants {
+		t.Errorf("%d rows, want %d", n, webuitest.DemoFanOutInstants)
 	}
 	first := eval[[]string](t, b, `[...document.querySelectorAll("#matrix tbody tr:first-child td")].map(td => td.className)`)
-	if strings.Join(first, " ") != strings.Join(webuitest.DemoFleetWave, " ") {
-		t.Errorf("the current instant's cells are %v, want %v", first, webuitest.DemoFleetWave)
+	if strings.Join(first, " ") != strings.Join(webuitest.DemoFanOutWave, " ") {
+		t.Errorf("the current instant's cells are %v, want %v", first, webuitest.DemoFanOutWave)
 	}
 	// Each state is painted in its own colour, with its symbol visible on
 	// it, and every cell is a link to its run.
@@ -67,7 +67,7 @@ func testFleetInBrowser(t *testing.T, b *browser) {
 	if st := eval[string](t, b, `document.querySelector("#wave-state").textContent`); !strings.Contains(st, "paused") {
 		t.Errorf("the wave's state reads %q after Pause", st)
 	}
-	if w, err := back.Wave(t.Context(), webuitest.DemoFleetJob); err != nil || !w.Paused {
+	if w, err := back.Wave(t.Context(), webuitest.DemoFanOutJob); err != nil || !w.Paused {
 		t.Errorf("the backend's wave after Pause: %+v, %v", w, err)
 	}
 	b.run(t, "resume", chromedp.Click(`button.wave-resume`), chromedp.WaitVisible(`#wave[data-state=running]`))

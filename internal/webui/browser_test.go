@@ -528,7 +528,7 @@ func testCalendarsInBrowser(t *testing.T, b *browser) {
 	})
 
 	t.Run("phone width", func(t *testing.T) {
-		for _, p := range []string{"/", "/jobs", "/jobs/backup", "/jobs/" + webuitest.DemoFleetJob, "/runs/1", "/windows", "/resources", "/events", "/cluster", "/applies", "/applies/1"} {
+		for _, p := range []string{"/", "/jobs", "/jobs/backup", "/jobs/" + webuitest.DemoFanOutJob, "/runs/1", "/windows", "/resources", "/events", "/cluster", "/applies", "/applies/1"} {
 			b.run(t, p, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Navigate(base+p), chromedp.WaitVisible("main h1"))
 			// Wide tables scroll inside their box; the page itself does not.
 			if w := eval[[]int](t, b, "[document.documentElement.scrollWidth, window.innerWidth]"); w[0] > w[1] {

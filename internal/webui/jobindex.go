@@ -378,7 +378,7 @@ func (d *daemonBackend) indexed(ctx context.Context, j store.Job, next time.Time
 			v.LastWave = &w
 		}
 	}
-	return indexedJob{name: s.Name, gate: s.Schedule, suspended: s.Suspend, next: v.UpcomingFire(), asOf: now,
+	return indexedJob{name: s.Name, gate: s.Gate, suspended: s.Suspend, next: v.UpcomingFire(), asOf: now,
 		status: v.StatusRank(), failing: v.Failing(), missing: v.Missing(), pending: pending, running: running}
 }
 

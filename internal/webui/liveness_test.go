@@ -47,7 +47,7 @@ func TestNodeLivenessPages(t *testing.T) {
 		t.Errorf("a down node is still called a follower: %s", row)
 	}
 
-	job := webuitest.DemoFleetJob
+	job := webuitest.DemoFanOutJob
 	at := demoNow.Add(-time.Minute)
 	running := back.AddRun(webui.Run{Job: job, ScheduledTime: at, State: webui.RunRunning, Node: "web-3", Target: "web-3", StartedAt: at})
 	pending := back.AddRun(webui.Run{Job: job, ScheduledTime: at, State: webui.RunPending, Target: "web-2"})
@@ -99,7 +99,7 @@ func TestConfirmations(t *testing.T) {
 		t.Errorf("GET trigger of a missing job: %d, want 404", code)
 	}
 
-	job := webuitest.DemoFleetJob
+	job := webuitest.DemoFanOutJob
 	_, body = h.get("/jobs/" + job)
 	mustContain(t, body, `<a class="button wave-abort" href="/jobs/`+job+`/wave/abort"`)
 	_, body = h.get("/jobs/" + job + "/wave/abort")

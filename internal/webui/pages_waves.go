@@ -45,7 +45,7 @@ type fleetData struct {
 
 // Active reports whether the latest wave still has nodes to run.
 func (f fleetData) Active() bool {
-	return f.Wave != nil && (f.Wave.State == WaveStateRunning || f.Wave.State == WaveStatePaused)
+	return f.Wave != nil && (f.Wave.State == apitype.WaveRunning || f.Wave.State == apitype.WavePaused)
 }
 
 // Missed counts the latest wave's nodes whose run was missed (its starting
@@ -318,13 +318,13 @@ func (s *server) waveAction(w http.ResponseWriter, r *http.Request) {
 // does not show by colour alone.
 func waveSymbol(state string) string {
 	switch state {
-	case WaveStateRunning:
+	case apitype.WaveRunning:
 		return "▶"
-	case WaveStatePaused:
+	case apitype.WavePaused:
 		return "‖"
-	case WaveStateStopped:
+	case apitype.WaveStopped:
 		return "■"
-	case WaveStateDone:
+	case apitype.WaveDone:
 		return "✓"
 	}
 	return "?"

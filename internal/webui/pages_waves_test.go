@@ -43,16 +43,16 @@ func matrixCells(t *testing.T, body string) (nodes []string, cells map[string]ma
 
 func TestNodeMatrix(t *testing.T) {
 	h := newHarness(t, webui.Config{})
-	code, body := h.get("/jobs/" + webuitest.DemoFleetJob)
+	code, body := h.get("/jobs/" + webuitest.DemoFanOutJob)
 	if code != http.StatusOK {
 		t.Fatalf("GET = %d", code)
 	}
 	nodes, cells, order := matrixCells(t, body)
-	if strings.Join(nodes, " ") != strings.Join(webuitest.DemoFleetNodes, " ") {
-		t.Errorf("columns %v, want %v", nodes, webuitest.DemoFleetNodes)
+	if strings.Join(nodes, " ") != strings.Join(webuitest.DemoFanOutNodes, " ") {
+		t.Errorf("columns %v, want %v", nodes, webuitest.DemoFanOutNodes)
 	}
-	if len(order) != webuitest.DemoFleetInstants {
-		t.Fatalf("%d rows, want %d", len(order), webuitest.DemoFleetInstants)
+	if len(order) != webuitest.DemoFanOutInstants {
+		t.Fatalf("%d rows, want %d", len(order), webuitest.DemoFanOutInstants)
 	}
 	for i := 1; i < len(order); i++ {
 		if order[i] >= order[i-1] {
@@ -61,9 +61,9 @@ func TestNodeMatrix(t *testing.T) {
 	}
 	cur := demoNow.Truncate(time.Hour)
 	at := func(hoursAgo int) string { return cur.Add(-time.Duration(hoursAgo) * time.Hour).Format(time.RFC3339) }
-	for i, n := range webuitest.DemoFleetNodes {
-		if got := cells[at(0)][n]; got != webuitest.DemoFleetWave[i] {
-			t.Errorf("current instant, %s: %q, want %q", n, got, webuitest.DemoFleetWave[i])
+	for i, n := range webuitest.DemoFanOutNodes {
+		if got := cells[at(0)][n]; got != webuitest.DemoFanOutWave[i] {
+			t.Errorf("current instant, %s: %q, want %q", n, got, webuitest.DemoFanOutWave[i])
 		}
 	}
 	for _, c := range []struct {
@@ -104,7 +104,7 @@ func TestNodeMatrix(t *testing.T) {
 	}
 	// The jobs list marks the fanned-out job with its selector.
 	_, list := h.get("/jobs")
-	mustContain(t, jobRow(t, list, webuitest.DemoFleetJob), `<div class="reading fanout"`, `on nodes <code>all</code>`)
+	mustContain(t, jobRow(t, list, webuitest.DemoFanOutJob), `<div class="reading fanout"`, `on nodes <code>all</code>`)
 	if strings.Contains(jobRow(t, list, "backup"), "fanout") {
 		t.Error("the jobs list marks a job that does not fan out")
 	}
@@ -150,7 +150,7 @@ func TestNodeMatrixBounds(t *testing.T) {
 
 func TestWaveActions(t *testing.T) {
 	h := newHarness(t, webui.Config{})
-	job := "/jobs/" + webuitest.DemoFleetJob
+	job := "/jobs/" + webuitest.DemoFanOutJob
 	token := h.csrf(job)
 	post := func(action string) *http.Response {
 		t.Helper()
@@ -170,7 +170,7 @@ func TestWaveActions(t *testing.T) {
 		t.Error("a paused job offers Pause")
 	}
 	_, list := h.get("/jobs")
-	mustContain(t, jobRow(t, list, webuitest.DemoFleetJob), `<span class="badge wave-paused">‖ paused</span>`)
+	mustContain(t, jobRow(t, list, webuitest.DemoFanOutJob), `<span class="badge wave-paused">‖ paused</span>`)
 	_, evs := h.get("/events?job=rotate-logs&kind=wave.paused")
 	mustContain(t, evs, "waves of rotate-logs paused")
 
@@ -214,7 +214,7 @@ func TestWaveActions(t *testing.T) {
 	if resp.StatusCode != http.StatusForbidden {
 		t.Errorf("pause without a token: %d, want 403", resp.StatusCode)
 	}
-	if w, err := h.back.Wave(t.Context(), webuitest.DemoFleetJob); err != nil || w.Paused {
+	if w, err := h.back.Wave(t.Context(), webuitest.DemoFanOutJob); err != nil || w.Paused {
 		t.Errorf("after a refused pause the wave is %+v, %v", w, err)
 	}
 }

@@ -42,7 +42,7 @@ func TestScreenshots(t *testing.T) {
 		{"overview.png", "/", 1280, false},
 		{"jobs.png", "/jobs", 1280, false},
 		{"job.png", "/jobs/backup", 1280, false},
-		{"job-fleet.png", "/jobs/" + webuitest.DemoFleetJob, 1280, false},
+		{"job-fleet.png", "/jobs/" + webuitest.DemoFanOutJob, 1280, false},
 		{"run.png", fmt.Sprintf("/runs/%d", failed[0].ID), 1280, false},
 		{"windows.png", "/windows", 1280, false},
 		{"resources.png", "/resources", 1280, false},

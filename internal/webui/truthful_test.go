@@ -64,7 +64,7 @@ func TestJobsListFiltersAndPages(t *testing.T) {
 
 	for state, want := range map[string][]string{
 		"suspended": {"cleanup"},
-		"running":   {"report", webuitest.DemoFleetJob},
+		"running":   {"report", webuitest.DemoFanOutJob},
 		"waiting":   {"backup"},
 		"failing":   {},
 	} {

@@ -78,40 +78,35 @@ type Fragment struct {
 	strategyPos, zonePos position
 }
 
-// document is the whole Zincati fragment schema. Leaves are `any` so that a
-// value of the wrong type becomes a positioned error of ours rather than a
-// decoding failure; MetaData.Undecoded then lists exactly the unknown keys.
-type document struct {
-	Agent *struct {
-		Timing *struct {
-			SteadyIntervalSecs any `toml:"steady_interval_secs"`
-		} `toml:"timing"`
-	} `toml:"agent"`
-	Cincinnati *struct {
-		BaseURL any `toml:"base_url"`
-	} `toml:"cincinnati"`
-	Identity *struct {
-		Group            any `toml:"group"`
-		NodeUUID         any `toml:"node_uuid"`
-		RolloutWariness  any `toml:"rollout_wariness"`
-		ThrottlePermille any `toml:"throttle_permille"`
-	} `toml:"identity"`
-	Updates *struct {
-		AllowDowngrade any `toml:"allow_downgrade"`
-		Enabled        any `toml:"enabled"`
-		Strategy       any `toml:"strategy"`
-		FleetLock      *struct {
-			BaseURL any `toml:"base_url"`
-		} `toml:"fleet_lock"`
-		Periodic *struct {
-			TimeZone any              `toml:"time_zone"`
-			Window   []map[string]any `toml:"window"`
-		} `toml:"periodic"`
-	} `toml:"updates"`
+// known is the Zincati fragment schema: every key it has. Beside these,
+// the keys of a window entry (days, start_time, length_minutes) are
+// known to the parser, which parseWindow checks with messages of its own;
+// any other key, including one below a key that wants a plain value, is
+// unknown.
+var known = map[string]bool{
+	"agent": true, "agent.timing": true, "agent.timing.steady_interval_secs": true,
+	"cincinnati": true, "cincinnati.base_url": true,
+	"identity": true, "identity.group": true, "identity.node_uuid": true,
+	"identity.rollout_wariness": true, "identity.throttle_permille": true,
+	"updates": true, "updates.allow_downgrade": true, "updates.enabled": true,
+	"updates.strategy": true, "updates.fleet_lock": true, "updates.fleet_lock.base_url": true,
+	"updates.periodic": true, "updates.periodic.time_zone": true, windowKey: true,
 }
 
-// tables are the keys that must hold a table (or, for the window key, an
-// array of tables) for the document to decode.
+// unknownKey returns the first key of the document, in the order it
+// appears, that the schema does not have.
+func unknownKey(md toml.MetaData) (string, bool) {
+	for _, k := range md.Keys() {
+		if known[k.String()] || len(k) > 1 && k[:len(k)-1].String() == windowKey {
+			continue
+		}
+		return k.String(), true
+	}
+	return "", false
+}
+
+// tables are the keys that must hold a table (and the window key an array
+// of tables) for the values below them to be found.
 var tables = []string{"agent", "agent.timing", "cincinnati", "identity", "updates",
 	"updates.fleet_lock", "updates.periodic"}
 
@@ -128,56 +123,52 @@ func Parse(file string, src []byte) (*Fragment, error) {
 		return nil, fail(p, err)
 	}
 	loc := newLocator(text)
+	// The document is decoded once, into plain values: a value of the
+	// wrong type becomes a positioned error of ours rather than a decoding
+	// failure, and the metadata's keys, in document order, give the first
+	// unknown one.
 	var raw map[string]any
-	if _, err := toml.Decode(text, &raw); err != nil {
+	md, err := toml.Decode(text, &raw)
+	if err != nil {
 		return nil, syntaxError(file, text, err)
 	}
 	if err := checkShape(raw, loc, fail); err != nil {
 		return nil, err
 	}
-	var doc document
-	md, err := toml.Decode(text, &doc)
-	if err != nil { // checkShape rules this out; keep the message if not
-		return nil, syntaxError(file, text, err)
-	}
-	if un := md.Undecoded(); len(un) > 0 {
-		k := un[0].String()
+	if k, ok := unknownKey(md); ok {
 		p, _ := loc.key(k)
 		return nil, fail(p, fmt.Errorf("unknown key %s", k))
 	}
 	f := &Fragment{File: file}
-	if u := doc.Updates; u != nil {
-		if u.Strategy != nil {
-			s, err := str(u.Strategy)
-			p, _ := loc.key("updates.strategy")
-			if err != nil {
-				return nil, fail(p, fmt.Errorf("updates.strategy: %w", err))
-			}
-			f.Strategy, f.strategyPos = s, p
+	if v, ok := lookup(raw, "updates.strategy"); ok {
+		s, err := str(v)
+		p, _ := loc.key("updates.strategy")
+		if err != nil {
+			return nil, fail(p, fmt.Errorf("updates.strategy: %w", err))
 		}
-		if per := u.Periodic; per != nil {
-			if per.TimeZone != nil {
-				s, err := str(per.TimeZone)
-				p, _ := loc.value("updates.periodic.time_zone", "")
-				if err != nil {
-					return nil, fail(p, fmt.Errorf("updates.periodic.time_zone: %w", err))
-				}
-				f.TimeZone, f.zonePos = s, p
-			}
-			for i, entry := range per.Window {
-				w, err := parseWindow(entry, i, loc, fail)
-				if err != nil {
-					return nil, err
-				}
-				f.Windows = append(f.Windows, w)
-			}
+		f.Strategy, f.strategyPos = s, p
+	}
+	if v, ok := lookup(raw, "updates.periodic.time_zone"); ok {
+		s, err := str(v)
+		p, _ := loc.value("updates.periodic.time_zone", "")
+		if err != nil {
+			return nil, fail(p, fmt.Errorf("updates.periodic.time_zone: %w", err))
 		}
+		f.TimeZone, f.zonePos = s, p
+	}
+	for i, entry := range windowEntries(raw) {
+		w, err := parseWindow(entry, i, loc, fail)
+		if err != nil {
+			return nil, err
+		}
+		f.Windows = append(f.Windows, w)
 	}
 	return f, nil
 }
 
-// checkShape makes sure every known table key holds a table, so that
-// decoding into document cannot fail half-way with an unpositioned error.
+// checkShape makes sure every known table key holds a table, so that a
+// table written as a plain value is a positioned error rather than a
+// table whose keys silently go unread.
 func checkShape(raw map[string]any, loc *locator, fail func(position, error) error) error {
 	for _, key := range tables {
 		v, ok := lookup(raw, key)
@@ -222,6 +213,24 @@ func lookup(m map[string]any, key string) (any, bool) {
 		}
 	}
 	return v, true
+}
+
+// windowEntries returns the [[updates.periodic.window]] tables of a
+// document checkShape accepted: an array of tables, or an array of inline
+// tables.
+func windowEntries(raw map[string]any) []map[string]any {
+	v, _ := lookup(raw, windowKey)
+	switch v := v.(type) {
+	case []map[string]any:
+		return v
+	case []any:
+		out := make([]map[string]any, len(v))
+		for i, e := range v {
+			out[i] = e.(map[string]any)
+		}
+		return out
+	}
+	return nil
 }
 
 // parseWindow checks one [[updates.periodic.window]] entry (index i, counted

@@ -114,6 +114,12 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{"unclosed table header", "[updates\nstrategy = \"periodic\"\n",
 			`f.toml:1:9: expected '.' or ']' to end table name, but got '\n' instead`},
+		// Keys are matched as Zincati matches them, letter case and all: a
+		// key spelt otherwise is unknown, not folded onto the right one.
+		{"key in other letter case", "[[updates.periodic.Window]]\n" + good,
+			`f.toml:1:1: unknown key updates.periodic.Window`},
+		{"key below a plain value", head + "allow_downgrade = { x = 1 }\n",
+			`f.toml: unknown key updates.allow_downgrade.x`},
 		{"bad day", window("days = [\"Sat\", \"Someday\"]\nstart_time = \"23:30\"\nlength_minutes = 60\n"),
 			`f.toml:5:16: window 1: days[1] "Someday": unknown day (want Mon..Sun or Monday..Sunday)`},
 		{"no days", window("days = []\nstart_time = \"23:30\"\nlength_minutes = 60\n"),

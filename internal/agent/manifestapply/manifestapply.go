@@ -260,8 +260,7 @@ func (a *Applier) Apply(ctx context.Context, req agent.Request) (*agent.Report, 
 		},
 		State: state, Log: log,
 	})
-	var abort *apply.AbortError
-	cycle := errors.As(runErr, &abort) && abort.Msg == apply.ErrCycles
+	cycle := errors.Is(runErr, apply.ErrCycles)
 	if !cycle {
 		for ref, e := range state.Resources {
 			req.State[ref] = agent.ResourceState{Checked: e.Checked, Synced: e.Synced}

@@ -365,17 +365,17 @@ func (c *Controller) Trigger(ctx context.Context, name string) (store.Run, error
 // JobStatus implements httpapi.Controller: active runs are the job's
 // pending and running ones; the next schedule time is the first SetNext
 // instant, unless the job is suspended.
-func (c *Controller) JobStatus(ctx context.Context, name string) (httpapi.JobStatus, error) {
+func (c *Controller) JobStatus(ctx context.Context, name string) (job.Status, error) {
 	j, err := c.St.JobGet(ctx, name)
 	if err != nil {
-		return httpapi.JobStatus{}, err
+		return job.Status{}, err
 	}
 	runs, _, err := c.St.RunList(ctx, store.RunListParams{Job: name,
 		States: []store.RunState{store.RunPending, store.RunRunning}, Page: store.Page{Limit: 1000}})
 	if err != nil {
-		return httpapi.JobStatus{}, err
+		return job.Status{}, err
 	}
-	var st httpapi.JobStatus
+	var st job.Status
 	for i := len(runs) - 1; i >= 0; i-- {
 		st.Active = append(st.Active, runs[i].ID)
 	}
@@ -498,8 +498,8 @@ func (c *Controller) WaveAbort(ctx context.Context, name string) (int, error) {
 }
 
 // JobStatuses implements the batch status the web UI asks for, job by job.
-func (c *Controller) JobStatuses(ctx context.Context, jobs []store.Job) (map[string]httpapi.JobStatus, error) {
-	out := make(map[string]httpapi.JobStatus, len(jobs))
+func (c *Controller) JobStatuses(ctx context.Context, jobs []store.Job) (map[string]job.Status, error) {
+	out := make(map[string]job.Status, len(jobs))
 	for _, j := range jobs {
 		st, err := c.JobStatus(ctx, j.Spec.Name)
 		if err != nil {

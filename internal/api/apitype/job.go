@@ -73,8 +73,8 @@ type JobSpec struct {
 	SuccessfulJobsHistoryLimit *int `json:"successful_jobs_history_limit,omitempty"`
 	// FailedJobsHistoryLimit is how many failed runs are kept (nil: 1).
 	FailedJobsHistoryLimit *int `json:"failed_jobs_history_limit,omitempty"`
-	// Schedule names a schedule gate: a run due outside it waits for it to open.
-	Schedule string `json:"schedule,omitempty"`
+	// Gate names a schedule gate: a run due outside it waits for it to open.
+	Gate string `json:"schedule,omitempty"`
 	// Require lists jobs whose run for the same scheduled instant must
 	// succeed before a run of this job starts.
 	Require []string `json:"require,omitempty"`

@@ -3,6 +3,9 @@ package apitype
 import "time"
 
 // Wave node states: how far one node's run of a fanned-out instant has got.
+// These and the wave states below are almanac's one set of names for
+// them: the job controller derives them (job.WaveOf), and the API, the
+// CLI and the web UI show them.
 const (
 	WaveNodeDone    = "done"    // its run succeeded
 	WaveNodeRunning = "running" // started, or released and about to start

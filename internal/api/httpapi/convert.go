@@ -43,7 +43,7 @@ func specToStore(name string, in apitype.JobSpec) (store.JobSpec, error) {
 		BackoffLimit:               in.BackoffLimit,
 		SuccessfulJobsHistoryLimit: in.SuccessfulJobsHistoryLimit,
 		FailedJobsHistoryLimit:     in.FailedJobsHistoryLimit,
-		Schedule:                   strings.TrimSpace(in.Schedule),
+		Gate:                       strings.TrimSpace(in.Gate),
 		Requires:                   in.Require,
 		Before:                     in.Before,
 		Notify:                     in.Notify,
@@ -154,7 +154,7 @@ func specFromStore(in store.JobSpec) apitype.JobSpec {
 		Timeout:                    apitype.Duration(time.Duration(in.TimeoutSeconds) * time.Second),
 		SuccessfulJobsHistoryLimit: in.SuccessfulJobsHistoryLimit,
 		FailedJobsHistoryLimit:     in.FailedJobsHistoryLimit,
-		Schedule:                   in.Schedule,
+		Gate:                       in.Gate,
 		Require:                    in.Requires,
 		Before:                     in.Before,
 		Notify:                     in.Notify,
@@ -182,7 +182,7 @@ func specFromStore(in store.JobSpec) apitype.JobSpec {
 }
 
 // jobFromStore converts a stored job and the controller's live status.
-func jobFromStore(j store.Job, st JobStatus) apitype.Job {
+func jobFromStore(j store.Job, st job.Status) apitype.Job {
 	active, next := st.Active, st.NextScheduleTime
 	if active == nil {
 		active = []int64{}

@@ -65,7 +65,7 @@ type Controller interface {
 	Trigger(ctx context.Context, name string) (store.Run, error)
 	// JobStatus returns what the controller knows of a job beyond its
 	// stored record.
-	JobStatus(ctx context.Context, name string) (JobStatus, error)
+	JobStatus(ctx context.Context, name string) (job.Status, error)
 	// JobFires returns up to n instants strictly after from at which the
 	// job is scheduled, in the job's zone, each with what its gate will do.
 	JobFires(ctx context.Context, name string, from time.Time, n int) ([]job.Fire, error)
@@ -86,21 +86,12 @@ type Controller interface {
 	WaveAbort(ctx context.Context, name string) (int, error)
 }
 
-// JobStatus is the controller's live view of a job.
-type JobStatus struct {
-	// Active lists the runs that are running or about to start.
-	Active []int64
-	// NextScheduleTime is the next instant a run is due; zero if none
-	// (suspended, or a one-shot that has fired).
-	NextScheduleTime time.Time
-}
-
 // BatchStatuser is implemented by a Controller that computes the status of
 // many jobs with a fixed number of store queries; GET /api/v1/jobs uses it
 // when the Controller has it, instead of asking job by job.
 type BatchStatuser interface {
 	// JobStatuses returns the status of each of jobs, by name.
-	JobStatuses(ctx context.Context, jobs []store.Job) (map[string]JobStatus, error)
+	JobStatuses(ctx context.Context, jobs []store.Job) (map[string]job.Status, error)
 }
 
 // MaxBodyBytes is the largest request body the API reads.

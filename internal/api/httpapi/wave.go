@@ -143,15 +143,15 @@ func waveFromJob(w job.Wave) apitype.Wave {
 	for _, n := range w.Nodes {
 		out.Nodes = append(out.Nodes, apitype.WaveNode{Node: n.Node, State: n.State, RunID: n.RunID, Attempt: n.Attempt, Error: n.Error})
 		switch n.State {
-		case job.WaveWaiting:
+		case apitype.WaveNodeWaiting:
 			out.Counts.Waiting++
-		case job.WaveRunning:
+		case apitype.WaveNodeRunning:
 			out.Counts.Running++
-		case job.WaveDone:
+		case apitype.WaveNodeDone:
 			out.Counts.Done++
-		case job.WaveFailed:
+		case apitype.WaveNodeFailed:
 			out.Counts.Failed++
-		case job.WaveSkipped:
+		case apitype.WaveNodeSkipped:
 			out.Counts.Skipped++
 		}
 	}

@@ -28,7 +28,7 @@ func populated(t *testing.T) string {
 		t.Fatal(err)
 	}
 	for i := range 300 {
-		spec := store.JobSpec{Name: fmt.Sprintf("job-%03d-%s", i, strings.Repeat("x", 40)), Schedule: "@daily", Command: []string{"true"}}
+		spec := store.JobSpec{Name: fmt.Sprintf("job-%03d-%s", i, strings.Repeat("x", 40)), Gate: "@daily", Command: []string{"true"}}
 		if _, err := s.JobCreate(ctx, store.JobCreateParams{Spec: spec}); err != nil {
 			t.Fatal(err)
 		}

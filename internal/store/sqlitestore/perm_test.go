@@ -20,7 +20,7 @@ func TestFilesArePrivate(t *testing.T) {
 	}
 	defer s.Close()
 	// A write makes SQLite create the WAL files.
-	if _, err := s.JobCreate(context.Background(), store.JobCreateParams{Spec: store.JobSpec{Name: "j", Schedule: "@daily", Command: []string{"true"}}}); err != nil {
+	if _, err := s.JobCreate(context.Background(), store.JobCreateParams{Spec: store.JobSpec{Name: "j", Gate: "@daily", Command: []string{"true"}}}); err != nil {
 		t.Fatal(err)
 	}
 	entries, err := os.ReadDir(dir)

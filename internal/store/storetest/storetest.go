@@ -93,7 +93,7 @@ func testJobCRUD(t *testing.T, s store.Store) {
 		Shell: "tar czf /tmp/x.tgz /etc", Env: map[string]string{"A": "1", "B": "two"}, Cwd: "/tmp",
 		StartingDeadlineSeconds: ptr(int64(300)), ConcurrencyPolicy: store.Forbid, Suspend: true,
 		BackoffLimit: 2, TimeoutSeconds: 60, SuccessfulJobsHistoryLimit: ptr(5), FailedJobsHistoryLimit: ptr(0),
-		Schedule: "weekend", Requires: []string{"dump"}, Before: []string{"report"},
+		Gate: "weekend", Requires: []string{"dump"}, Before: []string{"report"},
 	}
 	j, err := s.JobCreate(ctx, store.JobCreateParams{Spec: spec, Source: store.SourceManifest, Now: base})
 	if err != nil {

@@ -297,17 +297,30 @@ func (b *Backend) JobSummary(context.Context) (webui.JobSummary, error) {
 	return s, nil
 }
 
+// lookup returns the fake job called name, or the error every call is
+// set to fail with (SetError); with settle, the runs due by now have
+// advanced first. Called with mu held.
+func (b *Backend) lookup(name string, settle bool) (*fakeJob, error) {
+	if b.err != nil {
+		return nil, b.err
+	}
+	if settle {
+		b.settle()
+	}
+	fj, ok := b.jobs[name]
+	if !ok {
+		return nil, fmt.Errorf("job %q: %w", name, webui.ErrNotFound)
+	}
+	return fj, nil
+}
+
 // Job implements webui.Backend.
 func (b *Backend) Job(_ context.Context, name string) (webui.Job, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.err != nil {
-		return webui.Job{}, b.err
-	}
-	b.settle()
-	fj, ok := b.jobs[name]
-	if !ok {
-		return webui.Job{}, fmt.Errorf("job %q: %w", name, webui.ErrNotFound)
+	fj, err := b.lookup(name, true)
+	if err != nil {
+		return webui.Job{}, err
 	}
 	return b.jobView(fj), nil
 }
@@ -422,12 +435,9 @@ func (b *Backend) Events(_ context.Context, q webui.EventQuery) ([]webui.Event, 
 func (b *Backend) SetSuspended(_ context.Context, name string, suspended bool) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.err != nil {
-		return b.err
-	}
-	fj, ok := b.jobs[name]
-	if !ok {
-		return fmt.Errorf("job %q: %w", name, webui.ErrNotFound)
+	fj, err := b.lookup(name, false)
+	if err != nil {
+		return err
 	}
 	if fj.job.Suspended == suspended {
 		return nil
@@ -446,12 +456,9 @@ func (b *Backend) SetSuspended(_ context.Context, name string, suspended bool) e
 func (b *Backend) Trigger(_ context.Context, name string) (webui.Run, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.err != nil {
-		return webui.Run{}, b.err
-	}
-	fj, ok := b.jobs[name]
-	if !ok {
-		return webui.Run{}, fmt.Errorf("job %q: %w", name, webui.ErrNotFound)
+	fj, err := b.lookup(name, false)
+	if err != nil {
+		return webui.Run{}, err
 	}
 	now := b.clock.Now()
 	r := b.addRun(webui.Run{

@@ -164,7 +164,7 @@ func Demo(c clock.Clock) *Backend {
 	b.AddWindow(webui.Window{Name: "business-hours", Kind: "schedule", Zone: "America/New_York", Intervals: office,
 		Description: "Puppet schedule: range 09:00 - 17:00, weekday Mon-Fri, repeat 1 per day"})
 
-	addFleetJob(b, now)
+	addFanOutJob(b, now)
 	addFleet(b, c)
 	b.SetCluster(demoCluster(now))
 	addApplies(b, now)

@@ -3,6 +3,7 @@ package webuitest
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/store"
@@ -15,67 +16,40 @@ import (
 func (b *Backend) Wave(_ context.Context, name string) (webui.Wave, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.err != nil {
-		return webui.Wave{}, b.err
-	}
-	b.settle()
-	fj, ok := b.jobs[name]
-	if !ok {
-		return webui.Wave{}, fmt.Errorf("job %q: %w", name, webui.ErrNotFound)
+	fj, err := b.lookup(name, true)
+	if err != nil {
+		return webui.Wave{}, err
 	}
 	return b.wave(fj)
 }
 
-// wave derives the latest wave of fj's job. Called with mu held.
+// wave derives the latest wave of fj's job: the fake's runs of the latest
+// instant with targeted runs, as store runs (pending ones held, the fake
+// has no released runs), given to the job package's own rule, job.WaveOf,
+// and shown as the daemon's backend shows it. Called with mu held.
 func (b *Backend) wave(fj *fakeJob) (webui.Wave, error) {
 	name := fj.job.Name
-	latest := map[string]webui.Run{}
-	var w webui.Wave
+	var instant time.Time
+	var runs []store.Run
 	for _, r := range b.runs {
 		if r.Job != name || r.Target == "" {
 			continue
 		}
 		switch {
-		case r.ScheduledTime.After(w.Instant):
-			w.Instant, latest = r.ScheduledTime, map[string]webui.Run{}
-		case r.ScheduledTime.Before(w.Instant):
+		case r.ScheduledTime.After(instant):
+			instant, runs = r.ScheduledTime, runs[:0]
+		case r.ScheduledTime.Before(instant):
 			continue
 		}
-		if o, seen := latest[r.Target]; !seen || r.Attempt > o.Attempt {
-			latest[r.Target] = r
-		}
+		runs = append(runs, store.Run{ID: r.ID, Job: r.Job, ScheduledTime: r.ScheduledTime, Attempt: r.Attempt,
+			State: store.RunState(r.State), Target: r.Target, Error: r.Error})
 	}
-	if len(latest) == 0 {
+	if len(runs) == 0 {
 		return webui.Wave{}, fmt.Errorf("job %q: %w", name, webui.ErrNoWave)
 	}
 	j := fj.job
-	w.MaxParallel = job.WaveLimit(store.JobSpec{MaxParallel: j.MaxParallel}, len(latest))
-	w.MaxFailures, w.Paused = j.MaxFailures, j.WavePaused
-	for _, r := range latest {
-		switch r.State {
-		case webui.RunSucceeded:
-			w.Done++
-		case webui.RunRunning:
-			w.Running++
-		case webui.RunPending:
-			w.Waiting++
-		case webui.RunMissed:
-			w.Skipped++
-		default:
-			w.Failed++
-		}
-	}
-	switch {
-	case w.MaxFailures > 0 && w.Failed >= w.MaxFailures:
-		w.State = webui.WaveStateStopped
-	case w.Running+w.Waiting == 0:
-		w.State = webui.WaveStateDone
-	case w.Paused:
-		w.State = webui.WaveStatePaused
-	default:
-		w.State = webui.WaveStateRunning
-	}
-	return w, nil
+	spec := store.JobSpec{Name: name, MaxParallel: j.MaxParallel, MaxFailures: j.MaxFailures, WavePaused: j.WavePaused}
+	return webui.WaveView(job.WaveOf(spec, instant, runs)), nil
 }
 
 // SetWavesPaused implements webui.Backend, logging wave.paused or
@@ -83,12 +57,9 @@ func (b *Backend) wave(fj *fakeJob) (webui.Wave, error) {
 func (b *Backend) SetWavesPaused(_ context.Context, name string, paused bool) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.err != nil {
-		return b.err
-	}
-	fj, ok := b.jobs[name]
-	if !ok {
-		return fmt.Errorf("job %q: %w", name, webui.ErrNotFound)
+	fj, err := b.lookup(name, false)
+	if err != nil {
+		return err
 	}
 	if fj.job.WavePaused == paused {
 		return nil
@@ -107,11 +78,8 @@ func (b *Backend) SetWavesPaused(_ context.Context, name string, paused bool) er
 func (b *Backend) AbortWaves(_ context.Context, name string) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.err != nil {
-		return 0, b.err
-	}
-	if _, ok := b.jobs[name]; !ok {
-		return 0, fmt.Errorf("job %q: %w", name, webui.ErrNotFound)
+	if _, err := b.lookup(name, false); err != nil {
+		return 0, err
 	}
 	now := b.clock.Now()
 	n := 0

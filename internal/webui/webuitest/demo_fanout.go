@@ -8,32 +8,32 @@ import (
 	"github.com/almanac-sh/almanac/internal/webui"
 )
 
-// DemoFleetJob is the demo's fanned-out job: hourly on every cluster node,
+// DemoFanOutJob is the demo's fanned-out job: hourly on every cluster node,
 // two nodes at a time.
-const DemoFleetJob = "rotate-logs"
+const DemoFanOutJob = "rotate-logs"
 
-// DemoFleetNodes are the cluster nodes the demo's fanned-out job runs on,
+// DemoFanOutNodes are the cluster nodes the demo's fanned-out job runs on,
 // in name order.
-var DemoFleetNodes = []string{"node-a", "node-b", "node-c", "node-d", "node-e"}
+var DemoFanOutNodes = []string{"node-a", "node-b", "node-c", "node-d", "node-e"}
 
-// DemoFleetInstants is how many instants of the fanned-out job the demo
+// DemoFanOutInstants is how many instants of the fanned-out job the demo
 // holds, the current one included.
-const DemoFleetInstants = 13
+const DemoFanOutInstants = 13
 
-// DemoFleetWave is the current wave's node states in DemoFleetNodes order:
+// DemoFanOutWave is the current wave's node states in DemoFanOutNodes order:
 // two done, two running (max_parallel 2), one waiting its turn.
-var DemoFleetWave = []string{webui.RunSucceeded, webui.RunSucceeded, webui.RunRunning, webui.RunRunning, webui.RunPending}
+var DemoFanOutWave = []string{webui.RunSucceeded, webui.RunSucceeded, webui.RunRunning, webui.RunRunning, webui.RunPending}
 
-// fleetOutcome is one node's attempts at one past instant of the demo's
+// fanOutOutcome is one node's attempts at one past instant of the demo's
 // fanned-out job, when they were not a single success.
-type fleetOutcome struct {
+type fanOutOutcome struct {
 	states []string // one per attempt
 	err    string   // the last attempt's error
 }
 
-// demoFleetHistory maps hours before the current instant and a node to
+// demoFanOutHistory maps hours before the current instant and a node to
 // what befell it; every other node succeeded at its first attempt.
-var demoFleetHistory = map[int]map[string]fleetOutcome{
+var demoFanOutHistory = map[int]map[string]fanOutOutcome{
 	3:  {"node-e": {[]string{webui.RunFailed, webui.RunSucceeded}, ""}},
 	5:  {"node-c": {[]string{webui.RunFailed, webui.RunFailed}, "exit status 1"}},
 	7:  {"node-d": {[]string{webui.RunKilled}, "timed out after 10m0s"}},
@@ -41,43 +41,43 @@ var demoFleetHistory = map[int]map[string]fleetOutcome{
 	10: {"node-d": {[]string{webui.RunMissed}, "skipped: wave aborted"}, "node-e": {[]string{webui.RunMissed}, "skipped: wave aborted"}},
 }
 
-// addFleetJob adds the fanned-out job with twelve past hourly instants on
+// addFanOutJob adds the fanned-out job with twelve past hourly instants on
 // the five cluster nodes and the current one in progress.
-func addFleetJob(b *Backend, now time.Time) {
+func addFanOutJob(b *Backend, now time.Time) {
 	b.AddJob(webui.Job{
-		Name: DemoFleetJob, Schedule: "0 * * * *", Description: "at minute 0 past every hour", Zone: "UTC",
+		Name: DemoFanOutJob, Schedule: "0 * * * *", Description: "at minute 0 past every hour", Zone: "UTC",
 		Command: "logrotate /etc/logrotate.conf", Source: "manifest", BackoffLimit: 1, Timeout: 10 * time.Minute,
 		Nodes: "all", MaxParallel: "2", MaxFailures: 2, Succeeded: 58, Failed: 3,
 		Window: map[string]string{"role=db": "nightly-reboots", "default": "weekend-maintenance"},
 	}, Every{time.Hour})
 	cur := now.Truncate(time.Hour)
-	for k := DemoFleetInstants - 1; k >= 1; k-- {
+	for k := DemoFanOutInstants - 1; k >= 1; k-- {
 		at := cur.Add(-time.Duration(k) * time.Hour)
-		for i, node := range DemoFleetNodes {
-			o, ok := demoFleetHistory[k][node]
+		for i, node := range DemoFanOutNodes {
+			o, ok := demoFanOutHistory[k][node]
 			if !ok {
-				o = fleetOutcome{states: []string{webui.RunSucceeded}}
+				o = fanOutOutcome{states: []string{webui.RunSucceeded}}
 			}
 			start := at.Add(time.Duration(i/2) * 40 * time.Second) // two at a time
 			for a, st := range o.states {
-				r := webui.Run{Job: DemoFleetJob, ScheduledTime: at, Attempt: a + 1, Reason: "schedule", State: st, Target: node}
+				r := webui.Run{Job: DemoFanOutJob, ScheduledTime: at, Attempt: a + 1, Reason: "schedule", State: st, Target: node}
 				if a > 0 {
 					r.Reason = "retry"
 				}
-				addFleetRun(b, r, start.Add(time.Duration(a)*time.Minute), o.err)
+				addFanOutRun(b, r, start.Add(time.Duration(a)*time.Minute), o.err)
 			}
 		}
 	}
-	for i, node := range DemoFleetNodes {
-		r := webui.Run{Job: DemoFleetJob, ScheduledTime: cur, Attempt: 1, Reason: "schedule", State: DemoFleetWave[i], Target: node}
-		addFleetRun(b, r, cur.Add(time.Duration(i/2)*40*time.Second), "")
+	for i, node := range DemoFanOutNodes {
+		r := webui.Run{Job: DemoFanOutJob, ScheduledTime: cur, Attempt: 1, Reason: "schedule", State: DemoFanOutWave[i], Target: node}
+		addFanOutRun(b, r, cur.Add(time.Duration(i/2)*40*time.Second), "")
 	}
 }
 
-// addFleetRun adds one attempt started at start (unless it never
+// addFanOutRun adds one attempt started at start (unless it never
 // started), with the events of its failure or its start if it still
 // runs: the sixty successes would drown the rest of the demo's log.
-func addFleetRun(b *Backend, r webui.Run, start time.Time, errText string) {
+func addFanOutRun(b *Backend, r webui.Run, start time.Time, errText string) {
 	switch r.State {
 	case webui.RunPending:
 		b.AddRun(r)
