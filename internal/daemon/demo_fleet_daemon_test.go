@@ -54,7 +54,7 @@ func TestDemoFleetInDaemon(t *testing.T) {
 	instant := time.Date(2025, 3, 12, 14, 5, 0, 0, time.UTC)
 	instantRuns := func(job string) map[string]store.Run {
 		t.Helper()
-		runs, _, err := d.store.RunList(ctx, store.RunListParams{Job: job, ScheduledTime: instant, Page: store.Page{Limit: 100}})
+		runs, _, err := d.backend.RunList(ctx, store.RunListParams{Job: job, ScheduledTime: instant, Page: store.Page{Limit: 100}})
 		if err != nil {
 			t.Fatal(err)
 		}
