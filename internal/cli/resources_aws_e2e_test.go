@@ -9,6 +9,7 @@ import (
 
 	"github.com/almanac-sh/almanac/internal/api/apiclient"
 	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/daemon/daemontest"
 	"github.com/almanac-sh/almanac/internal/fleet/awsinventory/awsfake"
 )
 
@@ -44,12 +45,12 @@ func TestEndToEndAWSFleet(t *testing.T) {
 
 	start := time.Date(2024, 6, 3, 7, 59, 0, 0, time.UTC) // a Monday
 	clk := clock.NewFake(start)
-	d := startInProcess(t, t.TempDir(), clk, "--inventory", "aws", "--aws-region", "us-east-1", "--aws-region", "eu-west-1", "--aws-endpoint", s.URL)
-	c, _ := apiclient.New(d.url, apiclient.WithToken(e2eToken))
-	if out := d.cli(t, "inventory"); !strings.Contains(out, "4 resources") {
+	d := daemontest.Start(t, daemontest.Options{Clock: clk, Token: e2eToken, Args: []string{"--inventory", "aws", "--aws-region", "us-east-1", "--aws-region", "eu-west-1", "--aws-endpoint", s.URL}})
+	c, _ := apiclient.New(d.URL, apiclient.WithToken(e2eToken))
+	if out := cliAt(t, d.URL, "inventory"); !strings.Contains(out, "4 resources") {
 		t.Fatalf("inventory: %s", out)
 	}
-	out := d.cli(t, "get", "resources")
+	out := cliAt(t, d.URL, "get", "resources")
 	for _, want := range []string{"i-0a", "web-1", "i-0c", db.ARN(), "reports"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("get resources has no %s:\n%s", want, out)

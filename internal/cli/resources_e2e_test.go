@@ -15,6 +15,7 @@ import (
 
 	"github.com/almanac-sh/almanac/internal/api/apiclient"
 	"github.com/almanac-sh/almanac/internal/api/apitype"
+	"github.com/almanac-sh/almanac/internal/daemon/daemontest"
 )
 
 // The demo fleet is live in `serve --demo`: `get resources` lists all eight
@@ -195,8 +196,8 @@ func TestEndToEndCommandFleet(t *testing.T) {
 	}
 	data := t.TempDir()
 	clk := offsetClock{offset}
-	d := startInProcess(t, data, clk, flags...)
-	c, _ := apiclient.New(d.url, apiclient.WithToken(e2eToken))
+	d := daemontest.Start(t, daemontest.Options{Data: data, Clock: clk, Token: e2eToken, Args: flags})
+	c, _ := apiclient.New(d.URL, apiclient.WithToken(e2eToken))
 
 	var failed apitype.Event
 	eventually(t, "vm-2's stop fails for good", 30*time.Second, func() (bool, error) {
@@ -255,16 +256,16 @@ func TestEndToEndCommandFleet(t *testing.T) {
 	}
 
 	// Restart: the daemon loads its claims and checkpoint and acts on nothing.
-	d.stop()
-	d2 := startInProcess(t, data, clk, flags...)
-	d2.cli(t, "inventory") // returns after the start-up round
+	d.Stop()
+	d2 := daemontest.Start(t, daemontest.Options{Data: data, Clock: clk, Token: e2eToken, Args: flags})
+	cliAt(t, d2.URL, "inventory") // returns after the start-up round
 	if got := readActions(t, dir); len(got) != len(acts) {
 		t.Fatalf("actions after restart = %v, want still %v", got, acts)
 	}
 
 	// A tag change is seen by the next inventory and notified.
 	writeTags(t, dir, "vm-1", map[string]string{"almanac-schedule-stop": "sat2300", "almanac-schedule-timezone": "utc", "almanac-schedule-notify": "one@example.com"})
-	if out := d2.cli(t, "inventory"); !strings.Contains(out, ": 2 resources") {
+	if out := cliAt(t, d2.URL, "inventory"); !strings.Contains(out, ": 2 resources") {
 		t.Fatalf("inventory: %q", out)
 	}
 	select {
@@ -275,11 +276,11 @@ func TestEndToEndCommandFleet(t *testing.T) {
 	if n["kind"] != "schedule-changed" || n["to"] != "one@example.com" || n["resource"] != "vm-1" {
 		t.Errorf("tag change notification = %v", n)
 	}
-	ev := d2.cli(t, "get", "events", "--resource", "vm-1", "--kind", "resource.tag-updated")
+	ev := cliAt(t, d2.URL, "get", "events", "--resource", "vm-1", "--kind", "resource.tag-updated")
 	if !strings.Contains(ev, "almanac-schedule-stop") || !strings.Contains(ev, "sat2300") {
 		t.Errorf("tag-updated events:\n%s", ev)
 	}
-	if out := d2.cli(t, "describe", "resource", "vm-1"); !strings.Contains(out, "  Sat  "+strings.Repeat(".", 46)+"X.\n") {
+	if out := cliAt(t, d2.URL, "describe", "resource", "vm-1"); !strings.Contains(out, "  Sat  "+strings.Repeat(".", 46)+"X.\n") {
 		t.Errorf("describe after the tag change:\n%s", out)
 	}
 }

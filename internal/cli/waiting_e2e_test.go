@@ -13,7 +13,7 @@ import (
 
 	"github.com/almanac-sh/almanac/internal/api/apiclient"
 	"github.com/almanac-sh/almanac/internal/api/apitype"
-	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/daemon/daemontest"
 )
 
 // TestRunWaitingShown: a pending run held by its gate says so in the API's
@@ -36,8 +36,8 @@ length_minutes = 60
 `, opens.Weekday().String()[:3])), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	d := startInProcess(t, t.TempDir(), clock.Real{}, "--windows", "later="+toml)
-	c, err := apiclient.New(d.url, apiclient.WithToken(e2eToken))
+	d := daemontest.Start(t, daemontest.Options{Token: e2eToken, Args: []string{"--windows", "later=" + toml}})
+	c, err := apiclient.New(d.URL, apiclient.WithToken(e2eToken))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ length_minutes = 60
 	var run apitype.Run
 	eventually(t, "the run to wait for its gate", 10*time.Second, func() (bool, error) {
 		var page apitype.Page[apitype.Run]
-		if err := json.Unmarshal([]byte(d.cli(t, "get", "runs", "-o", "json")), &page); err != nil {
+		if err := json.Unmarshal([]byte(cliAt(t, d.URL, "get", "runs", "-o", "json")), &page); err != nil {
 			return false, err
 		}
 		for _, r := range page.Items {
@@ -66,10 +66,10 @@ length_minutes = 60
 		!strings.Contains(run.Waiting.Detail, `"later" is closed`) || run.Waiting.Until == nil || !run.Waiting.Until.Equal(opens) {
 		t.Errorf("run = %+v waiting %+v; want pending, waiting for gate later until %s", run, run.Waiting, opens)
 	}
-	if out := d.cli(t, "get", "runs"); !strings.Contains(out, "WAITING") || !strings.Contains(out, "gate") {
+	if out := cliAt(t, d.URL, "get", "runs"); !strings.Contains(out, "WAITING") || !strings.Contains(out, "gate") {
 		t.Errorf("get runs does not show why the run waits:\n%s", out)
 	}
-	out := d.cli(t, "describe", "run", strconv.FormatInt(run.ID, 10))
+	out := cliAt(t, d.URL, "describe", "run", strconv.FormatInt(run.ID, 10))
 	if !strings.Contains(out, `Waiting:     gate: schedule gate "later" is closed (until `+fmtTime(&opens)+")") {
 		t.Errorf("describe run:\n%s", out)
 	}
@@ -80,15 +80,15 @@ length_minutes = 60
 		t.Fatal(err)
 	}
 	eventually(t, "the free run to end", 10*time.Second, func() (bool, error) {
-		raw := d.cli(t, "get", "runs", "--job", "free", "-o", "json")
+		raw := cliAt(t, d.URL, "get", "runs", "--job", "free", "-o", "json")
 		return strings.Contains(raw, `"state": "succeeded"`) && strings.Contains(raw, `"waiting": null`), nil
 	})
 	var page apitype.Page[apitype.Run]
-	if err := json.Unmarshal([]byte(d.cli(t, "get", "runs", "--job", "free", "-o", "json")), &page); err != nil || len(page.Items) != 1 {
+	if err := json.Unmarshal([]byte(cliAt(t, d.URL, "get", "runs", "--job", "free", "-o", "json")), &page); err != nil || len(page.Items) != 1 {
 		t.Fatalf("runs of free: %v %+v", err, page)
 	}
 	ran := page.Items[0]
-	if out := d.cli(t, "logs", strconv.FormatInt(ran.ID, 10)); !strings.Contains(out, "node="+ran.Node+" job=free") || ran.Node == "" {
+	if out := cliAt(t, d.URL, "logs", strconv.FormatInt(ran.ID, 10)); !strings.Contains(out, "node="+ran.Node+" job=free") || ran.Node == "" {
 		t.Errorf("the run on node %q printed %q; want ALMANAC_NODE set to it", ran.Node, out)
 	}
 }

@@ -1,16 +1,15 @@
-package daemon
+package daemon_test
 
 import (
-	"context"
 	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/almanac-sh/almanac/internal/api/apiclient"
 	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/daemon"
+	"github.com/almanac-sh/almanac/internal/daemon/daemontest"
 	"github.com/almanac-sh/almanac/internal/store"
 )
 
@@ -22,39 +21,14 @@ func TestDemoFleetInDaemon(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the daemon; skipped with -short")
 	}
-	cfg, err := config(t, "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--token", "demo-token", "--demo", "--node", "solo", "--grace", "1s")
-	if err != nil {
-		t.Fatal(err)
-	}
 	clk := clock.NewFake(time.Date(2025, 3, 12, 14, 4, 58, 0, time.UTC))
-	cfg.Clock = clk
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	d, err := New(ctx, cfg, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- d.Run(ctx) }()
-	defer func() {
-		// The shutdown grace runs on the fake clock too.
-		cancel()
-		for {
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Errorf("Run = %v", err)
-				}
-				return
-			case <-time.After(10 * time.Millisecond): // polling the daemon, not waiting for time to pass
-				clk.Advance(time.Second)
-			}
-		}
-	}()
+	// Stopping advances the fake clock: the shutdown grace runs on it too.
+	d := daemontest.Start(t, daemontest.Options{Clock: clk, Token: "demo-token", Args: []string{"--demo", "--node", "solo", "--grace", "1s"}})
+	ctx := t.Context()
 	instant := time.Date(2025, 3, 12, 14, 5, 0, 0, time.UTC)
 	instantRuns := func(job string) map[string]store.Run {
 		t.Helper()
-		runs, _, err := d.backend.RunList(ctx, store.RunListParams{Job: job, ScheduledTime: instant, Page: store.Page{Limit: 100}})
+		runs, _, err := daemon.StoreOf(d.Daemon).RunList(ctx, store.RunListParams{Job: job, ScheduledTime: instant, Page: store.Page{Limit: 100}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,16 +81,12 @@ func TestDemoFleetInDaemon(t *testing.T) {
 		if r.Node != n {
 			t.Errorf("rotate-logs for %s ran on %q", n, r.Node)
 		}
-		if want := store.RunSucceeded; n != demoFailingNode && r.State != want {
+		if want := store.RunSucceeded; n != daemon.DemoFailingNode && r.State != want {
 			t.Errorf("rotate-logs on %s: %s, want %s", n, r.State, want)
 		}
 	}
 
-	c, err := apiclient.New("http://"+d.Addr(), apiclient.WithToken("demo-token"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cl, err := c.Cluster(ctx)
+	cl, err := d.Client.Cluster(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +98,7 @@ func TestDemoFleetInDaemon(t *testing.T) {
 		t.Errorf("cluster nodes %v", ids)
 	}
 
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+d.Addr()+"/jobs/rotate-logs", nil)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, d.URL+"/jobs/rotate-logs", nil)
 	req.Header.Set("Authorization", "Bearer demo-token")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

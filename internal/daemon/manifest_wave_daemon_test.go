@@ -1,17 +1,15 @@
-package daemon
+package daemon_test
 
 import (
-	"context"
 	"errors"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/almanac-sh/almanac/internal/api/apiclient"
 	"github.com/almanac-sh/almanac/internal/api/apitype"
+	"github.com/almanac-sh/almanac/internal/daemon/daemontest"
 )
 
 // TestManifestReloadKeepsWavePause: an operator's wave pause on a
@@ -28,7 +26,7 @@ func TestManifestReloadKeepsWavePause(t *testing.T) {
 	}
 	write("echo one")
 	ctx := t.Context()
-	c := runDaemon(t, "--manifests", dir)
+	c := daemontest.Start(t, daemontest.Options{Args: []string{"--node", "solo", "--manifests", dir}}).Client
 	if _, err := c.WavePause(ctx, "patch"); err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +54,7 @@ func TestManifestReloadKeepsWavePause(t *testing.T) {
 // reboot group; the API refuses another name on the reboot_group field.
 func TestRebootGroupMustExist(t *testing.T) {
 	ctx := t.Context()
-	c := runDaemon(t, "--reboot-group", "db=1")
+	c := daemontest.Start(t, daemontest.Options{Args: []string{"--node", "solo", "--reboot-group", "db=1"}}).Client
 	for _, tt := range []struct{ group, want string }{
 		{"db", ""},
 		{"web", `reboot_group: no reboot group "web" is configured`},
@@ -71,29 +69,4 @@ func TestRebootGroupMustExist(t *testing.T) {
 			t.Errorf("group %s: err = %v, want a 422 on reboot_group saying %q and listing db", tt.group, err, tt.want)
 		}
 	}
-}
-
-// runDaemon starts an in-process daemon named solo on a fresh SQLite
-// store with extra serve flags, stops it when the test ends, and returns a
-// client of its API.
-func runDaemon(t *testing.T, args ...string) *apiclient.Client {
-	t.Helper()
-	cfg, err := config(t, append([]string{"--data", t.TempDir(), "--listen", "127.0.0.1:0", "--token", "in-process-token", "--node", "solo"}, args...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	d, err := New(ctx, cfg, slog.New(slog.DiscardHandler))
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- d.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
-	c, err := apiclient.New("http://"+d.Addr(), apiclient.WithToken("in-process-token"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
 }
