@@ -117,6 +117,7 @@ func (d *Daemon) newController(st store.Store, term func() int64) (apiController
 		Schema:        d.backend.schemaGate(),
 		Labels:        o.labels.labels(),
 		Slots:         d.locks,
+		Accept:        acceptJob(d.gates, d.locks.Groups),
 		Term:          term,
 		Logger:        d.log.With("component", "controller"),
 		ShutdownGrace: o.grace,
@@ -127,7 +128,19 @@ func (d *Daemon) newController(st store.Store, term func() int64) (apiController
 	if err != nil {
 		return apiController{}, err
 	}
-	return apiController{Controller: c, gates: d.gates, groups: d.locks.Groups}, nil
+	return apiController{Controller: c}, nil
+}
+
+// acceptJob is the job controller's Accept: it refuses a job whose
+// schedule gate, or a window of its nodes, names nothing in the gate
+// registry, and one whose reboot_group names no configured group.
+func acceptJob(gates *gateRegistry, groups func() []string) func(store.JobSpec) error {
+	return func(spec store.JobSpec) error {
+		if err := gates.checkSpec(spec); err != nil {
+			return err
+		}
+		return checkRebootGroup(spec, groups)
+	}
 }
 
 // newExecutor is how the daemon runs commands: each under a supervisor
@@ -157,15 +170,10 @@ func localExecutor(data, node string, maxOutput int, log *slog.Logger) job.Execu
 }
 
 // apiController adapts *job.Controller to httpapi.Controller: it turns the
-// controller's validation errors into 422 answers naming the field, and its
-// status into the API's. It refuses a job whose schedule gate, or a
-// window of its nodes, names nothing in the gate registry.
+// controller's validation errors (acceptJob's among them) into 422
+// answers naming the field, and its status into the API's.
 type apiController struct {
 	*job.Controller
-	gates *gateRegistry
-	// groups lists the reboot groups a job's reboot_group may name; nil
-	// when there are none.
-	groups func() []string
 }
 
 // checkRebootGroup refuses a job whose reboot_group names no configured
@@ -195,19 +203,13 @@ var (
 
 // PutJob implements httpapi.Controller.
 func (a apiController) PutJob(ctx context.Context, spec store.JobSpec, src store.Source) (store.Job, bool, error) {
-	if err := a.gates.checkSpec(spec); err != nil {
-		return store.Job{}, false, apiValidation(err)
-	}
-	if err := checkRebootGroup(spec, a.groups); err != nil {
-		return store.Job{}, false, apiValidation(err)
-	}
 	j, created, err := a.Controller.PutJob(ctx, spec, src)
 	return j, created, apiValidation(err)
 }
 
 // JobStatus implements httpapi.Controller.
-func (a apiController) JobStatus(ctx context.Context, name string) (httpapi.JobStatus, error) {
-	s, err := a.Controller.Status(ctx, name)
+func (a apiController) JobStatus(ctx context.Context, j store.Job) (httpapi.JobStatus, error) {
+	s, err := a.Controller.StatusOf(ctx, j)
 	if err != nil {
 		return httpapi.JobStatus{}, apiValidation(err)
 	}

@@ -55,8 +55,8 @@ func (c jobController) JobStatuses(ctx context.Context, jobs []store.Job) (map[s
 	return out, err
 }
 
-func (c jobController) JobStatus(ctx context.Context, name string) (httpapi.JobStatus, error) {
-	s, err := c.Status(ctx, name)
+func (c jobController) JobStatus(ctx context.Context, j store.Job) (httpapi.JobStatus, error) {
+	s, err := c.StatusOf(ctx, j)
 	return httpapi.JobStatus{Active: s.Active, NextScheduleTime: s.NextScheduleTime}, err
 }
 
