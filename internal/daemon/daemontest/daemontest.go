@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/api/apiclient"
+	"github.com/almanac-sh/almanac/internal/apitoken"
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/daemon"
 	"github.com/almanac-sh/almanac/internal/servetest"
@@ -37,6 +38,10 @@ type Options struct {
 	Clock clock.Clock
 	// Token is the API token; "" for Token.
 	Token string
+	// TokenFile starts the daemon without --token, so that it generates
+	// its token file under Data as at a first start (where the CLI finds
+	// it through ALMANAC_DATA); Daemon.Token is read from that file.
+	TokenFile bool
 }
 
 // Daemon is a daemon running inside the test.
@@ -70,7 +75,11 @@ func Start(t testing.TB, opts Options) *Daemon {
 	fs.SetOutput(&errOut)
 	cfg := daemon.Config{ErrOut: &errOut, Version: "test", Clock: opts.Clock}
 	cfg.AddFlags(fs)
-	args := append([]string{"--data", d.Data, "--listen", "127.0.0.1:0", "--token", d.Token, "--grace", "2s"}, opts.Args...)
+	args := []string{"--data", d.Data, "--listen", "127.0.0.1:0", "--grace", "2s"}
+	if !opts.TokenFile {
+		args = append(args, "--token", d.Token)
+	}
+	args = append(args, opts.Args...)
 	if err := fs.Parse(args); err != nil {
 		t.Fatalf("serve %q: %v\n%s", args, err, errOut.String())
 	}
@@ -86,6 +95,12 @@ func Start(t testing.TB, opts Options) *Daemon {
 	}
 	d.Daemon = dm
 	d.URL = "http://" + dm.Addr()
+	if opts.TokenFile {
+		if d.Token, _, err = apitoken.LoadOrCreate(d.Data); err != nil {
+			cancel()
+			t.Fatalf("the daemon's token file: %v", err)
+		}
+	}
 	done := make(chan error, 1)
 	go func() { done <- dm.Run(ctx) }()
 	stopped := false
