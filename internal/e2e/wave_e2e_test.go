@@ -81,8 +81,3 @@ func TestWaveE2E(t *testing.T) {
 		t.Errorf("resume: %q", out)
 	}
 }
-
-// errorString is an error with a fixed text.
-type errorString string
-
-func (e errorString) Error() string { return string(e) }
