@@ -1,8 +1,5 @@
 package daemon
 
-// This file is what a started daemon does: Run serves until its context
-// ends, and the hooks serve's SIGHUP reload calls.
-
 import (
 	"context"
 	"encoding/json"
@@ -15,6 +12,9 @@ import (
 	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/store"
 )
+
+// This file is what a started daemon does: Run serves until its context
+// ends, and the hooks serve's SIGHUP reload calls.
 
 // Run serves the API and web UI and runs the job controller, the cluster
 // membership, the fleet scheduler, the manifest watcher and the notifier
