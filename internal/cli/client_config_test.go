@@ -12,6 +12,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/api/httpapi"
 	"github.com/almanac-sh/almanac/internal/apitoken"
 	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/servetest"
 )
 
 // clientFlagsFor parses args as a client command's flags.
@@ -48,7 +49,7 @@ func TestClientSettingsFromDaemonConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	dataTok, _ := apitoken.Read(dataDir)
-	certFile, _ := writeSelfSigned(t)
+	certFile, _ := servetest.SelfSigned(t)
 	conf := writeFile(t, dir, "almanac.toml", "listen = \"0.0.0.0:9090\"\ntoken_file = \""+tokenFile+"\"\n", 0o644)
 	confTLS := writeFile(t, dir, "tls.toml", "listen = \"[::]:8443\"\ntls_cert = \""+certFile+"\"\ntls_key = \"/nonexistent/key\"\ntoken = \"tok-inline\"\ndata = \""+dataDir+"\"\n", 0o644)
 	confData := writeFile(t, dir, "data.toml", "listen = \"127.0.0.2:8080\"\ndata = \""+dataDir+"\"\n", 0o644)

@@ -31,7 +31,7 @@ import (
 // its own scratch vardir, confdir and codedir.
 func TestMatchesPuppet(t *testing.T) {
 	puppet := testenv.LookPath(t, "Puppet", "apt-get install puppet (scripts/test.d/puppet.sh)", "puppet")
-	root := filepath.Join(goldenRoot, "puppet")
+	root := filepath.Join("..", "..", "testdata", "puppet")
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		t.Fatal(err)

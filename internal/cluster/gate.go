@@ -8,7 +8,8 @@ import (
 	"github.com/almanac-sh/almanac/internal/store"
 )
 
-// gatedStore is the store a node's job controller writes through. It splits
+// GatedStore is the store a node's job controller writes through
+// (ControllerStore makes one). It splits
 // the controller's writes in two:
 //
 //   - Scheduling writes (the ones the controller marks with a term: new
@@ -25,7 +26,7 @@ import (
 // The controller marks its own writes by giving them a term: its Term
 // function must be the wrapper's Term method. Writes without a term (API
 // actions such as a manual trigger or a kill) pass through unchanged.
-type gatedStore struct {
+type GatedStore struct {
 	store.Store
 	node    string
 	leading func() (bool, int64)
@@ -35,15 +36,15 @@ type gatedStore struct {
 }
 
 // ControllerStore wraps st for the job controller of node. leading reports
-// whether this node leads now and with which term. The result has a
-// Term() int64 method to use as the controller's Term function.
-func ControllerStore(st store.Store, node string, leading func() (bool, int64)) store.Store {
-	return &gatedStore{Store: st, node: node, leading: leading, own: map[int64]bool{}}
+// whether this node leads now and with which term. The result's Term
+// method is the controller's Term function.
+func ControllerStore(st store.Store, node string, leading func() (bool, int64)) *GatedStore {
+	return &GatedStore{Store: st, node: node, leading: leading, own: map[int64]bool{}}
 }
 
 // Term is the job controller's Term function: the node's term while it
 // leads, -1 (still marking the write as the controller's) while it follows.
-func (g *gatedStore) Term() int64 {
+func (g *GatedStore) Term() int64 {
 	if ok, term := g.leading(); ok && term > 0 {
 		return term
 	}
@@ -57,7 +58,7 @@ func errFollower(what string) error {
 
 // term returns the term a scheduling write must carry, or an error on a
 // follower.
-func (g *gatedStore) term(what string) (int64, error) {
+func (g *GatedStore) term(what string) (int64, error) {
 	ok, term := g.leading()
 	if !ok || term <= 0 {
 		return 0, errFollower(what)
@@ -68,7 +69,7 @@ func (g *gatedStore) term(what string) (int64, error) {
 // RunInsert: a scheduled run is the leader's to create. A follower answers
 // ErrDuplicate, which the controller reads as "another node created it"
 // (the leader does). Retries and untermed inserts go through.
-func (g *gatedStore) RunInsert(ctx context.Context, p store.RunInsertParams) (store.Run, error) {
+func (g *GatedStore) RunInsert(ctx context.Context, p store.RunInsertParams) (store.Run, error) {
 	if p.Term == 0 || p.Run.Reason == store.ReasonRetry {
 		p.Term = 0
 		return g.Store.RunInsert(ctx, p)
@@ -85,7 +86,7 @@ func (g *gatedStore) RunInsert(ctx context.Context, p store.RunInsertParams) (st
 // carry its term; on a follower every scheduled item is answered
 // ErrDuplicate, as RunInsert does, and only retries and untermed batches go
 // through.
-func (g *gatedStore) RunInsertBatch(ctx context.Context, p store.RunInsertBatchParams) ([]store.RunInsertResult, error) {
+func (g *GatedStore) RunInsertBatch(ctx context.Context, p store.RunInsertBatchParams) ([]store.RunInsertResult, error) {
 	if p.Term == 0 {
 		return g.Store.RunInsertBatch(ctx, p)
 	}
@@ -102,7 +103,7 @@ func (g *gatedStore) RunInsertBatch(ctx context.Context, p store.RunInsertBatchP
 }
 
 // JobAdvance on a follower is a no-op: the leader records the schedule.
-func (g *gatedStore) JobAdvance(ctx context.Context, p store.JobAdvanceParams) error {
+func (g *GatedStore) JobAdvance(ctx context.Context, p store.JobAdvanceParams) error {
 	if p.Term == 0 {
 		return g.Store.JobAdvance(ctx, p)
 	}
@@ -115,7 +116,7 @@ func (g *gatedStore) JobAdvance(ctx context.Context, p store.JobAdvanceParams) e
 }
 
 // RunRelease is a scheduling write.
-func (g *gatedStore) RunRelease(ctx context.Context, p store.RunReleaseParams) (store.Run, error) {
+func (g *GatedStore) RunRelease(ctx context.Context, p store.RunReleaseParams) (store.Run, error) {
 	if p.Term != 0 {
 		term, err := g.term("release a run")
 		if err != nil {
@@ -127,7 +128,7 @@ func (g *gatedStore) RunRelease(ctx context.Context, p store.RunReleaseParams) (
 }
 
 // RunCancel is a scheduling write.
-func (g *gatedStore) RunCancel(ctx context.Context, p store.RunCancelParams) (store.Run, error) {
+func (g *GatedStore) RunCancel(ctx context.Context, p store.RunCancelParams) (store.Run, error) {
 	if p.Term != 0 {
 		term, err := g.term("cancel a run")
 		if err != nil {
@@ -139,7 +140,7 @@ func (g *gatedStore) RunCancel(ctx context.Context, p store.RunCancelParams) (st
 }
 
 // RunPrune is a scheduling write.
-func (g *gatedStore) RunPrune(ctx context.Context, p store.RunPruneParams) (int, error) {
+func (g *GatedStore) RunPrune(ctx context.Context, p store.RunPruneParams) (int, error) {
 	if p.Term != 0 {
 		term, err := g.term("prune runs")
 		if err != nil {
@@ -152,7 +153,7 @@ func (g *gatedStore) RunPrune(ctx context.Context, p store.RunPruneParams) (int,
 
 // RunFinish of a run this node executes is an execution write; finishing
 // any other run (one whose node died) is the leader's.
-func (g *gatedStore) RunFinish(ctx context.Context, p store.RunFinishParams) (store.Run, error) {
+func (g *GatedStore) RunFinish(ctx context.Context, p store.RunFinishParams) (store.Run, error) {
 	g.mu.Lock()
 	mine := g.own[p.ID]
 	g.mu.Unlock()
@@ -179,7 +180,7 @@ func (g *gatedStore) RunFinish(ctx context.Context, p store.RunFinishParams) (st
 // are finished in one untermed batch; the others (runs whose node died)
 // in a second batch carrying the leader's term, or, on a follower, are
 // answered ErrStaleTerm item by item.
-func (g *gatedStore) RunFinishBatch(ctx context.Context, p store.RunFinishBatchParams) ([]store.RunFinishResult, error) {
+func (g *GatedStore) RunFinishBatch(ctx context.Context, p store.RunFinishBatchParams) ([]store.RunFinishResult, error) {
 	out := make([]store.RunFinishResult, len(p.Items))
 	var mine, others []int
 	g.mu.Lock()
@@ -238,7 +239,7 @@ func (g *gatedStore) RunFinishBatch(ctx context.Context, p store.RunFinishBatchP
 }
 
 // RunClaim remembers the claimed runs as this node's.
-func (g *gatedStore) RunClaim(ctx context.Context, p store.RunClaimParams) ([]store.Run, error) {
+func (g *GatedStore) RunClaim(ctx context.Context, p store.RunClaimParams) ([]store.Run, error) {
 	runs, err := g.Store.RunClaim(ctx, p)
 	if len(runs) > 0 {
 		g.mu.Lock()
@@ -253,7 +254,7 @@ func (g *gatedStore) RunClaim(ctx context.Context, p store.RunClaimParams) ([]st
 // RunListStale: the runs this node left running in a previous life are its
 // own to finish; looking for other nodes' dead runs is the leader's job, so
 // a follower sees none.
-func (g *gatedStore) RunListStale(ctx context.Context, p store.RunListStaleParams) ([]store.Run, error) {
+func (g *GatedStore) RunListStale(ctx context.Context, p store.RunListStaleParams) ([]store.Run, error) {
 	if p.Node == "" {
 		if ok, _ := g.leading(); !ok {
 			return nil, nil

@@ -4,17 +4,13 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"log/slog"
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/agent"
 	"github.com/almanac-sh/almanac/internal/agent/agentpg"
 	"github.com/almanac-sh/almanac/internal/agent/agentsql"
 	"github.com/almanac-sh/almanac/internal/agent/manifestapply"
-	"github.com/almanac-sh/almanac/internal/api/httpapi"
 	"github.com/almanac-sh/almanac/internal/calendar"
-	"github.com/almanac-sh/almanac/internal/clock"
-	"github.com/almanac-sh/almanac/internal/store"
 )
 
 // agentOptions are serve's agent-mode flags: with --manifests the daemon
@@ -66,33 +62,31 @@ func (o *agentOptions) location() *time.Location {
 	return time.Local
 }
 
-// pather is a store that lives in one SQLite file the agent can share.
-type pather interface{ Path() string }
-
-// startAgent starts agent mode when --manifests is set: it checks that the
-// manifests compile, keeps state and reports in the store's database (the
-// SQLite file, or PostgreSQL shared by every node; in memory for any other
-// store), registers the /api/v1/applies routes and runs the agent until the
-// returned stop is called. It returns the agent for the web UI's report
-// pages; nil without --manifests. On a cluster only the node that leads
-// applies (leading is the cluster lease's test; nil on a single node).
+// startAgent starts agent mode when the daemon has manifests (--manifests,
+// or the demo's): it checks that the manifests compile, keeps state and
+// reports in the store's database (the SQLite file, or PostgreSQL shared
+// by every node), registers the /api/v1/applies routes and runs the agent
+// until the returned stop is called. It returns the agent for the web
+// UI's report pages; nil without manifests. On a cluster only the node
+// that leads applies.
 //
 // The agent hears of manifest changes from the watcher that reloads the
-// manifest jobs (manifests), so the directory is read by one poller.
-func startAgent(ctx context.Context, o Config, st store.Store, clk clock.Clock, log *slog.Logger, api *httpapi.Server, leading func() (bool, int64), manifests *manifestJobs) (ag httpapi.Agent, stop func(), err error) {
-	if o.manifests == "" {
+// manifest jobs (d.manifests), so the directory is read by one poller.
+func (d *Daemon) startAgent(ctx context.Context) (_ *agent.Agent, stop func(), err error) {
+	o, dir, log := &d.cfg, d.manifestDir, d.log
+	if dir == "" {
 		return nil, func() {}, nil
 	}
-	if _, err := manifestapply.CompileWith(o.manifests, o.gates.compileOptions()); err != nil {
+	if _, err := manifestapply.CompileWith(dir, d.gates.compileOptions()); err != nil {
 		return nil, nil, fmt.Errorf("serve: --manifests: %w", err)
 	}
 	loc := o.agent.location()
-	ss, closeDB, err := agentStateStore(ctx, st, log)
+	ss, closeDB, err := agentStateStore(ctx, d.backend)
 	if err != nil {
 		return nil, nil, err
 	}
-	ap, err := manifestapply.New(manifestapply.Config{Dir: o.manifests, Clock: clk, Location: loc, Noop: o.agent.noop,
-		Windows: func(name string) (manifestapply.WindowGate, bool) { return o.gates.window(name) }})
+	ap, err := manifestapply.New(manifestapply.Config{Dir: dir, Clock: d.clk, Location: loc, Noop: o.agent.noop,
+		Windows: func(name string) (manifestapply.WindowGate, bool) { return d.gates.window(name) }})
 	if err != nil {
 		closeDB()
 		return nil, nil, err
@@ -102,19 +96,19 @@ func startAgent(ctx context.Context, o Config, st store.Store, clk clock.Clock, 
 		interval = -1 // the agent's "disabled"
 	}
 	a, err := agent.New(agent.Config{
-		Applier: ap, Store: ss, Clock: clk, Log: log.With("component", "agent"),
+		Applier: ap, Store: ss, Clock: d.clk, Log: log.With("component", "agent"),
 		Interval: interval, Host: o.node,
 		Retention: agent.Retention{Keep: o.agent.keep, MaxAge: o.agent.maxAge},
-		Leading:   leading,
+		Leading:   d.cluster.agentLeading(),
 	})
 	if err != nil {
 		closeDB()
 		return nil, nil, err
 	}
-	api.HandleApplies(a)
+	d.api.HandleApplies(a)
 	actx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
-	manifests.notifyOnChange(func(what string) { a.Notify(what) })
+	d.manifests.notifyOnChange(func(what string) { a.Notify(what) })
 	go func() {
 		defer close(done)
 		if err := a.Run(actx); err != nil {
@@ -122,9 +116,9 @@ func startAgent(ctx context.Context, o Config, st store.Store, clk clock.Clock, 
 		}
 	}()
 	st0 := a.Status()
-	log.Info("agent mode", "manifests", o.manifests, "run_interval", o.agent.interval, "splay", st0.Splay, "host", st0.Host)
+	log.Info("agent mode", "manifests", dir, "run_interval", o.agent.interval, "splay", st0.Splay, "host", st0.Host)
 	return a, func() {
-		manifests.notifyOnChange(nil)
+		d.manifests.notifyOnChange(nil)
 		cancel()
 		<-done
 		closeDB()
@@ -135,23 +129,19 @@ func startAgent(ctx context.Context, o Config, st store.Store, clk clock.Clock, 
 // the store's own database, so they survive restarts and, on PostgreSQL,
 // are shared by every node (whichever leads carries on from the state the
 // previous leader saved). release frees what it opened.
-func agentStateStore(ctx context.Context, st store.Store, log *slog.Logger) (ss agent.StateStore, release func(), err error) {
-	switch s := st.(type) {
-	case *pgBackend:
-		ps, err := agentpg.New(ctx, s.Pool(), agentpg.WithLeaseName(s.LeaseName()))
+func agentStateStore(ctx context.Context, b backend) (ss agent.StateStore, release func(), err error) {
+	if b.pg != nil {
+		ps, err := agentpg.New(ctx, b.pg.Pool(), agentpg.WithLeaseName(b.pg.LeaseName()))
 		if err != nil {
 			return nil, nil, err
 		}
 		return ps, func() {}, nil
-	case pather:
-		ls, db, err := agentsql.OpenSQLite(ctx, s.Path())
-		if err != nil {
-			return nil, nil, err
-		}
-		return ls, func() { db.Close() }, nil
 	}
-	log.Warn("agent state and reports are kept in memory: this store has no table for them")
-	return agent.NewMemoryStore(), func() {}, nil
+	ls, db, err := agentsql.OpenSQLite(ctx, b.sqlite.Path())
+	if err != nil {
+		return nil, nil, err
+	}
+	return ls, func() { db.Close() }, nil
 }
 
 // agentLeading is the agent's leadership test: the lease the job controller

@@ -19,7 +19,45 @@ import (
 	"github.com/almanac-sh/almanac/internal/supervisor"
 )
 
-// openSQLite opens the embedded store under dir.
+// backend is the store New opened, with the one of its two kinds it is,
+// so the parts that need more than store.Store (the agent's tables, the
+// integrity check, the cluster, fan-out's schema gate) get it typed.
+// Exactly one of sqlite and pg is set.
+type backend struct {
+	store.Store
+	sqlite *sqlitestore.Store
+	pg     *pgBackend
+}
+
+// openStore opens the store --store names: SQLite under --data by default.
+func openStore(ctx context.Context, o Config, clk clock.Clock, log *slog.Logger) (backend, error) {
+	log = log.With("component", "store")
+	switch {
+	case o.storeURL == "" || o.storeURL == "sqlite":
+		st, err := openSQLite(ctx, o.data, clk, log)
+		if err != nil {
+			return backend{}, err
+		}
+		return backend{Store: st, sqlite: st}, nil
+	case strings.HasPrefix(o.storeURL, "postgres://"), strings.HasPrefix(o.storeURL, "postgresql://"):
+		pb, err := openPostgres(ctx, o.storeURL, clk, log)
+		if err != nil {
+			return backend{}, err
+		}
+		return backend{Store: pb, pg: pb}, nil
+	}
+	return backend{}, usagef("serve: --store %q: want empty (SQLite under --data) or postgres://...", redactURL(o.storeURL))
+}
+
+// schemaGate is the PostgreSQL store's answer to whether fan-out may
+// start (its schema contracted); nil on SQLite, which always may.
+func (b backend) schemaGate() job.SchemaGate {
+	if b.pg == nil {
+		return nil
+	}
+	return b.pg.Store
+}
+
 // resetSQLite sets the damaged or lost SQLite database under --data aside
 // for --reset. A healthy database is never reset.
 func resetSQLite(o Config, clk clock.Clock, log *slog.Logger) error {
@@ -47,7 +85,8 @@ func (d *Daemon) lockData() error {
 	return nil
 }
 
-func openSQLite(ctx context.Context, dir string, clk clock.Clock, log *slog.Logger) (store.Store, error) {
+// openSQLite opens the embedded store under dir.
+func openSQLite(ctx context.Context, dir string, clk clock.Clock, log *slog.Logger) (*sqlitestore.Store, error) {
 	st, err := sqlitestore.Open(ctx, dir, sqlitestore.WithClock(clk), sqlitestore.WithLogger(log))
 	if err != nil {
 		return nil, fmt.Errorf("open store in %s: %w", dir, err)
@@ -55,52 +94,69 @@ func openSQLite(ctx context.Context, dir string, clk clock.Clock, log *slog.Logg
 	return st, nil
 }
 
-// schemaGate is the PostgreSQL store's answer to whether fan-out may
-// start (its schema contracted); nil on SQLite, which always may.
-func schemaGate(st store.Store) job.SchemaGate {
-	if g, ok := st.(job.SchemaGate); ok {
-		return g
+// newController builds the job controller the daemon runs, over st (the
+// cluster's gated store on PostgreSQL) with term as its Term function
+// (nil on a single node), from the parts New built before it.
+func (d *Daemon) newController(st store.Store, term func() int64) (apiController, error) {
+	o := &d.cfg
+	alive, aliveEvery := d.systemd.loopHooks()
+	if alive == nil {
+		// The loop turns at least this often even without a watchdog, so
+		// that an idle node still notices other nodes' runs gone lost
+		// and steps of the wall clock.
+		alive, aliveEvery = func() {}, loopTurn
 	}
-	return nil
-}
-
-// newController builds the job controller the daemon runs.
-func newController(st store.Store, o Config, clk clock.Clock, log *slog.Logger, gates *gateRegistry, report func(context.Context, job.Outcome)) (controller, error) {
 	c, err := job.NewController(job.Config{
-		Report:        report,
+		Report:        d.notifier.Report,
 		Store:         st,
-		Clock:         clk,
+		Clock:         d.clk,
 		Parse:         job.ParseCron,
-		Gates:         gates.Lookup,
+		Gates:         d.gates.Lookup,
 		Node:          o.node,
-		Nodes:         o.nodes,
-		Schema:        o.schema,
+		Nodes:         d.nodes,
+		Schema:        d.backend.schemaGate(),
 		Labels:        o.labels.labels(),
-		Slots:         o.slots,
-		Term:          controllerTerm(st),
-		Logger:        log.With("component", "controller"),
+		Slots:         d.locks,
+		Accept:        acceptJob(d.gates, d.locks.Groups),
+		Term:          term,
+		Logger:        d.log.With("component", "controller"),
 		ShutdownGrace: o.grace,
-		Alive:         o.alive,
-		AliveInterval: o.aliveEvery,
-		Executor:      executor(o.data, o.node, int(o.retention.maxOutput), log),
+		Alive:         alive,
+		AliveInterval: aliveEvery,
+		Executor:      d.executor,
 	})
 	if err != nil {
-		return nil, err
+		return apiController{}, err
 	}
-	ac := apiController{Controller: c, gates: gates}
-	if g, ok := o.slots.(interface{ Groups() []string }); ok {
-		ac.groups = g.Groups
-	}
-	return ac, nil
+	return apiController{Controller: c}, nil
 }
 
-// executor is how the daemon runs commands: each under a supervisor that
-// outlives it (job.Supervised), its run's directory under DATA/runs/NODE
-// (a node sweeps its own directory at start-up, so two nodes sharing a
-// data directory leave each other's runs alone), when the running binary
-// can be a supervisor; else as the daemon's children. Either keeps at
-// most maxOutput bytes of a run's output (serve --max-output).
-func executor(data, node string, maxOutput int, log *slog.Logger) job.Executor {
+// acceptJob is the job controller's Accept: it refuses a job whose
+// schedule gate, or a window of its nodes, names nothing in the gate
+// registry, and one whose reboot_group names no configured group.
+func acceptJob(gates *gateRegistry, groups func() []string) func(store.JobSpec) error {
+	return func(spec store.JobSpec) error {
+		if err := gates.checkSpec(spec); err != nil {
+			return err
+		}
+		return checkRebootGroup(spec, groups)
+	}
+}
+
+// newExecutor is how the daemon runs commands: each under a supervisor
+// that outlives it (job.Supervised), its run's directory under
+// DATA/runs/NODE (a node sweeps its own directory at start-up, so two
+// nodes sharing a data directory leave each other's runs alone), when the
+// running binary can be a supervisor; else as the daemon's children.
+// Either keeps at most --max-output bytes of a run's output. Another way
+// of running commands is another case here, chosen by serve's flags.
+func newExecutor(o Config, log *slog.Logger) (job.Executor, error) {
+	return localExecutor(o.data, o.node, int(o.retention.maxOutput), log), nil
+}
+
+// localExecutor runs commands on this machine: under supervisors when it
+// can, else as the daemon's children.
+func localExecutor(data, node string, maxOutput int, log *slog.Logger) job.Executor {
 	bin := supervisor.Binary()
 	if bin == "" {
 		return &job.Exec{MaxOutput: maxOutput}
@@ -114,15 +170,10 @@ func executor(data, node string, maxOutput int, log *slog.Logger) job.Executor {
 }
 
 // apiController adapts *job.Controller to httpapi.Controller: it turns the
-// controller's validation errors into 422 answers naming the field, and its
-// status into the API's. It refuses a job whose schedule gate, or a
-// window of its nodes, names nothing in the gate registry.
+// controller's validation errors (acceptJob's among them) into 422
+// answers naming the field, and its status into the API's.
 type apiController struct {
 	*job.Controller
-	gates *gateRegistry
-	// groups lists the reboot groups a job's reboot_group may name; nil
-	// when there are none.
-	groups func() []string
 }
 
 // checkRebootGroup refuses a job whose reboot_group names no configured
@@ -152,19 +203,13 @@ var (
 
 // PutJob implements httpapi.Controller.
 func (a apiController) PutJob(ctx context.Context, spec store.JobSpec, src store.Source) (store.Job, bool, error) {
-	if err := a.gates.checkSpec(spec); err != nil {
-		return store.Job{}, false, apiValidation(err)
-	}
-	if err := checkRebootGroup(spec, a.groups); err != nil {
-		return store.Job{}, false, apiValidation(err)
-	}
 	j, created, err := a.Controller.PutJob(ctx, spec, src)
 	return j, created, apiValidation(err)
 }
 
 // JobStatus implements httpapi.Controller.
-func (a apiController) JobStatus(ctx context.Context, name string) (job.Status, error) {
-	s, err := a.Controller.Status(ctx, name)
+func (a apiController) JobStatus(ctx context.Context, j store.Job) (job.Status, error) {
+	s, err := a.Controller.StatusOf(ctx, j)
 	if err != nil {
 		return job.Status{}, apiValidation(err)
 	}

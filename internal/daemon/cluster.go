@@ -35,7 +35,7 @@ type pgBackend struct {
 }
 
 // openPostgres opens the PostgreSQL store at rawURL.
-func openPostgres(ctx context.Context, rawURL string, clk clock.Clock, log *slog.Logger) (store.Store, error) {
+func openPostgres(ctx context.Context, rawURL string, clk clock.Clock, log *slog.Logger) (*pgBackend, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, usagef("serve: --store: %v", redactURL(err.Error()))
@@ -95,42 +95,35 @@ type clusterNode struct {
 	simulated func() []apitype.ClusterNode
 }
 
-// joinCluster prepares cluster membership for st and returns the store the
-// job controller must use: on PostgreSQL it lets only the leader schedule.
-// On PostgreSQL it registers the node first and refuses to go on if
-// another live process already acts as --node.
-func joinCluster(ctx context.Context, st store.Store, o Config, clk clock.Clock, log *slog.Logger) (*clusterNode, store.Store, error) {
-	c := &clusterNode{self: o.node, addr: o.listen, version: o.nodeVersion(), labels: o.labels.labels(), clk: clk}
-	pb, ok := st.(*pgBackend)
-	if !ok {
-		return c, st, nil
+// joinCluster prepares cluster membership on b for the daemon at addr
+// (the address it listens on) and returns the store the job controller
+// must use with its Term function: on PostgreSQL the cluster's gated
+// store, which lets only the leader schedule; on SQLite the store itself
+// and a nil Term. On PostgreSQL it registers the node first and refuses
+// to go on if another live process already acts as --node.
+func joinCluster(ctx context.Context, b backend, o Config, addr string, clk clock.Clock, log *slog.Logger) (_ *clusterNode, ctrlStore store.Store, term func() int64, _ error) {
+	c := &clusterNode{self: o.node, addr: addr, version: o.nodeVersion(), labels: o.labels.labels(), clk: clk}
+	pb := b.pg
+	if pb == nil {
+		return c, b, nil, nil
 	}
 	n, err := cluster.New(cluster.Config{
-		Store: pb.Store, ID: o.node, Address: o.listen, Version: c.version, Labels: c.labels,
+		Store: pb.Store, ID: o.node, Address: addr, Version: c.version, Labels: c.labels,
 		TTL: pb.ttl, RenewInterval: pb.renew, Clock: clk, Logger: log.With("component", "cluster"),
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := n.Register(ctx); err != nil {
 		var inUse *pgstore.NodeInUseError
 		if errors.As(err, &inUse) {
-			return nil, nil, fmt.Errorf("serve: %w; give this daemon another --node or stop the other one", inUse)
+			return nil, nil, nil, fmt.Errorf("serve: %w; give this daemon another --node or stop the other one", inUse)
 		}
-		return nil, nil, fmt.Errorf("serve: %w", err)
+		return nil, nil, nil, fmt.Errorf("serve: %w", err)
 	}
 	c.node, c.pg, c.ttl = n, pb.Store, pb.ttl
-	return c, cluster.ControllerStore(st, o.node, n.Leading), nil
-}
-
-// controllerTerm is the job controller's Term function for st: on a
-// cluster store it marks the controller's writes with the node's term (the
-// store then lets only the leader's through); nil on a single-node store.
-func controllerTerm(st store.Store) func() int64 {
-	if g, ok := st.(interface{ Term() int64 }); ok {
-		return g.Term
-	}
-	return nil
+	gated := cluster.ControllerStore(b, o.node, n.Leading)
+	return c, gated, gated.Term, nil
 }
 
 // register adds GET /api/v1/cluster to the API.
@@ -140,16 +133,12 @@ func (c *clusterNode) register(api *httpapi.Server) {
 
 // run takes part in the cluster until ctx ends (at once on SQLite). ctrl is
 // nudged when other nodes change jobs or runs.
-func (c *clusterNode) run(ctx context.Context, ctrl any) error {
+func (c *clusterNode) run(ctx context.Context, ctrl cluster.Notifier) error {
 	if c.node == nil {
 		<-ctx.Done()
 		return nil
 	}
-	n, ok := ctrl.(cluster.Notifier)
-	if !ok {
-		return fmt.Errorf("cluster: the job controller cannot be notified")
-	}
-	return c.node.Run(ctx, n)
+	return c.node.Run(ctx, ctrl)
 }
 
 // Cluster implements httpapi.ClusterSource.

@@ -33,11 +33,11 @@ func TestClusterLiveness(t *testing.T) {
 	if err := fs.Parse([]string{"--node", "sched-a", "--listen", "127.0.0.1:0"}); err != nil {
 		t.Fatal(err)
 	}
-	c, _, err := joinCluster(ctx, st, o, clk, slog.New(slog.DiscardHandler))
+	c, _, _, err := joinCluster(ctx, backend{Store: st, pg: st}, o, "127.0.0.1:0", clk, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
-	pg := st.(*pgBackend).Store
+	pg := st.Store
 	now := time.Now()
 	// sched-b paused for two TTLs; sched-c was killed two minutes ago.
 	for _, n := range []pgstore.Node{

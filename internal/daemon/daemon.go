@@ -9,7 +9,6 @@ package daemon
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -19,12 +18,11 @@ import (
 	"net/http"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
+	"github.com/almanac-sh/almanac/internal/agent"
 	"github.com/almanac-sh/almanac/internal/api/httpapi"
 	"github.com/almanac-sh/almanac/internal/apitoken"
-	"github.com/almanac-sh/almanac/internal/audit"
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/cluster"
 	"github.com/almanac-sh/almanac/internal/connlimit"
@@ -34,7 +32,6 @@ import (
 	"github.com/almanac-sh/almanac/internal/loopback"
 	"github.com/almanac-sh/almanac/internal/redact"
 	"github.com/almanac-sh/almanac/internal/retention"
-	"github.com/almanac-sh/almanac/internal/store"
 	"github.com/almanac-sh/almanac/internal/store/sqlitestore"
 )
 
@@ -87,36 +84,9 @@ type Config struct {
 	tls       tlsFiles
 	agent     agentOptions // agent mode, with manifests (agent.go)
 	fleet     fleetOptions
-	windows   windowFlag         // --windows items (windowset.go)
-	named     *namedWindows      // the calendars they and --demo define
-	schedules *manifestSchedules // the schedule resources of --manifests
-	secrets   secretFiles        // --token-file, --smtp-password-file (secrets.go)
-	gates     *gateRegistry      // every gate: named windows and schedules (gates.go)
-	nodes     job.NodeLister     // the nodes fanned-out jobs go to (nodes.go)
-	slots     job.SlotTaker      // reboot slots for jobs with a reboot_group (FleetLock)
-	schema    job.SchemaGate     // whether fanned-out runs may be created yet (PostgreSQL: schema contracted)
-	// alive is called on every turn of the scheduling loop, which turns at
-	// least every aliveEvery: systemd's watchdog (systemd.go).
-	alive      func()
-	aliveEvery time.Duration
-}
-
-// controller is what the daemon needs of the job controller: the API's
-// calls plus a lifecycle.
-type controller interface {
-	httpapi.Controller
-	// Run schedules and executes runs until ctx is cancelled; then it stops
-	// starting runs, waits up to the grace period for active ones, kills
-	// the rest and records that. It returns when all of that is done.
-	Run(ctx context.Context) error
-	// StoreHealth reports whether the controller's store writes fail, and
-	// since when.
-	StoreHealth() (since time.Time, err error)
-	// ClockNote describes a recent backward step of the wall clock, or "".
-	ClockNote() string
-	// JobStatuses and Upcoming serve the web UI's lists of many jobs.
-	JobStatuses(ctx context.Context, jobs []store.Job) (map[string]job.Status, error)
-	Upcoming(ctx context.Context, from time.Time, limit int) ([]job.Fire, error)
+	windows   windowFlag    // --windows items (windowset.go)
+	named     *namedWindows // the calendars they and --demo define (loaded by Check)
+	secrets   secretFiles   // --token-file, --smtp-password-file (secrets.go)
 }
 
 // shutdownHTTP bounds how long in-flight API requests may take at shutdown.
@@ -237,23 +207,23 @@ func (o *Config) checkAuth(fs *flag.FlagSet) error {
 	return nil
 }
 
-// loadToken reads the token stored under --data when none was given,
-// generating it at first start and telling the operator once where it is.
-func (o *Config) loadToken(stderr io.Writer, log *slog.Logger) error {
+// loadToken returns the API token in force: --token (or --token-file), or
+// the one stored under --data, generated at first start with a notice to
+// the operator of where it is; "" with --insecure-no-auth.
+func (o *Config) loadToken(stderr io.Writer, log *slog.Logger) (string, error) {
 	if o.insecure {
 		log.Warn("authentication is off (--insecure-no-auth): any local user can create jobs that run as this daemon's user")
-		return nil
+		return "", nil
 	}
 	if o.token != "" {
-		return nil
+		return o.token, nil
 	}
 	tok, created, err := apitoken.LoadOrCreate(o.data)
 	if errors.Is(err, apitoken.ErrUnusable) {
-		return usagef("serve: API token: %v", err)
+		return "", usagef("serve: API token: %v", err)
 	} else if err != nil {
-		return fmt.Errorf("API token: %w", err)
+		return "", fmt.Errorf("API token: %w", err)
 	}
-	o.token = tok
 	warnExposedToken(stderr, log, o.data)
 	if created {
 		// Where the token is, never the token: stderr usually ends in the
@@ -262,34 +232,63 @@ func (o *Config) loadToken(stderr io.Writer, log *slog.Logger) error {
 			"the CLI run from this directory (or with --data %s or ALMANAC_DATA) finds it there, and the web UI asks for it: read it with cat %s\n",
 			apitoken.Path(o.data), o.data, apitoken.Path(o.data))
 	}
-	return nil
+	return tok, nil
 }
 
 // DefaultDataDir is --data's default: where the embedded database and the
 // API token live, and where the CLI looks for the token.
 const DefaultDataDir = "./almanac-data"
 
-// Daemon is a started daemon: listening, with its store open and its parts
-// built. Run serves until its context ends.
+// Daemon is a started daemon: the parts New built, each built once and
+// typed as what it is, so no part learns another's kind by asking at run
+// time. cfg is serve's configuration as Check left it; New reads it and
+// never writes to it. What New resolves from it (the address a port of 0
+// got, the token in force, the demo's manifest directory) are parts too.
 type Daemon struct {
-	// pruner bounds the event log (serve --keep-events).
-	pruner    *retention.Pruner
-	cfg       Config
-	log       *slog.Logger
-	ln        net.Listener
-	srv       *http.Server
-	api       *httpapi.Server // its routes, for the permission test
-	ctrl      controller
-	cluster   *clusterNode
-	fleet     *fleetDaemon
-	manifests *manifestJobs
-	notifier  *jobnotify.Notifier
-	store     store.Store
-	locks     *fleetlock.Server
+	cfg Config
+	clk clock.Clock
+	// log is the daemon's logger; on a cluster it reports a follower's
+	// refused scheduling writes at DEBUG, not at ERROR on every step.
+	log *slog.Logger
+
+	ln net.Listener
+	// addr is the address ln listens on (the port chosen, when --listen
+	// asked for port 0): what the node registers and links name.
+	addr string
+	// backend is the store, SQLite or PostgreSQL.
+	backend backend
+	// integrity checks the SQLite database periodically; nil on
+	// PostgreSQL or with the check off.
 	integrity *integrityWatch
+	// pruner bounds the event log (serve --keep-events).
+	pruner *retention.Pruner
+	// token is the API token in force (--token, or the file's under
+	// --data); "" with --insecure-no-auth.
+	token   string
+	cluster *clusterNode
+	// manifestDir is --manifests, or with --demo and without it the demo
+	// manifests written under --data; "" for none.
+	manifestDir string
+	// gates resolves every gate name: named windows and the manifests'
+	// schedules.
+	gates     *gateRegistry
+	manifests *manifestJobs      // nil without a manifest directory
+	schedules *manifestSchedules // the manifests' schedule resources; nil without
+	fleet     *fleetDaemon
+	notifier  *jobnotify.Notifier
+	systemd   systemdNotify
+	locks     *fleetlock.Server
 	// demo is serve --demo's simulated fleet on SQLite (demo_fleet.go); nil otherwise.
-	demo    *demoFleet
-	systemd systemdNotify
+	demo *demoFleet
+	// nodes lists the nodes fanned-out jobs go to (nodes.go), the demo's
+	// simulated fleet among them.
+	nodes job.NodeLister
+	// executor starts the commands of runs (newExecutor).
+	executor job.Executor
+	ctrl     apiController
+	api      *httpapi.Server // its routes, for the permission test
+	agent    *agent.Agent    // nil without a manifest directory
+	srv      *http.Server
 	// closers release what New acquired, last first.
 	closers []func()
 }
@@ -300,17 +299,17 @@ type Daemon struct {
 // starts applying at once, bound to ctx. cfg must have passed Check. On
 // error everything New opened is closed again.
 func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err error) {
-	d := &Daemon{cfg: cfg, log: log}
+	d := &Daemon{cfg: cfg, clk: cfg.Clock}
 	defer func() {
 		if err != nil {
 			d.close()
 		}
 	}()
 	o := &d.cfg
-	clk := o.Clock
-	if clk == nil {
-		clk = clock.Real{}
+	if d.clk == nil {
+		d.clk = clock.Real{}
 	}
+	clk := d.clk
 	// Listen first: a busy port fails before anything else starts, and
 	// the node registers the address it really got (a port of 0 picks
 	// one), so other nodes and clients can reach it.
@@ -320,30 +319,32 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 	}
 	d.ln = connlimit.New(tcp, o.http.maxConns)
 	d.closers = append(d.closers, func() { d.ln.Close() })
-	o.listen = d.ln.Addr().String()
+	d.addr = d.ln.Addr().String()
 	if err := d.lockData(); err != nil {
 		return nil, err
 	}
-	st, err := openStore(ctx, *o, clk, log)
+	b, err := openStore(ctx, *o, clk, log)
 	if err != nil && o.reset && (errors.Is(err, sqlitestore.ErrDamaged) || errors.Is(err, sqlitestore.ErrMissing)) {
 		if err := resetSQLite(*o, clk, log); err != nil {
 			return nil, err
 		}
-		st, err = openStore(ctx, *o, clk, log)
+		b, err = openStore(ctx, *o, clk, log)
 	}
 	if err != nil {
 		return nil, err
 	}
-	d.store = st
-	d.closers = append(d.closers, func() { st.Close() })
-	d.integrity = newIntegrityWatch(st, o.integrityEvery, clk, log)
-	d.pruner = &retention.Pruner{Store: st, Keep: o.retention.events, Clock: clk, Log: log.With("component", "retention")}
+	d.backend = b
+	d.closers = append(d.closers, func() { b.Close() })
+	if b.sqlite != nil {
+		d.integrity = newIntegrityWatch(b.sqlite, o.integrityEvery, clk, log)
+	}
+	d.pruner = &retention.Pruner{Store: b, Keep: o.retention.events, Clock: clk, Log: log.With("component", "retention")}
 	// The token is generated once the store opened, so a start refused for
 	// another reason leaves no new file behind.
-	if err := o.loadToken(o.ErrOut, log); err != nil {
+	if d.token, err = o.loadToken(o.ErrOut, log); err != nil {
 		return nil, err
 	}
-	cl, ctrlStore, err := joinCluster(ctx, st, *o, clk, log)
+	cl, ctrlStore, term, err := joinCluster(ctx, b, *o, d.addr, clk, log)
 	if err != nil {
 		return nil, err
 	}
@@ -353,98 +354,71 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 		// says so at DEBUG, not at ERROR on every step.
 		log = slog.New(cluster.QuietRefusals(log.Handler()))
 	}
-	if err := recordNodeLabels(ctx, st, o.node, o.labels.set, clk, log); err != nil {
+	d.log = log
+	if err := recordNodeLabels(ctx, b, o.node, o.labels.set, clk, log); err != nil {
 		return nil, err
 	}
 
-	now := clk.Now()
-	if o.demo {
-		n, err := seedDemo(ctx, st, now)
-		if err != nil {
-			return nil, err
-		}
-		log.Info("demo jobs loaded", "created", n, "total", len(demoJobs()))
-		if o.manifests == "" {
-			if o.manifests, err = writeDemoManifests(o.data); err != nil {
-				return nil, err
-			}
-			log.Info("demo manifests written", "dir", o.manifests)
-		}
-	}
-	o.gates = newGateRegistry(o.named)
-	manifests, err := newManifestJobs(*o, st, clk, log)
-	if err != nil {
+	if d.manifestDir, err = d.loadDemo(ctx); err != nil {
 		return nil, err
 	}
-	d.manifests = manifests
-	o.schedules = manifests.scheduleSet()
-	fl, err := newFleetDaemon(ctx, st, *o, clk, cl.fleetLeading(), log)
-	if err != nil {
+	d.gates = newGateRegistry(o.named)
+	if d.manifests, err = newManifestJobs(d.manifestDir, *o, d.gates, b, clk, log); err != nil {
 		return nil, err
 	}
-	d.fleet = fl
+	d.schedules = d.manifests.scheduleSet()
+	if d.fleet, err = newFleetDaemon(ctx, b, *o, clk, cl.fleetLeading(), log); err != nil {
+		return nil, err
+	}
 	d.notifier = jobnotify.New(jobnotify.Config{
-		SMTP: o.fleet.smtp, From: o.fleet.smtpFrom, SMTPAuth: o.secrets.smtpAuth(o.fleet.smtp), Default: o.notifyDefault, PublicURL: o.publicURL(),
-		Events: st, Clock: clk, Logger: log.With("component", "notify"),
+		SMTP: o.fleet.smtp, From: o.fleet.smtpFrom, SMTPAuth: o.secrets.smtpAuth(o.fleet.smtp), Default: o.notifyDefault, PublicURL: d.publicURL(),
+		Events: b, Clock: clk, Logger: log.With("component", "notify"),
 	})
 	d.systemd = newSystemdNotify(clk, log)
-	o.alive, o.aliveEvery = d.systemd.loopHooks()
-	if o.alive == nil {
-		// The loop turns at least this often even without a watchdog, so
-		// that an idle node still notices other nodes' runs gone lost
-		// and steps of the wall clock.
-		o.alive, o.aliveEvery = func() {}, loopTurn
-	}
-	manifests.onGateLoss(gateLossReporter{st: st, alert: d.notifier.Alert, now: clk.Now, log: log.With("component", "gates")}.report)
-	locks, err := newFleetLock(*o, st, manifests, d.notifier.Alert, clk, log)
-	if err != nil {
+	d.manifests.onGateLoss(gateLossReporter{st: b, alert: d.notifier.Alert, now: clk.Now, log: log.With("component", "gates")}.report)
+	if d.locks, err = newFleetLock(*o, d.gates, b, d.manifests, d.notifier.Alert, clk, log); err != nil {
 		return nil, err
 	}
-	d.locks = locks
-	o.nodes, o.slots = nodeLister{cl}, locks
-	o.schema = schemaGate(st)
-	d.useDemoFleet(st, clk, log)
+	d.nodes = nodeLister{cl}
+	if d.demo = d.newDemoFleet(); d.demo != nil {
+		d.nodes, cl.simulated = d.demo, d.demo.clusterNodes
+	}
 	if w := o.nodeWindow(); w != "" {
-		if err := o.gates.check(w); err != nil {
+		if err := d.gates.check(w); err != nil {
 			log.Warn("this node's --node-window names no window; its runs of fleet-wide jobs will wait for one", "window", w, "err", err)
 		}
 	}
-	ctrl, err := newController(ctrlStore, *o, clk, log, o.gates, d.notifier.Report)
+	if d.executor, err = newExecutor(*o, log); err != nil {
+		return nil, err
+	}
+	if d.ctrl, err = d.newController(ctrlStore, term); err != nil {
+		return nil, err
+	}
+	if err := d.manifests.start(ctx, d.ctrl, o.ErrOut); err != nil {
+		return nil, err
+	}
+	if d.api, err = d.newAPI(ctx); err != nil {
+		return nil, err
+	}
+	ag, stopAgent, err := d.startAgent(ctx)
 	if err != nil {
 		return nil, err
 	}
-	d.ctrl = ctrl
-	if err := manifests.start(ctx, ctrl, o.ErrOut); err != nil {
-		return nil, err
-	}
-	metrics := httpapi.NewMetrics(st)
-	metrics.SetBuildInfo(o.Version, o.Revision, o.GoVersion)
-	if err := metrics.Prime(ctx); err != nil {
-		return nil, fmt.Errorf("read event log: %w", err)
-	}
-	metrics.Registry().MustRegister(locks, newClusterCollector(cl))
-	api := httpapi.New(httpapi.Config{
-		RebootGroups: rebootGroupsAPI(locks), Cluster: cl,
-		Store: st, Controller: ctrl, Fleet: fl, Token: o.token, Tokens: st, Clock: clk,
-		Logger: log, Metrics: metrics, Version: o.Version, Revision: o.Revision, GoVersion: o.GoVersion, Health: storeHealthReason(ctrl, d.integrity),
-		Notes: clockNotes(ctrl),
-	})
-	d.api = api
-	cl.register(api)
-	api.Handle("/fleetlock/", locks)
-	api.Handle("GET /api/v1/windows", httpapi.WindowsHandler(daemonWindows{o.named, o.schedules}, clk))
-
-	ag, stopAgent, err := startAgent(ctx, *o, st, clk, log, api, cl.agentLeading(), manifests)
-	if err != nil {
-		return nil, err
-	}
+	d.agent = ag
 	d.closers = append(d.closers, stopAgent)
-
-	handler, err := withWebUI(api, st, ctrl, fl, cl, ag, *o, clk, log, rebootGroupsAPI(locks))
+	ui := webUIParts{
+		api: d.api, store: b, jobs: d.ctrl, waves: d.ctrl, resources: d.fleet, cluster: cl,
+		windows: d.windows(), rebootGroups: rebootGroupsAPI(d.locks),
+		token: d.token, secureCookies: o.tls.on(), clk: clk, log: log,
+	}
+	if ag != nil {
+		ui.agent = ag
+	}
+	handler, err := withWebUI(ui)
 	if err != nil {
 		return nil, err
 	}
-	handler = locks.Intercept(handler)
+	handler = d.locks.Intercept(handler)
 	if o.tls.on() {
 		handler = strictTransport(handler)
 	}
@@ -457,9 +431,58 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 	return d, nil
 }
 
+// loadDemo seeds the demo jobs with --demo and returns the manifest
+// directory the daemon uses: --manifests, or with --demo and without it
+// the demo manifests, written under --data.
+func (d *Daemon) loadDemo(ctx context.Context) (dir string, err error) {
+	o := &d.cfg
+	if !o.demo {
+		return o.manifests, nil
+	}
+	n, err := seedDemo(ctx, d.backend, d.clk.Now())
+	if err != nil {
+		return "", err
+	}
+	d.log.Info("demo jobs loaded", "created", n, "total", len(demoJobs()))
+	if o.manifests != "" {
+		return o.manifests, nil
+	}
+	if dir, err = writeDemoManifests(o.data); err != nil {
+		return "", err
+	}
+	d.log.Info("demo manifests written", "dir", dir)
+	return dir, nil
+}
+
+// newAPI builds the HTTP API over the parts built before it, with the
+// daemon's own routes (the cluster, FleetLock, the windows).
+func (d *Daemon) newAPI(ctx context.Context) (*httpapi.Server, error) {
+	o := &d.cfg
+	metrics := httpapi.NewMetrics(d.backend)
+	metrics.SetBuildInfo(o.Version, o.Revision, o.GoVersion)
+	if err := metrics.Prime(ctx); err != nil {
+		return nil, fmt.Errorf("read event log: %w", err)
+	}
+	metrics.Registry().MustRegister(d.locks, newClusterCollector(d.cluster))
+	api := httpapi.New(httpapi.Config{
+		RebootGroups: rebootGroupsAPI(d.locks), Cluster: d.cluster,
+		Store: d.backend, Controller: d.ctrl, Fleet: d.fleet, Token: d.token, Tokens: d.backend, Clock: d.clk,
+		Logger: d.log, Metrics: metrics, Version: o.Version, Revision: o.Revision, GoVersion: o.GoVersion,
+		Health: storeHealthReason(d.ctrl, d.integrity), Notes: clockNotes(d.ctrl),
+	})
+	d.cluster.register(api)
+	api.Handle("/fleetlock/", d.locks)
+	api.Handle("GET /api/v1/windows", httpapi.WindowsHandler(d.windows(), d.clk))
+	return api, nil
+}
+
+// windows is what the daemon lists as windows: the named windows and the
+// manifests' schedules.
+func (d *Daemon) windows() daemonWindows { return daemonWindows{d.cfg.named, d.schedules} }
+
 // Addr is the address the daemon listens on (the port chosen, when
 // --listen asked for port 0).
-func (d *Daemon) Addr() string { return d.ln.Addr().String() }
+func (d *Daemon) Addr() string { return d.addr }
 
 // close releases what New acquired, last first.
 func (d *Daemon) close() {
@@ -469,110 +492,18 @@ func (d *Daemon) close() {
 	d.closers = nil
 }
 
-// Run serves the API and web UI and runs the job controller, the cluster
-// membership, the fleet scheduler, the manifest watcher and the notifier
-// until ctx is cancelled (SIGINT or SIGTERM) or one of them fails. Then it
-// stops the controller first, giving active runs the grace period while
-// the API still answers, and closes everything New opened.
-func (d *Daemon) Run(ctx context.Context) error {
-	defer d.close()
-	o, log, srv, ctrl := &d.cfg, d.log, d.srv, d.ctrl
-	srv.BaseContext = func(net.Listener) context.Context { return context.WithoutCancel(ctx) }
-	addr := d.Addr()
-	log.Info("serving", "addr", addr, "url", o.tls.scheme()+"://"+addr, "data", o.data, "node", o.node,
-		"auth", map[bool]string{true: "bearer token", false: "none (--insecure-no-auth)"}[o.token != ""], "version", o.Version, "revision", o.Revision)
-	if len(o.reboot.parsed) > 0 || len(d.manifests.rebootGroups()) > 0 {
-		log.Info("FleetLock base URL for Zincati (keep the trailing slash; with a secret: …/fleetlock/SECRET/)", "base_url", fleetLockBase(o.publicURL()))
-	}
-
-	ctrlDone := make(chan error, 1)
-	ctrlCtx, stopCtrl := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopCtrl()
-	go func() { ctrlDone <- ctrl.Run(ctrlCtx) }()
-	clusterDone := make(chan error, 1)
-	go func() { clusterDone <- d.cluster.run(ctrlCtx, ctrl) }()
-	// The fleet scheduler starts before the API serves, so no request sees
-	// a single node without one.
-	stopFleet := d.fleet.start(ctx)
-	defer stopFleet()
-	httpErr := make(chan error, 1)
-	go func() {
-		if srv.TLSConfig != nil {
-			httpErr <- srv.ServeTLS(d.ln, "", "")
-		} else {
-			httpErr <- srv.Serve(d.ln)
-		}
-	}()
-	go d.manifests.watch(ctrlCtx)
-	go d.notifier.Run(ctrlCtx)
-	go d.notifier.WatchOverdue(ctrlCtx, d.store)
-	go d.locks.WatchHolds(ctrlCtx)
-	go d.integrity.run(ctrlCtx)
-	go d.pruner.Run(ctrlCtx)
-	defer d.startDemoFleet(ctrlCtx)()
-	d.systemd.ready(ctrlCtx, addr)
-
-	var runErr error
-	select {
-	case <-ctx.Done():
-		log.Info("shutting down", "grace", o.grace)
-		d.systemd.stopping()
-	case err := <-httpErr:
-		runErr = fmt.Errorf("http server: %w", err)
-	case err := <-ctrlDone:
-		ctrlDone <- err
-		if err == nil {
-			err = errors.New("stopped unexpectedly")
-		}
-		runErr = fmt.Errorf("job controller: %w", err)
-	}
-	if runErr != nil {
-		d.systemd.stopping()
-	}
-	// Stop the controller first so no run starts while the API goes away;
-	// keep the API answering while active runs get their grace period.
-	stopCtrl()
-	stopFleet()
-	if err := <-ctrlDone; err != nil && !errors.Is(err, context.Canceled) && runErr == nil {
-		runErr = fmt.Errorf("job controller: %w", err)
-	}
-	<-clusterDone
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownHTTP)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		log.Warn("http shutdown", "err", err)
-	}
-	if runErr != nil {
-		return runErr
-	}
-	log.Info("stopped")
-	return nil
-}
-
-// openStore opens the store --store names: SQLite under --data by default.
-func openStore(ctx context.Context, o Config, clk clock.Clock, log *slog.Logger) (store.Store, error) {
-	log = log.With("component", "store")
-	switch {
-	case o.storeURL == "" || o.storeURL == "sqlite":
-		return openSQLite(ctx, o.data, clk, log)
-	case strings.HasPrefix(o.storeURL, "postgres://"), strings.HasPrefix(o.storeURL, "postgresql://"):
-		return openPostgres(ctx, o.storeURL, clk, log)
-	}
-	return nil, usagef("serve: --store %q: want empty (SQLite under --data) or postgres://...", redactURL(o.storeURL))
-}
-
 // publicURL is where people reach the daemon: --public-url, or its address.
-func (o *Config) publicURL() string {
-	if o.publicBase != "" {
-		return o.publicBase
+func (d *Daemon) publicURL() string {
+	if d.cfg.publicBase != "" {
+		return d.cfg.publicBase
 	}
-	return o.tls.scheme() + "://" + o.listen
+	return d.cfg.tls.scheme() + "://" + d.addr
 }
 
 // storeHealthReason returns /healthz's check: damage the periodic
 // integrity check found, else the store's write failure, if the
 // controller's writes fail.
-func storeHealthReason(ctrl controller, integrity *integrityWatch) func() string {
+func storeHealthReason(ctrl apiController, integrity *integrityWatch) func() string {
 	return func() string {
 		if r := integrity.reason(); r != "" {
 			return r
@@ -590,7 +521,7 @@ func storeHealthReason(ctrl controller, integrity *integrityWatch) func() string
 const loopTurn = 10 * time.Second
 
 // clockNotes returns /healthz's notes: a recent step of the wall clock.
-func clockNotes(ctrl controller) func() []string {
+func clockNotes(ctrl apiController) func() []string {
 	return func() []string {
 		if n := ctrl.ClockNote(); n != "" {
 			return []string{n}
@@ -601,41 +532,3 @@ func clockNotes(ctrl controller) func() []string {
 
 // redactURL hides a password in a store URL before it is printed.
 func redactURL(s string) string { return redact.URL(s) }
-
-// RecordReload appends the event of a SIGHUP reload that changed settings:
-// applied took effect, restart wait for one. actor is "config:FILE" (the
-// --config file read again), or "sighup" without one.
-func (d *Daemon) RecordReload(ctx context.Context, actor string, applied, restart []string) error {
-	data, err := json.Marshal(map[string][]string{"applied": emptyIfNil(applied), "restart": emptyIfNil(restart)})
-	if err != nil {
-		return err
-	}
-	msg := "settings reloaded"
-	if len(applied) > 0 {
-		msg += "; applied: " + strings.Join(applied, ", ")
-	}
-	if len(restart) > 0 {
-		msg += "; changed but waiting for a restart: " + strings.Join(restart, ", ")
-	}
-	ctx = audit.With(ctx, audit.Actor{Name: actor, Via: audit.ViaSIGHUP})
-	return d.store.EventAppend(ctx, store.Event{Kind: store.EventDaemonReloaded, Resource: nodeResource(d.cfg.node), Message: msg, Data: data})
-}
-
-func emptyIfNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
-// SetNotifyDefault replaces the notification targets of jobs that name
-// none (--notify-default), as a reload does; a bad target changes nothing.
-func (d *Daemon) SetNotifyDefault(targets []string) error {
-	for _, t := range targets {
-		if err := job.CheckNotifyTarget(t); err != nil {
-			return fmt.Errorf("--notify-default: %w", err)
-		}
-	}
-	d.notifier.SetDefault(targets)
-	return nil
-}

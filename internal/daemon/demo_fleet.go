@@ -13,7 +13,6 @@ import (
 
 	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/clock"
-	"github.com/almanac-sh/almanac/internal/cluster"
 	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/store"
 )
@@ -89,17 +88,15 @@ const (
 	demoTTL = 5 * demoTick
 )
 
-// useDemoFleet gives the job controller the simulated fleet with
-// `serve --demo` on SQLite (on PostgreSQL the demo's fleet-wide jobs go
-// to the cluster's real nodes), and lists its nodes in the cluster view.
-// Call it after the node lister is set and before the controller is
-// built.
-func (d *Daemon) useDemoFleet(st demoFleetStore, clk clock.Clock, log *slog.Logger) {
+// newDemoFleet returns the simulated fleet of `serve --demo` on SQLite,
+// nil otherwise (on PostgreSQL the demo's fleet-wide jobs go to the
+// cluster's real nodes). The daemon gives it to the job controller as its
+// node lister and lists its nodes in the cluster view.
+func (d *Daemon) newDemoFleet() *demoFleet {
 	if !d.cfg.demo || d.cluster.node != nil {
-		return
+		return nil
 	}
-	d.demo = newDemoFleet(st, clk, d.cfg.node, d.cluster.labels, log.With("component", "demo-fleet"))
-	d.cfg.nodes, d.cluster.simulated = d.demo, d.demo.clusterNodes
+	return newDemoFleet(d.backend, d.clk, d.cfg.node, d.cluster.labels, d.log.With("component", "demo-fleet"))
 }
 
 // startDemoFleet starts the simulated nodes, if any, and returns what
@@ -108,11 +105,7 @@ func (d *Daemon) startDemoFleet(ctx context.Context) (stop func()) {
 	if d.demo == nil {
 		return func() {}
 	}
-	var notify func(string)
-	if n, ok := d.ctrl.(cluster.Notifier); ok {
-		notify = n.Notify
-	}
-	return d.demo.start(ctx, notify)
+	return d.demo.start(ctx, d.ctrl.Notify)
 }
 
 // demoFleetStore is what the simulated nodes need of the store.

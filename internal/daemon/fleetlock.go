@@ -107,8 +107,8 @@ func fleetLockBase(public string) string {
 
 // newFleetLock builds the FleetLock server over the daemon's store and
 // windows: named windows first, then the manifests' schedules.
-func newFleetLock(o Config, st fleetlock.Store, manifests *manifestJobs, alert func(ctx context.Context, subject, body string), clk clock.Clock, log *slog.Logger) (*fleetlock.Server, error) {
-	lookup := func(name string) (fleetlock.Window, bool) { return o.gates.Lookup(name) }
+func newFleetLock(o Config, gates *gateRegistry, st fleetlock.Store, manifests *manifestJobs, alert func(ctx context.Context, subject, body string), clk clock.Clock, log *slog.Logger) (*fleetlock.Server, error) {
+	lookup := func(name string) (fleetlock.Window, bool) { return gates.Lookup(name) }
 	for _, g := range o.reboot.parsed {
 		if g.Window == "" {
 			continue

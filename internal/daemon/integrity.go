@@ -36,14 +36,13 @@ type integrityWatch struct {
 	since   time.Time
 }
 
-// newIntegrityWatch returns the watch over st, or nil when the store has
-// no integrity check or every is zero (checks off).
-func newIntegrityWatch(st any, every time.Duration, clk clock.Clock, log *slog.Logger) *integrityWatch {
-	c, ok := st.(integrityChecker)
-	if !ok || every <= 0 {
+// newIntegrityWatch returns the watch over st, or nil when every is zero
+// (checks off).
+func newIntegrityWatch(st integrityChecker, every time.Duration, clk clock.Clock, log *slog.Logger) *integrityWatch {
+	if every <= 0 {
 		return nil
 	}
-	return &integrityWatch{st: c, every: every, clk: clk, log: log.With("component", "integrity")}
+	return &integrityWatch{st: st, every: every, clk: clk, log: log.With("component", "integrity")}
 }
 
 // run checks every interval until ctx ends, and stops checking once the

@@ -65,18 +65,19 @@ type manifestJobs struct {
 	onChange func(what string) // the agent's Notify, once it runs
 }
 
-// newManifestJobs prepares the manifests of --manifests; nil without the
-// flag (every method accepts a nil receiver).
-func newManifestJobs(o Config, st jobWriter, clk clock.Clock, log *slog.Logger) (*manifestJobs, error) {
-	if o.manifests == "" {
+// newManifestJobs prepares the manifests of dir (--manifests, or the
+// demo's) and adds their gates to the registry; nil when dir is ""
+// (every method accepts a nil receiver).
+func newManifestJobs(dir string, o Config, gates *gateRegistry, st jobWriter, clk clock.Clock, log *slog.Logger) (*manifestJobs, error) {
+	if dir == "" {
 		return nil, nil
 	}
-	m := &manifestJobs{dir: o.manifests, st: st, clk: clk, log: log.With("component", "manifests"),
-		schedules: newManifestSchedules(o.agent.location()), loc: o.agent.location(), named: o.named, registry: o.gates}
-	o.gates.useManifests(&m.gates)
-	w, err := manifestdir.NewWatcher(o.manifests, manifestdir.WatchConfig{
+	m := &manifestJobs{dir: dir, st: st, clk: clk, log: log.With("component", "manifests"),
+		schedules: newManifestSchedules(o.agent.location()), loc: o.agent.location(), named: o.named, registry: gates}
+	gates.useManifests(&m.gates)
+	w, err := manifestdir.NewWatcher(dir, manifestdir.WatchConfig{
 		Clock: clk, Interval: manifestdir.DefaultInterval, Logger: m.log, Accept: m.accept, Changed: m.changed,
-		Compile: o.gates.compileOptions()})
+		Compile: gates.compileOptions()})
 	if err != nil {
 		return nil, err
 	}
@@ -114,15 +115,11 @@ func (m *manifestJobs) scheduleSet() *manifestSchedules {
 
 // start loads the manifests once, through ctrl. Problems in them end the
 // daemon (exit 1), every one printed to errOut as file:line:col: message.
-func (m *manifestJobs) start(ctx context.Context, ctrl controller, errOut io.Writer) error {
+func (m *manifestJobs) start(ctx context.Context, ctrl manifestController, errOut io.Writer) error {
 	if m == nil {
 		return nil
 	}
-	mc, ok := ctrl.(manifestController)
-	if !ok {
-		return errors.New("serve: the job controller cannot take manifest jobs")
-	}
-	m.ctrl = mc
+	m.ctrl = ctrl
 	if _, err := m.watcher.Check(ctx); err != nil {
 		var el manifest.ErrorList
 		if errors.As(err, &el) {

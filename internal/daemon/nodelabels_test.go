@@ -138,7 +138,7 @@ func TestClusterViewLabels(t *testing.T) {
 		if err := fs.Parse([]string{"--node", n.name, "--node-label", n.label, "--listen", "127.0.0.1:0"}); err != nil {
 			t.Fatal(err)
 		}
-		c, _, err := joinCluster(ctx, st, o, clk, log)
+		c, _, _, err := joinCluster(ctx, backend{Store: st, pg: st}, o, "127.0.0.1:0", clk, log)
 		if err != nil {
 			t.Fatal(err)
 		}

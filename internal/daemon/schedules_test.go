@@ -180,11 +180,12 @@ func TestManifestSchedulesDefaultZone(t *testing.T) {
 // overview and Windows page over the daemon's wiring.
 func TestManifestSchedulesHTTP(t *testing.T) {
 	at, clk, st, nw := demoSetup(t)
-	o := Config{named: nw, schedules: loadScheduleSite(t, scheduleSite)}
+	windows := daemonWindows{nw, loadScheduleSite(t, scheduleSite)}
 	ctrl := &apitest.Controller{St: st, Now: at}
 	api := httpapi.New(httpapi.Config{Store: st, Controller: ctrl, Clock: clk})
-	api.Handle("GET /api/v1/windows", httpapi.WindowsHandler(daemonWindows{o.named, o.schedules}, clk))
-	h, err := withWebUI(api, st, ctrl, nil, &clusterNode{self: "n", addr: "127.0.0.1:8080", clk: clk}, nil, o, clk, slog.New(slog.DiscardHandler), nil)
+	api.Handle("GET /api/v1/windows", httpapi.WindowsHandler(windows, clk))
+	h, err := withWebUI(webUIParts{api: api, store: st, jobs: ctrl, waves: ctrl, cluster: &clusterNode{self: "n", addr: "127.0.0.1:8080", clk: clk},
+		windows: windows, clk: clk, log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

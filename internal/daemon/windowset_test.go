@@ -166,8 +166,9 @@ func TestWebUIDaemonPages(t *testing.T) {
 	at, clk, st, nw := demoSetup(t)
 	log := slog.New(slog.DiscardHandler)
 	api := httpapi.New(httpapi.Config{Store: st, Controller: &apitest.Controller{St: st, Now: at}, Clock: clk})
-	h, err := withWebUI(api, st, &apitest.Controller{St: st, Now: at}, nil,
-		&clusterNode{self: "test-node", addr: "127.0.0.1:8080", clk: clk}, nil, Config{named: nw}, clk, log, nil)
+	ctrl := &apitest.Controller{St: st, Now: at}
+	h, err := withWebUI(webUIParts{api: api, store: st, jobs: ctrl, waves: ctrl,
+		cluster: &clusterNode{self: "test-node", addr: "127.0.0.1:8080", clk: clk}, windows: daemonWindows{named: nw}, clk: clk, log: log})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,9 @@
 package job
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -13,13 +15,30 @@ import (
 // CreateJob validates and stores a new job; store.ErrDuplicate if the name
 // is taken, *ValidationError if the spec is invalid.
 func (c *Controller) CreateJob(ctx context.Context, spec store.JobSpec, src store.Source) (store.Job, error) {
-	if err := Validate(&spec, c.cfg.Parse); err != nil {
-		return store.Job{}, err
-	}
-	host, err := c.hostCheck(spec, src)
+	host, err := c.check(&spec, src)
 	if err != nil {
 		return store.Job{}, err
 	}
+	return c.create(ctx, spec, src, host)
+}
+
+// check validates spec (completing it with its defaults) and what the
+// host and the caller know of it; it returns the events to record with
+// the job (job.unrunnable for a manifest job this host cannot run).
+func (c *Controller) check(spec *store.JobSpec, src store.Source) ([]store.Event, error) {
+	if c.cfg.Accept != nil {
+		if err := c.cfg.Accept(*spec); err != nil {
+			return nil, err
+		}
+	}
+	if err := Validate(spec, c.cfg.Parse); err != nil {
+		return nil, err
+	}
+	return c.hostCheck(*spec, src)
+}
+
+// create stores a new job from a checked spec.
+func (c *Controller) create(ctx context.Context, spec store.JobSpec, src store.Source, host []store.Event) (store.Job, error) {
 	j, err := c.st.JobCreate(ctx, store.JobCreateParams{Spec: spec, Source: src, Now: c.clock.Now(),
 		Events: append([]store.Event{{Kind: store.EventJobCreated, Message: fmt.Sprintf("job %s created (%s)", spec.Name, src)}}, host...)})
 	if err != nil {
@@ -38,29 +57,62 @@ func (c *Controller) warnHost(events []store.Event) {
 	}
 }
 
+// ErrManifestJob is PutJob's refusal to let a write from anywhere but the
+// manifests replace a job a manifest declares.
+var ErrManifestJob = errors.New("declared in a manifest")
+
+// putAttempts bounds how many times PutJob reads the job and writes it
+// when other writers keep changing it in between.
+const putAttempts = 5
+
 // PutJob creates the job or replaces its spec (a manifest load, an API
 // PUT). A change takes effect from the job's next run; if the schedule
 // itself (cron, cron_dialect, on_calendar, at, time_zone) changed, instants before now are not
-// caught up under the new schedule. created reports which happened.
+// caught up under the new schedule. created reports which happened. A
+// spec equal to the stored one changes nothing and records nothing. A job
+// a manifest declares is replaced only from the manifests (ErrManifestJob).
+//
+// It reads the job once and checks the spec once; only when another
+// writer created or changed the job between that read and its write does
+// it read again, at most putAttempts times in all.
 func (c *Controller) PutJob(ctx context.Context, spec store.JobSpec, src store.Source) (j store.Job, created bool, err error) {
-	if err := Validate(&spec, c.cfg.Parse); err != nil {
-		return store.Job{}, false, err
-	}
-	host, err := c.hostCheck(spec, src)
-	if err != nil {
-		return store.Job{}, false, err
-	}
-	old, err := c.st.JobGet(ctx, spec.Name)
-	if errors.Is(err, store.ErrNotFound) {
-		j, err = c.CreateJob(ctx, spec, src)
-		if errors.Is(err, store.ErrDuplicate) { // lost a race with another creator
-			return c.PutJob(ctx, spec, src)
+	var host []store.Event
+	checked := false
+	for attempt := 1; ; attempt++ {
+		old, err := c.st.JobGet(ctx, spec.Name)
+		exists := err == nil
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return store.Job{}, false, err
 		}
-		return j, err == nil, err
+		if exists {
+			if unchanged, err := CheckReplace(old, spec, src); err != nil || unchanged {
+				return old, false, err
+			}
+		}
+		if !checked {
+			if host, err = c.check(&spec, src); err != nil {
+				return store.Job{}, false, err
+			}
+			checked = true
+		}
+		if !exists {
+			j, err = c.create(ctx, spec, src, host)
+			if errors.Is(err, store.ErrDuplicate) && attempt < putAttempts {
+				continue // another writer created it first: replace theirs
+			}
+			return j, err == nil, err
+		}
+		j, err = c.update(ctx, old, spec, src, host)
+		if errors.Is(err, store.ErrConflict) && attempt < putAttempts {
+			continue // another writer changed it since the read
+		}
+		return j, false, err
 	}
-	if err != nil {
-		return store.Job{}, false, err
-	}
+}
+
+// update replaces old's spec with a checked one, if old is still the
+// stored version (store.ErrConflict if not).
+func (c *Controller) update(ctx context.Context, old store.Job, spec store.JobSpec, src store.Source, host []store.Event) (store.Job, error) {
 	now := c.clock.Now()
 	kind, msg := store.EventJobUpdated, fmt.Sprintf("job %s updated (%s)", spec.Name, src)
 	switch {
@@ -69,23 +121,44 @@ func (c *Controller) PutJob(ctx context.Context, spec store.JobSpec, src store.S
 	case !spec.Suspend && old.Spec.Suspend:
 		kind, msg = store.EventJobResumed, fmt.Sprintf("job %s resumed", spec.Name)
 	}
-	j, err = c.st.JobUpdate(ctx, store.JobUpdateParams{Spec: spec, Source: src, IfVersion: old.Version, Now: now,
+	j, err := c.st.JobUpdate(ctx, store.JobUpdateParams{Spec: spec, Source: src, IfVersion: old.Version, Now: now,
 		Events: append([]store.Event{{Kind: kind, Message: msg}}, host...)})
-	if errors.Is(err, store.ErrConflict) {
-		return c.PutJob(ctx, spec, src)
-	}
 	if err != nil {
-		return store.Job{}, false, err
+		return store.Job{}, err
 	}
 	c.warnHost(host)
 	if scheduleChanged(old.Spec, spec) && !old.CreatedAt.IsZero() {
 		if err := c.st.JobAdvance(ctx, store.JobAdvanceParams{Name: spec.Name, LastScheduleTime: now, Term: c.term()}); err != nil {
-			return store.Job{}, false, err
+			return store.Job{}, err
 		}
 		j.Status.LastScheduleTime = maxTime(j.Status.LastScheduleTime, now)
 	}
 	c.Notify(spec.Name)
-	return j, false, nil
+	return j, nil
+}
+
+// CheckReplace is PutJob's rule for a job that exists: a write from
+// anywhere but the manifests may not replace a job a manifest declares
+// (ErrManifestJob), and a spec equal to the stored one is unchanged (no
+// write, no event).
+func CheckReplace(old store.Job, spec store.JobSpec, src store.Source) (unchanged bool, err error) {
+	if old.Source == store.SourceManifest && src != store.SourceManifest {
+		return false, fmt.Errorf("job %q: %w", spec.Name, ErrManifestJob)
+	}
+	return sameSpec(old.Spec, spec), nil
+}
+
+// sameSpec reports whether two specs are equal once the concurrency
+// policy's default is applied.
+func sameSpec(a, b store.JobSpec) bool {
+	for _, s := range []*store.JobSpec{&a, &b} {
+		if s.ConcurrencyPolicy == "" {
+			s.ConcurrencyPolicy = store.Allow
+		}
+	}
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
 }
 
 // hostCheck checks what depends on this machine rather than the spec:

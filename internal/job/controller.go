@@ -41,6 +41,11 @@ type Config struct {
 	// Slots hands out reboot slots to jobs with a reboot_group; nil
 	// means such runs wait (and are missed at their deadline).
 	Slots SlotTaker
+	// Accept refuses a job for what only the caller knows (that the gates
+	// its schedule and windows name exist, that its reboot group is
+	// configured), before PutJob validates it; nil accepts every job. A
+	// *ValidationError it returns is the job's.
+	Accept func(spec store.JobSpec) error
 	// Term returns the current leadership term for fenced writes; nil = 0.
 	Term func() int64
 	// Logger receives operational logs; nil discards them.

@@ -59,6 +59,12 @@ func compile(spec store.JobSpec, parse ParseFunc) (*compiled, error) {
 	if err := Validate(&spec, parse); err != nil {
 		return nil, err
 	}
+	return compileValid(spec, parse)
+}
+
+// compileValid compiles the schedule of a spec Validate has accepted (and
+// completed with its defaults).
+func compileValid(spec store.JobSpec, parse ParseFunc) (*compiled, error) {
 	loc := time.UTC
 	if spec.TimeZone != "" {
 		l, err := calendar.LoadZone(spec.TimeZone)

@@ -58,11 +58,18 @@ func (c *Controller) Status(ctx context.Context, name string) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	comp, err := compile(j.Spec, c.cfg.Parse)
+	return c.StatusOf(ctx, j)
+}
+
+// StatusOf returns the status of j, as read from the store (or as a write
+// returned it), without reading the job again: its active runs are read,
+// its stored (so already validated) spec compiled.
+func (c *Controller) StatusOf(ctx context.Context, j store.Job) (Status, error) {
+	comp, err := compileValid(j.Spec, c.cfg.Parse)
 	if err != nil {
 		return Status{}, err
 	}
-	runs, _, err := c.st.RunList(ctx, store.RunListParams{Job: name,
+	runs, _, err := c.st.RunList(ctx, store.RunListParams{Job: j.Spec.Name,
 		States: []store.RunState{store.RunPending, store.RunRunning}, Page: store.Page{Limit: 1000}})
 	if err != nil {
 		return Status{}, err

@@ -50,6 +50,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/leader/fence"
 	"github.com/almanac-sh/almanac/internal/migrate"
 )
 
@@ -375,20 +376,17 @@ func Current(ctx context.Context, db DB, name string) (Lease, error) {
 
 // CheckTerm reports whether term is the current term of the named lease
 // and is still held (not expired by the database clock). Stores call it
-// inside the transaction of a fenced write; ErrStaleTerm means the write
+// inside the transaction of a fenced write; fence.ErrStaleTerm means the write
 // must be rejected.
 func CheckTerm(ctx context.Context, db DB, name string, term int64) error {
 	var ok bool
 	err := db.QueryRow(ctx,
 		`SELECT term = $2 AND expires_at >= now() FROM leader WHERE name = $1`, name, term).Scan(&ok)
 	if errors.Is(err, pgx.ErrNoRows) || (err == nil && !ok) {
-		return fmt.Errorf("%w: term %d for %q", ErrStaleTerm, term, name)
+		return fmt.Errorf("%w: term %d for %q", fence.ErrStaleTerm, term, name)
 	}
 	if err != nil {
 		return fmt.Errorf("leader: check term: %w", err)
 	}
 	return nil
 }
-
-// ErrStaleTerm marks a write attempted with a term that no longer leads.
-var ErrStaleTerm = errors.New("stale leader term")

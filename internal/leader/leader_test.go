@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/leader/fence"
 	"github.com/almanac-sh/almanac/internal/pgtest"
 )
 
@@ -112,16 +113,16 @@ func TestCheckTermFencesAStaleLeader(t *testing.T) {
 		t.Fatalf("current term rejected: %v", err)
 	}
 	expire(t, db)
-	if err := CheckTerm(ctx, db, "controller", sa.Term); !errors.Is(err, ErrStaleTerm) {
+	if err := CheckTerm(ctx, db, "controller", sa.Term); !errors.Is(err, fence.ErrStaleTerm) {
 		t.Fatalf("expired lease accepted: %v", err)
 	}
 	if _, err := b.TryAcquire(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckTerm(ctx, db, "controller", sa.Term); !errors.Is(err, ErrStaleTerm) {
+	if err := CheckTerm(ctx, db, "controller", sa.Term); !errors.Is(err, fence.ErrStaleTerm) {
 		t.Fatalf("old term accepted after takeover: %v", err)
 	}
-	if err := CheckTerm(ctx, db, "nosuch", 1); !errors.Is(err, ErrStaleTerm) {
+	if err := CheckTerm(ctx, db, "nosuch", 1); !errors.Is(err, fence.ErrStaleTerm) {
 		t.Fatalf("unknown election accepted: %v", err)
 	}
 }
@@ -308,8 +309,8 @@ func TestTakeoverWhenTheLeaderDies(t *testing.T) {
 	if st != (Status{true, 2}) {
 		t.Fatalf("b after a died: %+v, want the lease in term 2 at once", st)
 	}
-	if err := CheckTerm(ctx, pb, "controller", 1); !errors.Is(err, ErrStaleTerm) {
-		t.Errorf("a's term after the takeover: %v, want ErrStaleTerm", err)
+	if err := CheckTerm(ctx, pb, "controller", 1); !errors.Is(err, fence.ErrStaleTerm) {
+		t.Errorf("a's term after the takeover: %v, want fence.ErrStaleTerm", err)
 	}
 	// The fence refuses the old term too.
 	if _, err := pb.Exec(ctx, `SELECT almanac_fence('controller', 1, '0 seconds')`); err == nil || !strings.Contains(err.Error(), "AL001") {

@@ -32,7 +32,7 @@ type JobController interface {
 	Suspend(ctx context.Context, name string) error
 	Resume(ctx context.Context, name string) error
 	Trigger(ctx context.Context, name string) (store.Run, error)
-	JobStatus(ctx context.Context, name string) (job.Status, error)
+	JobStatus(ctx context.Context, j store.Job) (job.Status, error)
 	// JobStatuses computes the status of a page of jobs at once.
 	JobStatuses(ctx context.Context, jobs []store.Job) (map[string]job.Status, error)
 	JobFires(ctx context.Context, name string, from time.Time, n int) ([]job.Fire, error)
@@ -197,7 +197,7 @@ func (d *daemonBackend) lastBy(ctx context.Context, job string, kind store.Event
 // view converts a stored job, adding the controller's status and the last run.
 func (d *daemonBackend) view(ctx context.Context, j store.Job) (Job, error) {
 	// A job whose spec no longer compiles still shows; it has no status.
-	st, err := d.cfg.Jobs.JobStatus(ctx, j.Spec.Name)
+	st, err := d.cfg.Jobs.JobStatus(ctx, j)
 	if errors.Is(err, context.Canceled) {
 		return Job{}, err
 	}

@@ -54,8 +54,8 @@ func (c jobController) JobStatuses(ctx context.Context, jobs []store.Job) (map[s
 	return out, err
 }
 
-func (c jobController) JobStatus(ctx context.Context, name string) (job.Status, error) {
-	s, err := c.Status(ctx, name)
+func (c jobController) JobStatus(ctx context.Context, j store.Job) (job.Status, error) {
+	s, err := c.StatusOf(ctx, j)
 	return job.Status{Active: s.Active, NextScheduleTime: s.NextScheduleTime}, err
 }
 

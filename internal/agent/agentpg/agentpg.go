@@ -14,11 +14,11 @@
 // Only the cluster leader applies, and its writes carry its term (see
 // agent.WithTerm). A write with a term > 0 commits only if, at commit, the
 // term is still the current term of the lease named by WithLeaseName and
-// that lease has at least fenceMargin left by the database clock. The check
-// and COMMIT are sent as one simple-protocol message, so no client pause can
-// fall between them: a leader paused past its lease that wakes up after a
-// takeover has its writes rejected with leader.ErrStaleTerm instead of
-// overwriting the new leader's state.
+// that lease has at least fence.Margin left by the database clock. The
+// check and COMMIT are sent as one simple-protocol message (fence.Tx), so
+// no client pause can fall between them: a leader paused past its lease
+// that wakes up after a takeover has its writes rejected with
+// fence.ErrStaleTerm instead of overwriting the new leader's state.
 package agentpg
 
 import (
@@ -28,16 +28,16 @@ import (
 	"fmt"
 	"io/fs"
 	"sort"
-	"strings"
 	"time"
 
-	"github.com/almanac-sh/almanac/internal/agent"
-	"github.com/almanac-sh/almanac/internal/leader"
-	"github.com/almanac-sh/almanac/internal/migrate"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/almanac-sh/almanac/internal/agent"
+	"github.com/almanac-sh/almanac/internal/leader/fence"
+	"github.com/almanac-sh/almanac/internal/migrate"
 )
 
 //go:embed migrations/*.sql
@@ -47,14 +47,6 @@ var migrations embed.FS
 // job controller's, so the agent applies on the node that leads the
 // cluster.
 const DefaultLeaseName = "controller"
-
-// fenceMargin is how much of the lease must remain for a fenced commit, so
-// a takeover (which needs the lease expired) cannot fall between the check
-// and the end of the COMMIT.
-const fenceMargin = 250 * time.Millisecond
-
-// codeStaleTerm is the SQLSTATE almanac_fence raises.
-const codeStaleTerm = "AL001"
 
 // Store is an agent.StateStore on PostgreSQL. It is safe for concurrent use.
 type Store struct {
@@ -133,45 +125,14 @@ type querier interface {
 }
 
 // tx runs fn in a transaction and commits it, fenced by the term in ctx
-// (agent.TermOf) when there is one. what names the operation in errors.
+// (agent.TermOf) when there is one (fence.Tx). what names the operation in
+// errors.
 func (s *Store) tx(ctx context.Context, what string, fn func(q querier) error) error {
-	conn, err := s.pool.Acquire(ctx)
+	err := fence.Tx(ctx, s.pool, s.lease, agent.TermOf(ctx), func(conn *pgxpool.Conn) error { return fn(conn) })
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
-	// A connection left inside a transaction is destroyed, not reused.
-	defer conn.Release()
-	if _, err := conn.Exec(ctx, "BEGIN"); err != nil {
-		return fmt.Errorf("%s: begin: %w", what, err)
-	}
-	committed := false
-	defer func() {
-		if !committed {
-			conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
-		}
-	}()
-	if err := fn(conn); err != nil {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	commit := "COMMIT"
-	if term := agent.TermOf(ctx); term > 0 {
-		commit = fmt.Sprintf("SELECT almanac_fence(%s, %d, %s); COMMIT",
-			quoteLiteral(s.lease), term, quoteLiteral(fmt.Sprintf("%d milliseconds", fenceMargin.Milliseconds())))
-	}
-	if _, err := conn.Conn().PgConn().Exec(ctx, commit).ReadAll(); err != nil {
-		var pe *pgconn.PgError
-		if errors.As(err, &pe) && pe.Code == codeStaleTerm {
-			return fmt.Errorf("%s: %s: %w", what, pe.Message, leader.ErrStaleTerm)
-		}
-		return fmt.Errorf("%s: commit: %w", what, err)
-	}
-	committed = true
 	return nil
-}
-
-// quoteLiteral quotes s as an SQL string literal.
-func quoteLiteral(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 }
 
 // ts converts a time to a timestamptz argument; the zero time is NULL.

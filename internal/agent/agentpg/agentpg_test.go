@@ -12,6 +12,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/agent/agentpg"
 	"github.com/almanac-sh/almanac/internal/agent/agenttest"
 	"github.com/almanac-sh/almanac/internal/leader"
+	"github.com/almanac-sh/almanac/internal/leader/fence"
 	"github.com/almanac-sh/almanac/internal/pgtest"
 	"github.com/almanac-sh/almanac/internal/store"
 	"github.com/almanac-sh/almanac/internal/store/pgstore"
@@ -120,7 +121,7 @@ func TestFencedWrites(t *testing.T) {
 		return r
 	}
 
-	if err := s.SaveState(agent.WithTerm(ctx, 1), agent.State{"Exec[x]": {Checked: t0}}); !errors.Is(err, leader.ErrStaleTerm) {
+	if err := s.SaveState(agent.WithTerm(ctx, 1), agent.State{"Exec[x]": {Checked: t0}}); !errors.Is(err, fence.ErrStaleTerm) {
 		t.Fatalf("write under a term nobody holds: %v, want ErrStaleTerm", err)
 	}
 	termA := elect("a")
@@ -147,7 +148,7 @@ func TestFencedWrites(t *testing.T) {
 			return err
 		},
 	} {
-		if err := write(); !errors.Is(err, leader.ErrStaleTerm) {
+		if err := write(); !errors.Is(err, fence.ErrStaleTerm) {
 			t.Errorf("old leader's %s: %v, want ErrStaleTerm", name, err)
 		}
 	}

@@ -308,6 +308,9 @@ func (c *Controller) PutJob(ctx context.Context, spec store.JobSpec, src store.S
 	if err != nil {
 		return old, false, err
 	}
+	if unchanged, err := job.CheckReplace(old, spec, src); err != nil || unchanged {
+		return old, false, err
+	}
 	kind := store.EventJobUpdated
 	switch {
 	case spec.Suspend && !old.Spec.Suspend:
@@ -365,11 +368,8 @@ func (c *Controller) Trigger(ctx context.Context, name string) (store.Run, error
 // JobStatus implements httpapi.Controller: active runs are the job's
 // pending and running ones; the next schedule time is the first SetNext
 // instant, unless the job is suspended.
-func (c *Controller) JobStatus(ctx context.Context, name string) (job.Status, error) {
-	j, err := c.St.JobGet(ctx, name)
-	if err != nil {
-		return job.Status{}, err
-	}
+func (c *Controller) JobStatus(ctx context.Context, j store.Job) (job.Status, error) {
+	name := j.Spec.Name
 	runs, _, err := c.St.RunList(ctx, store.RunListParams{Job: name,
 		States: []store.RunState{store.RunPending, store.RunRunning}, Page: store.Page{Limit: 1000}})
 	if err != nil {
@@ -501,7 +501,7 @@ func (c *Controller) WaveAbort(ctx context.Context, name string) (int, error) {
 func (c *Controller) JobStatuses(ctx context.Context, jobs []store.Job) (map[string]job.Status, error) {
 	out := make(map[string]job.Status, len(jobs))
 	for _, j := range jobs {
-		st, err := c.JobStatus(ctx, j.Spec.Name)
+		st, err := c.JobStatus(ctx, j)
 		if err != nil {
 			return nil, err
 		}

@@ -1,9 +1,7 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -62,7 +60,7 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) error {
 
 // jobView joins a stored job with the controller's live status.
 func (s *Server) jobView(ctx context.Context, j store.Job) (apitype.Job, error) {
-	st, err := s.cfg.Controller.JobStatus(ctx, j.Spec.Name)
+	st, err := s.cfg.Controller.JobStatus(ctx, j)
 	if err != nil {
 		return apitype.Job{}, fmt.Errorf("status of job %q: %w", j.Spec.Name, err)
 	}
@@ -110,6 +108,8 @@ func (s *Server) getJob(w http.ResponseWriter, r *http.Request) error {
 
 // putJob creates or replaces a job's spec: 201 when created, 200 when
 // replaced (or unchanged). The job's status is kept across replacements.
+// The controller reads the job once and validates the spec once; the
+// answer is the job its write returned.
 func (s *Server) putJob(w http.ResponseWriter, r *http.Request) error {
 	name := r.PathValue("name")
 	var in apitype.JobSpec
@@ -121,38 +121,27 @@ func (s *Server) putJob(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx := r.Context()
-	old, err := s.cfg.Store.JobGet(ctx, name)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-	case err != nil:
-		return fmt.Errorf("get job %q: %w", name, err)
-	case old.Source == store.SourceManifest:
+	j, created, err := s.cfg.Controller.PutJob(ctx, spec, store.SourceAPI)
+	if errors.Is(err, job.ErrManifestJob) {
 		return &apitype.Error{Code: apitype.CodeConflict, Field: "name",
 			Message: fmt.Sprintf("job %q is declared in a manifest; change it there", name)}
-	case sameSpec(old.Spec, spec):
-		return s.respondJob(w, r, name, http.StatusOK) // nothing to do, nothing to log
 	}
-	_, created, err := s.cfg.Controller.PutJob(ctx, spec, store.SourceAPI)
 	if err != nil {
 		return fmt.Errorf("put job %q: %w", name, err)
+	}
+	if !access.From(ctx).SeesJob(name) {
+		return notFound(name)
+	}
+	v, err := s.jobView(ctx, j)
+	if err != nil {
+		return err
 	}
 	code := http.StatusOK
 	if created {
 		code = http.StatusCreated
 	}
-	return s.respondJob(w, r, name, code)
-}
-
-// sameSpec reports whether two specs are equal once defaults are applied.
-func sameSpec(a, b store.JobSpec) bool {
-	for _, s := range []*store.JobSpec{&a, &b} {
-		if s.ConcurrencyPolicy == "" {
-			s.ConcurrencyPolicy = store.Allow
-		}
-	}
-	ja, err1 := json.Marshal(a)
-	jb, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
+	writeJSON(w, code, v)
+	return nil
 }
 
 func (s *Server) deleteJob(w http.ResponseWriter, r *http.Request) error {

@@ -64,8 +64,8 @@ type Controller interface {
 	// Trigger creates a manual run of the job now and returns it.
 	Trigger(ctx context.Context, name string) (store.Run, error)
 	// JobStatus returns what the controller knows of a job beyond its
-	// stored record.
-	JobStatus(ctx context.Context, name string) (job.Status, error)
+	// stored record j (as read, or as a write returned it).
+	JobStatus(ctx context.Context, j store.Job) (job.Status, error)
 	// JobFires returns up to n instants strictly after from at which the
 	// job is scheduled, in the job's zone, each with what its gate will do.
 	JobFires(ctx context.Context, name string, from time.Time, n int) ([]job.Fire, error)

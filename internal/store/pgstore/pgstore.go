@@ -12,7 +12,7 @@
 //     the key during a rolling upgrade (see Contract).
 //   - Fencing: a write whose params carry a Term > 0 commits only if, at
 //     commit, that term is the current term of the controller election's
-//     lease row and the lease has at least fenceMargin left by the database
+//     lease row and the lease has at least fence.Margin left by the database
 //     clock; otherwise it is rolled back and fails with store.ErrStaleTerm.
 //     The check and COMMIT are sent as one message and run back to back on
 //     the server, so no client pause can fall between them, and a takeover
@@ -59,6 +59,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/leader/fence"
 	"github.com/almanac-sh/almanac/internal/migrate"
 	"github.com/almanac-sh/almanac/internal/store"
 )
@@ -219,58 +220,19 @@ type querier interface {
 	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
 }
 
-// tx runs fn in a transaction on one pooled connection and commits it. For
-// a term > 0 the commit is fenced: the lease check and COMMIT travel in one
-// simple-protocol message, so the server runs them back to back with no
-// round trip in between; if the check fails the transaction is rolled back
-// and tx returns store.ErrStaleTerm. A client paused at any point before
-// that message cannot commit later: either the check runs after the pause
-// (and sees the new term), or the server's idle_in_transaction timeout has
-// already ended the session and discarded the writes.
-func (s *Store) tx(ctx context.Context, term int64, fn func(q querier) error) (err error) {
-	conn, err := s.pool.Acquire(ctx)
-	if err != nil {
+// tx runs fn in a transaction on one pooled connection and commits it,
+// fenced by term (when > 0) with the controller election's lease: see
+// fence.Tx. A stale term fails with store.ErrStaleTerm.
+func (s *Store) tx(ctx context.Context, term int64, fn func(q querier) error) error {
+	var fnErr error
+	err := fence.Tx(ctx, s.pool, s.leaseName, term, func(conn *pgxpool.Conn) error {
+		fnErr = fn(conn)
+		return fnErr
+	})
+	if err != nil && err != fnErr {
 		return fmt.Errorf("pgstore: %w", err)
 	}
-	// A connection left inside a transaction is destroyed, not reused.
-	defer conn.Release()
-	if _, err := conn.Exec(ctx, "BEGIN"); err != nil {
-		return fmt.Errorf("pgstore: begin: %w", err)
-	}
-	committed := false
-	defer func() {
-		if !committed {
-			conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
-		}
-	}()
-	if err := fn(conn); err != nil {
-		return err
-	}
-	commit := "COMMIT"
-	if term > 0 {
-		commit = fmt.Sprintf("SELECT almanac_fence(%s, %d, %s); COMMIT",
-			quoteLiteral(s.leaseName), term, quoteLiteral(fmt.Sprintf("%d milliseconds", fenceMargin.Milliseconds())))
-	}
-	if _, err := conn.Conn().PgConn().Exec(ctx, commit).ReadAll(); err != nil {
-		var pe *pgconn.PgError
-		if errors.As(err, &pe) && pe.Code == codeStaleTerm {
-			return fmt.Errorf("pgstore: %s: %w", pe.Message, store.ErrStaleTerm)
-		}
-		return fmt.Errorf("pgstore: commit: %w", err)
-	}
-	committed = true
-	return nil
-}
-
-// fenceMargin is how much of the lease must remain for a fenced commit:
-// it covers the time between the check and the end of the COMMIT that
-// follows it on the server, so a takeover (which needs the lease expired)
-// cannot fall in between.
-const fenceMargin = 250 * time.Millisecond
-
-// quoteLiteral quotes s as an SQL string literal.
-func quoteLiteral(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+	return err
 }
 
 // now returns t in UTC truncated to microseconds, or the clock's reading if
@@ -311,5 +273,4 @@ func pgCode(err error) string {
 const (
 	codeUniqueViolation     = "23505"
 	codeForeignKeyViolation = "23503"
-	codeStaleTerm           = "AL001" // raised by almanac_fence
 )
