@@ -3,7 +3,6 @@ package daemon
 import (
 	"context"
 	"flag"
-	"fmt"
 	"log/slog"
 	"time"
 
@@ -69,10 +68,10 @@ func (o *agentOptions) location() *time.Location {
 // pather is a store that lives in one SQLite file the agent can share.
 type pather interface{ Path() string }
 
-// startAgent starts agent mode when --manifests is set: it checks that the
-// manifests compile, keeps state and reports in the store's database (the
-// SQLite file, or PostgreSQL shared by every node; in memory for any other
-// store), registers the /api/v1/applies routes and runs the agent until the
+// startAgent starts agent mode when --manifests is set, whose manifests
+// the first load of the manifest jobs has compiled already: it keeps state
+// and reports in the store's database (the SQLite file, or PostgreSQL
+// shared by every node; in memory for any other store), registers the /api/v1/applies routes and runs the agent until the
 // returned stop is called. It returns the agent for the web UI's report
 // pages; nil without --manifests. On a cluster only the node that leads
 // applies (leading is the cluster lease's test; nil on a single node).
@@ -82,9 +81,6 @@ type pather interface{ Path() string }
 func startAgent(ctx context.Context, o Config, st store.Store, clk clock.Clock, log *slog.Logger, api *httpapi.Server, leading func() (bool, int64), manifests *manifestJobs) (ag httpapi.Agent, stop func(), err error) {
 	if o.manifests == "" {
 		return nil, func() {}, nil
-	}
-	if _, err := manifestapply.CompileWith(o.manifests, o.gates.compileOptions()); err != nil {
-		return nil, nil, fmt.Errorf("serve: --manifests: %w", err)
 	}
 	loc := o.agent.location()
 	ss, closeDB, err := agentStateStore(ctx, st, log)

@@ -98,15 +98,16 @@ func (w *Watcher) Current() *Snapshot {
 func (w *Watcher) Check(ctx context.Context) (changed bool, err error) {
 	w.check.Lock()
 	defer w.check.Unlock()
-	srcs, hash, err := read(w.dir)
+	in, err := Read(w.dir)
 	if err != nil {
 		return false, err
 	}
-	w.report(srcs, hash)
+	hash := in.Hash
+	w.report(in.srcs, hash)
 	if cur := w.Current(); hash == w.seen || cur != nil && hash == cur.Hash {
 		return false, nil
 	}
-	s, err := compile(w.dir, srcs, hash, w.cfg.Compile)
+	s, err := snapshot(in, w.cfg.Compile)
 	if err != nil {
 		w.seen = hash
 		return false, err
