@@ -29,6 +29,8 @@ type WatchConfig struct {
 	// error the snapshot is rejected: the error is logged (a
 	// manifest.ErrorList one line per entry) and the previous snapshot
 	// stays current. Accept must leave things as they were when it fails.
+	// The watcher keeps nothing of the catalog once Accept returns: what
+	// Accept takes from it is all that stays in memory.
 	Accept func(ctx context.Context, s *Snapshot) error
 	// Logger receives reloads and rejected edits; nil discards them.
 	Logger *slog.Logger
@@ -50,11 +52,13 @@ type Watcher struct {
 	cfg WatchConfig
 	log *slog.Logger
 
-	check   sync.Mutex // serialises Check
-	mu      sync.Mutex
-	current *Snapshot
-	seen    string // hash of the last content compiled, good or bad
-	logged  string // the last error Run logged, to log each one once
+	check sync.Mutex // serialises Check
+	// Under check: the snapshot in force (the last one Accept took)
+	// without its catalog, and what the last reload logs.
+	current          string // its hash; "" before the first
+	files, resources int
+	seen             string // hash of the last content compiled, good or bad
+	logged           string // the last error Run logged, to log each one once
 
 	// Under check: the content last reported to Changed.
 	reported string              // its hash ("" before the first Check)
@@ -74,14 +78,6 @@ func NewWatcher(dir string, cfg WatchConfig) (*Watcher, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Watcher{dir: dir, cfg: cfg, log: log}, nil
-}
-
-// Current returns the snapshot in force: the last one Accept took, or nil
-// before the first.
-func (w *Watcher) Current() *Snapshot {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.current
 }
 
 // Check reads the directory once. If its contents differ from the last
@@ -104,7 +100,7 @@ func (w *Watcher) Check(ctx context.Context) (changed bool, err error) {
 	}
 	hash := in.Hash
 	w.report(in.srcs, hash)
-	if cur := w.Current(); hash == w.seen || cur != nil && hash == cur.Hash {
+	if hash == w.seen || hash == w.current {
 		return false, nil
 	}
 	s, err := snapshot(in, w.cfg.Compile)
@@ -116,9 +112,7 @@ func (w *Watcher) Check(ctx context.Context) (changed bool, err error) {
 		return false, err
 	}
 	w.seen = hash
-	w.mu.Lock()
-	w.current = s
-	w.mu.Unlock()
+	w.current, w.files, w.resources = hash, len(s.Files), s.Catalog.NumApplied()
 	return true, nil
 }
 
@@ -141,6 +135,9 @@ func (w *Watcher) Run(ctx context.Context) error {
 // poll is one Check with its outcome logged.
 func (w *Watcher) poll(ctx context.Context) {
 	changed, err := w.Check(ctx)
+	w.check.Lock()
+	files, resources := w.files, w.resources
+	w.check.Unlock()
 	if err == nil || ctx.Err() != nil {
 		w.logged = ""
 	}
@@ -153,8 +150,7 @@ func (w *Watcher) poll(ctx context.Context) {
 		w.logged = err.Error()
 		LogError(w.log, err, "manifests not reloaded; the previous ones stay in force", "dir", w.dir)
 	case changed:
-		s := w.Current()
-		w.log.Info("manifests reloaded", "dir", w.dir, "files", len(s.Files), "resources", len(s.Catalog.Resources()))
+		w.log.Info("manifests reloaded", "dir", w.dir, "files", files, "resources", resources)
 	}
 }
 
