@@ -258,10 +258,11 @@ func storedJobs(ctx context.Context, st jobWriter, specs []store.JobSpec) (map[s
 		want[specs[i].Name] = true
 	}
 	out := map[string]storedJob{}
-	keep := func(j *store.Job) {
+	keep := func(j *store.Job) error {
 		if want[j.Spec.Name] {
 			out[j.Spec.Name] = storedJob{source: j.Source, suspend: j.Spec.Suspend, wavePaused: j.Spec.WavePaused}
 		}
+		return nil
 	}
 	if err := eachJob(ctx, st, store.SourceManifest, keep); err != nil {
 		return nil, err
@@ -281,27 +282,34 @@ func storedJobs(ctx context.Context, st jobWriter, specs []store.JobSpec) (map[s
 		if err != nil {
 			return nil, fmt.Errorf("read job %s: %w", name, err)
 		}
-		keep(&j)
+		_ = keep(&j)
 	}
 	return out, nil
 }
 
 // eachJob calls fn with every stored job from source ("" for all), a page
-// at a time.
-func eachJob(ctx context.Context, st jobWriter, source store.Source, fn func(j *store.Job)) error {
+// at a time, until fn returns an error. fn may delete or update the job it
+// is given: the next page starts after its name.
+func eachJob(ctx context.Context, st jobWriter, source store.Source, fn func(j *store.Job) error) error {
+	const page = 1000
 	after := ""
 	for {
-		page, err := st.JobList(ctx, store.JobListParams{Source: source, After: after, Limit: 1000})
+		jobs, err := st.JobList(ctx, store.JobListParams{Source: source, After: after, Limit: page})
 		if err != nil {
+			if source == store.SourceManifest {
+				return fmt.Errorf("list manifest jobs: %w", err)
+			}
 			return fmt.Errorf("list jobs: %w", err)
 		}
-		for i := range page {
-			fn(&page[i])
+		for i := range jobs {
+			if err := fn(&jobs[i]); err != nil {
+				return err
+			}
 		}
-		if len(page) < 1000 {
+		if len(jobs) < page {
 			return nil
 		}
-		after = page[len(page)-1].Spec.Name
+		after = jobs[len(jobs)-1].Spec.Name
 	}
 }
 

@@ -7,11 +7,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/almanac-sh/almanac/internal/catalog"
 	"github.com/almanac-sh/almanac/internal/facts"
@@ -102,9 +105,8 @@ func Read(dir string) (*Input, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := sha256.New()
+	var h contentHash
 	in := &Input{Dir: dir, srcs: make([]source, 0, len(files))}
-	var n [8]byte
 	for _, p := range files {
 		data, err := inputfile.Read(p)
 		if err != nil {
@@ -114,15 +116,94 @@ func Read(dir string) (*Input, error) {
 			return nil, fmt.Errorf("manifests %s: %w", dir, unwrapPath(err))
 		}
 		in.add(p, data)
-		binary.BigEndian.PutUint64(n[:], uint64(len(p)))
-		h.Write(n[:])
-		h.Write([]byte(p))
-		binary.BigEndian.PutUint64(n[:], uint64(len(data)))
-		h.Write(n[:])
-		h.Write(data)
+		h.add(p, sha256.Sum256(data))
 	}
-	in.Hash = hex.EncodeToString(h.Sum(nil))
+	in.Hash = h.sum()
 	return in, nil
+}
+
+// contentHash identifies a directory's manifests: the SHA-256 of each
+// file's name and its contents' SHA-256, in order.
+type contentHash struct {
+	h hash.Hash
+}
+
+func (c *contentHash) add(path string, digest [32]byte) {
+	if c.h == nil {
+		c.h = sha256.New()
+	}
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(len(path)))
+	c.h.Write(n[:])
+	c.h.Write([]byte(path))
+	c.h.Write(digest[:])
+}
+
+func (c *contentHash) sum() string {
+	if c.h == nil {
+		c.h = sha256.New()
+	}
+	return hex.EncodeToString(c.h.Sum(nil))
+}
+
+// errRead tells scan's caller to read the directory with Read, which
+// reports what scan could not hash.
+var errRead = errors.New("manifestdir: read the directory to see")
+
+// scan hashes the manifests under dir as Read does, file by file through
+// buf, without holding any file's contents: a poll of an unchanged
+// directory then allocates next to nothing, however large its manifests.
+// digests are each file's SHA-256, by path. A file scan cannot hash as
+// Read would read it (not a regular file, over inputfile.MaxSize, an
+// error) makes it return errRead.
+func scan(dir string, buf []byte) (hash string, digests map[string][32]byte, err error) {
+	files, err := Files(dir)
+	if err != nil {
+		return "", nil, err
+	}
+	var h contentHash
+	digests = make(map[string][32]byte, len(files))
+	limit := inputfile.MaxSize()
+	for _, p := range files {
+		d, err := digestFile(p, buf, limit)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // as Read leaves it out
+		}
+		if err != nil {
+			return "", nil, errRead
+		}
+		digests[p] = d
+		h.add(p, d)
+	}
+	return h.sum(), digests, nil
+}
+
+// digestFile is the SHA-256 of the regular file at p, read through buf;
+// an error for anything Read would refuse.
+func digestFile(p string, buf []byte, limit int64) ([32]byte, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return [32]byte{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return [32]byte{}, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > limit {
+		return [32]byte{}, errRead
+	}
+	h := sha256.New()
+	n, err := io.CopyBuffer(h, io.LimitReader(f, limit+1), buf)
+	if err != nil {
+		return [32]byte{}, err
+	}
+	if n > limit {
+		return [32]byte{}, errRead
+	}
+	var d [32]byte
+	h.Sum(d[:0])
+	return d, nil
 }
 
 // ReadFiles reads the manifests a command names, in the order given. An
@@ -146,6 +227,15 @@ func ReadFiles(paths []string) (*Input, error) {
 		in.add(p, data)
 	}
 	return in, nil
+}
+
+// digests are the SHA-256 of each file read, by path.
+func (in *Input) digests() map[string][32]byte {
+	out := make(map[string][32]byte, len(in.srcs))
+	for _, s := range in.srcs {
+		out[s.path] = sha256.Sum256(s.data)
+	}
+	return out
 }
 
 func (in *Input) add(p string, data []byte) {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/almanac-sh/almanac/internal/catalog"
@@ -202,5 +203,36 @@ func TestCompileLeavesCyclesToCycles(t *testing.T) {
 	el := Cycles(cat)
 	if len(el) != 1 || !strings.HasPrefix(el[0].Error(), filepath.Join(dir, "a.pp")+":") {
 		t.Errorf("Cycles = %v, want one cycle in a.pp", el)
+	}
+}
+
+// A poll hashes the directory without reading it into memory; its hash
+// must be Read's, or every poll would read and compare the whole
+// directory again.
+func TestScanHashesAsReadDoes(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"a.pp": "notify { 'a': }\n", "sub/b.pp": strings.Repeat("# filler\n", 20000), "c.txt": "not a manifest"})
+	in, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash, digests, err := scan(dir, make([]byte, 512))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hash != in.Hash {
+		t.Errorf("scan hash %s, Read hash %s", hash, in.Hash)
+	}
+	if len(digests) != 2 || digests[filepath.Join(dir, "a.pp")] != in.digests()[filepath.Join(dir, "a.pp")] {
+		t.Errorf("digests = %v, want Read's %v", digests, in.digests())
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "d.pp"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := scan(dir, make([]byte, 512)); !errors.Is(err, errRead) {
+		t.Errorf("scan of a FIFO named .pp: err = %v, want errRead (Read reports it)", err)
+	}
+	if _, err := Read(dir); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("Read of a FIFO named .pp: err = %v", err)
 	}
 }

@@ -2,7 +2,6 @@ package manifestdir
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -14,6 +13,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/catalog"
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/manifest"
+	"github.com/almanac-sh/almanac/internal/memlimit"
 )
 
 // DefaultInterval is how often a Watcher polls when its config says 0.
@@ -59,6 +59,7 @@ type Watcher struct {
 	files, resources int
 	seen             string // hash of the last content compiled, good or bad
 	logged           string // the last error Run logged, to log each one once
+	buf              []byte // scan's read buffer
 
 	// Under check: the content last reported to Changed.
 	reported string              // its hash ("" before the first Check)
@@ -94,14 +95,35 @@ func NewWatcher(dir string, cfg WatchConfig) (*Watcher, error) {
 func (w *Watcher) Check(ctx context.Context) (changed bool, err error) {
 	w.check.Lock()
 	defer w.check.Unlock()
-	in, err := Read(w.dir)
+	if w.buf == nil {
+		w.buf = make([]byte, 64<<10)
+	}
+	// Hash first, holding no file; read only content not looked at yet.
+	var in *Input
+	hash, digests, err := scan(w.dir, w.buf)
+	if errors.Is(err, errRead) {
+		// Read reports what scan could not hash.
+		if in, err = Read(w.dir); err != nil {
+			return false, err
+		}
+		hash, digests = in.Hash, in.digests()
+	}
 	if err != nil {
 		return false, err
 	}
-	hash := in.Hash
-	w.report(in.srcs, hash)
+	w.report(digests, hash)
 	if hash == w.seen || hash == w.current {
 		return false, nil
+	}
+	if in == nil {
+		if in, err = Read(w.dir); err != nil {
+			return false, err
+		}
+		// The files may have changed since the scan: what compiles is
+		// what was read.
+		if hash = in.Hash; hash == w.seen || hash == w.current {
+			return false, nil
+		}
 	}
 	s, err := snapshot(in, w.cfg.Compile)
 	if err != nil {
@@ -113,6 +135,10 @@ func (w *Watcher) Check(ctx context.Context) (changed bool, err error) {
 	}
 	w.seen = hash
 	w.current, w.files, w.resources = hash, len(s.Files), s.Catalog.NumApplied()
+	// What Accept kept is all that stays: the catalog (unreachable from
+	// here on) and whatever Accept made of it on the way go back to the
+	// system now.
+	memlimit.Release(in.Size)
 	return true, nil
 }
 
@@ -169,16 +195,13 @@ func LogError(log *slog.Logger, err error, msg string, args ...any) {
 }
 
 // report calls Changed when the directory holds content it has not been
-// told about, naming what changed since the last call.
-func (w *Watcher) report(srcs []source, hash string) {
+// told about (hash, its files' digests by path), naming what changed since
+// the last call.
+func (w *Watcher) report(digests map[string][32]byte, hash string) {
 	if w.cfg.Changed == nil || hash == w.reported {
 		return
 	}
 	first := w.reported == ""
-	digests := make(map[string][32]byte, len(srcs))
-	for _, s := range srcs {
-		digests[s.path] = sha256.Sum256(s.data)
-	}
 	old := w.digests
 	w.reported, w.digests = hash, digests
 	if first {

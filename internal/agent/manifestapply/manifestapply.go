@@ -17,6 +17,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/catalog"
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/manifestdir"
+	"github.com/almanac-sh/almanac/internal/memlimit"
 	"github.com/almanac-sh/almanac/internal/provider/builtin"
 	"github.com/almanac-sh/almanac/internal/puppetsched"
 )
@@ -138,7 +139,15 @@ func (a *Applier) Apply(ctx context.Context, req agent.Request) (*agent.Report, 
 		rep.Finish()
 		return rep, nil
 	}
-	cat, err := manifestdir.CompileDir(a.cfg.Dir, a.compileOptions())
+	in, err := manifestdir.Read(a.cfg.Dir)
+	if err != nil {
+		return fail(err)
+	}
+	// The daemon runs on: the catalog, unreachable once the apply is
+	// done, goes back to the system then rather than at the scavenger's
+	// pace.
+	defer memlimit.Release(in.Size)
+	cat, err := manifestdir.Compile(in, a.compileOptions())
 	if err != nil {
 		return fail(err)
 	}
