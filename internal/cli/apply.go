@@ -12,10 +12,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/almanac-sh/almanac/internal/agent/manifestapply"
 	"github.com/almanac-sh/almanac/internal/apply"
 	"github.com/almanac-sh/almanac/internal/calendar"
 	"github.com/almanac-sh/almanac/internal/clock"
+	"github.com/almanac-sh/almanac/internal/provider/builtin"
 )
 
 func init() {
@@ -88,7 +88,7 @@ func runApply(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	scheds, err := manifestapply.CatalogSchedules(cat, loc)
+	scheds, err := apply.CatalogSchedules(cat, loc)
 	if err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("apply: %w", err)}
 	}
@@ -100,7 +100,7 @@ func runApply(ctx context.Context, e *env, args []string) error {
 	}
 	log := &consoleLog{out: e.stdout, err: e.stderr, verbose: *verbose || *debug, debug: *debug}
 	// Jobs run under the daemon's job controller, as in agent mode.
-	ac := manifestapply.WithoutControllerTypes(apply.FromCatalog(cat), func(r *apply.Resource) {
+	ac := apply.WithoutControllerTypes(apply.FromCatalog(cat), func(r *apply.Resource) {
 		log.Log(apply.Info, r.Ref(), "Left to the daemon's job controller (almanac serve --manifests)")
 	})
 	plan, err := apply.NewPlan(ac, ordering, seed)
@@ -111,7 +111,7 @@ func runApply(ctx context.Context, e *env, args []string) error {
 		log.Log(apply.Notice, "", fmt.Sprintf("Ordering unrelated resources randomly with seed %d (repeat with --seed %d)", seed, seed))
 	}
 	report, runErr := apply.Run(ctx, plan, apply.Options{
-		Noop: *noop, Clock: clk, Providers: manifestapply.Providers(), Gates: scheds.Gate,
+		Noop: *noop, Clock: clk, Providers: builtin.Providers(), Gates: scheds.Gate,
 		State: state, Log: log, GraphDir: *graphDir,
 	})
 	cycle := errors.Is(runErr, apply.ErrCycles)

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,8 +12,8 @@ import (
 
 	"github.com/almanac-sh/almanac/internal/catalog"
 	"github.com/almanac-sh/almanac/internal/daemon"
-	"github.com/almanac-sh/almanac/internal/inputfile"
 	"github.com/almanac-sh/almanac/internal/manifest"
+	"github.com/almanac-sh/almanac/internal/manifestdir"
 	"github.com/almanac-sh/almanac/internal/manifestjob"
 	"github.com/almanac-sh/almanac/internal/memlimit"
 )
@@ -97,30 +96,19 @@ func compileOrReport(e *env, cmd string, files []string, opts catalog.Options, w
 const maxReported = 100
 
 // compileFiles reads, parses and compiles the files for the command cmd
-// and checks their jobs (checkOnly as for compileOrReport). Problems in
-// the manifests come back as errs; an unreadable or binary file is a usage
-// error that names cmd.
+// (manifestdir's pipeline) and checks their jobs (checkOnly as for
+// compileOrReport). Problems in the manifests come back as errs; an
+// unreadable or binary file is a usage error that names cmd.
 func compileFiles(cmd string, paths []string, opts catalog.Options, windows manifestjob.Windows, checkOnly bool) (*catalog.Catalog, []string, manifest.ErrorList, error) {
-	srcs := make([]catalog.Source, len(paths))
-	total := 0
-	for i, p := range paths {
-		src, err := inputfile.Read(p)
-		if err != nil {
-			return nil, nil, nil, usagef("%s: %v", cmd, unwrapPath(err))
-		}
-		if i := bytes.IndexByte(src, 0); i >= 0 {
-			return nil, nil, nil, usagef("%s: %s:%d: NUL byte: a binary file, not a manifest", cmd, p, bytes.Count(src[:i], []byte("\n"))+1)
-		}
-		srcs[i] = catalog.Source{Name: p, Text: string(src)}
-		total += len(src)
+	in, err := manifestdir.ReadFiles(paths)
+	if err != nil {
+		return nil, nil, nil, usagef("%s: %v", cmd, err)
 	}
 	if checkOnly {
-		limitMemory(total)
+		limitMemory(in.Size)
 	}
 	opts.Schedules = gateNamed(windows)
-	// Syntax errors in any file come back alone: compiling half-parsed
-	// files would only add noise.
-	cat, err := catalog.CompileSources(opts, srcs...)
+	cat, err := manifestdir.Compile(in, opts)
 	var el manifest.ErrorList
 	if errors.As(err, &el) {
 		return cat, nil, el, nil
@@ -159,6 +147,7 @@ func limitMemory(total int) {
 	debug.SetMemoryLimit(max(int64(total)*memlimit.PerInputByte, minMemoryLimit))
 }
 
+// unwrapPath puts a path error as "path: reason", without the operation.
 func unwrapPath(err error) error {
 	var pe *os.PathError
 	if errors.As(err, &pe) {

@@ -3,7 +3,6 @@ package daemon
 import (
 	"context"
 	"flag"
-	"fmt"
 	"time"
 
 	"github.com/almanac-sh/almanac/internal/agent"
@@ -62,13 +61,13 @@ func (o *agentOptions) location() *time.Location {
 	return time.Local
 }
 
-// startAgent starts agent mode when the daemon has manifests (--manifests,
-// or the demo's): it checks that the manifests compile, keeps state and
-// reports in the store's database (the SQLite file, or PostgreSQL shared
-// by every node), registers the /api/v1/applies routes and runs the agent
-// until the returned stop is called. It returns the agent for the web
-// UI's report pages; nil without manifests. On a cluster only the node
-// that leads applies.
+// startAgent starts agent mode when --manifests is set, whose manifests
+// the first load of the manifest jobs has compiled already: it keeps state
+// and reports in the store's database (the SQLite file, or PostgreSQL
+// shared by every node; in memory for any other store), registers the /api/v1/applies routes and runs the agent until the
+// returned stop is called. It returns the agent for the web UI's report
+// pages; nil without --manifests. On a cluster only the node that leads
+// applies (leading is the cluster lease's test; nil on a single node).
 //
 // The agent hears of manifest changes from the watcher that reloads the
 // manifest jobs (d.manifests), so the directory is read by one poller.
@@ -76,9 +75,6 @@ func (d *Daemon) startAgent(ctx context.Context) (_ *agent.Agent, stop func(), e
 	o, dir, log := &d.cfg, d.manifestDir, d.log
 	if dir == "" {
 		return nil, func() {}, nil
-	}
-	if _, err := manifestapply.CompileWith(dir, d.gates.compileOptions()); err != nil {
-		return nil, nil, fmt.Errorf("serve: --manifests: %w", err)
 	}
 	loc := o.agent.location()
 	ss, closeDB, err := agentStateStore(ctx, d.backend)

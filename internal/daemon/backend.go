@@ -207,6 +207,13 @@ func (a apiController) PutJob(ctx context.Context, spec store.JobSpec, src store
 	return j, created, apiValidation(err)
 }
 
+// CreateJob creates a job, checked as PutJob checks it; store.ErrDuplicate
+// if the name is taken. A manifest load creates its new jobs with it.
+func (a apiController) CreateJob(ctx context.Context, spec store.JobSpec, src store.Source) (store.Job, error) {
+	j, err := a.Controller.CreateJob(ctx, spec, src)
+	return j, apiValidation(err)
+}
+
 // JobStatus implements httpapi.Controller.
 func (a apiController) JobStatus(ctx context.Context, j store.Job) (job.Status, error) {
 	s, err := a.Controller.StatusOf(ctx, j)

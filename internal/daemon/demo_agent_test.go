@@ -5,7 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/almanac-sh/almanac/internal/agent/manifestapply"
+	"github.com/almanac-sh/almanac/internal/catalog"
+	"github.com/almanac-sh/almanac/internal/manifestdir"
 )
 
 // The demo manifest compiles with its data directory spliced in, whatever
@@ -26,7 +27,7 @@ func TestWriteDemoManifests(t *testing.T) {
 			if want := filepath.Join(data, demoManifestDir); dir != want {
 				t.Errorf("dir = %s, want %s", dir, want)
 			}
-			cat, err := manifestapply.Compile(dir)
+			cat, err := manifestdir.CompileDir(dir, catalog.Options{})
 			if err != nil {
 				t.Fatalf("compile: %v", err)
 			}

@@ -116,44 +116,36 @@ func syncManifestJobs(ctx context.Context, st jobWriter, specs []store.JobSpec, 
 		}
 		want[s.Name] = s
 	}
-	var have []store.Job
-	after := ""
-	for {
-		page, err := st.JobList(ctx, store.JobListParams{Source: store.SourceManifest, After: after, Limit: 1000})
-		if err != nil {
-			return res, fmt.Errorf("list manifest jobs: %w", err)
-		}
-		have = append(have, page...)
-		if len(page) < 1000 {
-			break
-		}
-		after = page[len(page)-1].Spec.Name
-	}
-	for _, j := range have {
+	// A page at a time: a load of 100,000 jobs never holds them all twice.
+	err := eachJob(ctx, st, store.SourceManifest, func(j *store.Job) error {
 		name := j.Spec.Name
 		spec, ok := want[name]
 		if !ok {
 			err := st.JobDelete(src.actor(ctx, name), store.JobDeleteParams{Name: name, Events: []store.Event{{
 				Time: now, Kind: store.EventJobDeleted, Job: name, Message: "no longer declared in the manifests"}}})
 			if err != nil && !errors.Is(err, store.ErrNotFound) {
-				return res, fmt.Errorf("delete job %s: %w", name, err)
+				return fmt.Errorf("delete job %s: %w", name, err)
 			}
 			res.Deleted++
 			res.Changed = append(res.Changed, name)
-			continue
+			return nil
 		}
 		delete(want, name)
 		if specJSON(spec) == specJSON(j.Spec) {
 			res.Unchanged++
-			continue
+			return nil
 		}
 		_, err := st.JobUpdate(src.actor(ctx, name), store.JobUpdateParams{Spec: spec, Source: store.SourceManifest, IfVersion: j.Version, Now: now,
 			Events: []store.Event{{Time: now, Kind: store.EventJobUpdated, Job: name, Message: "manifest changed; takes effect from the next run"}}})
 		if err != nil {
-			return res, fmt.Errorf("update job %s: %w", name, err)
+			return fmt.Errorf("update job %s: %w", name, err)
 		}
 		res.Updated++
 		res.Changed = append(res.Changed, name)
+		return nil
+	})
+	if err != nil {
+		return res, err
 	}
 	for _, spec := range specs {
 		if _, ok := want[spec.Name]; !ok {

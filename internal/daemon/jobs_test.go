@@ -110,3 +110,37 @@ func TestSyncManifestJobsActor(t *testing.T) {
 		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// storedJobs finds every stored job a load names, whether it reads them
+// one at a time or lists them all.
+func TestStoredJobs(t *testing.T) {
+	for _, many := range []int{3, readEachOver + 5} {
+		t.Run(fmt.Sprintf("%d new names", many), func(t *testing.T) {
+			ctx := context.Background()
+			st := apitest.NewMemStore()
+			st.PutJob(store.Job{Spec: store.JobSpec{Name: "api-job", Cron: "* * * * *", Shell: "true", Suspend: true}, Source: store.SourceAPI, Version: 1})
+			st.PutJob(store.Job{Spec: store.JobSpec{Name: "m", Cron: "* * * * *", Shell: "true", WavePaused: true}, Source: store.SourceManifest, Version: 1})
+			st.PutJob(store.Job{Spec: store.JobSpec{Name: "gone", Cron: "* * * * *", Shell: "true"}, Source: store.SourceManifest, Version: 1})
+			specs := []store.JobSpec{{Name: "m"}, {Name: "api-job"}}
+			for i := range many {
+				specs = append(specs, store.JobSpec{Name: fmt.Sprintf("new-%03d", i)})
+			}
+			got, err := storedJobs(ctx, st, specs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]storedJob{
+				"m":       {source: store.SourceManifest, wavePaused: true},
+				"api-job": {source: store.SourceAPI, suspend: true},
+			}
+			if len(got) != len(want) {
+				t.Errorf("found %v, want %v", got, want)
+			}
+			for name, w := range want {
+				if got[name] != w {
+					t.Errorf("%s = %+v, want %+v", name, got[name], w)
+				}
+			}
+		})
+	}
+}

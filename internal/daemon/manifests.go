@@ -23,10 +23,12 @@ import (
 
 // manifestController is what reloading manifests needs of the controller:
 // its job writes (which validate, move the schedule of a changed job to
-// now and kill a deleted job's runs) and a way to make it look again at
-// every job after the gates changed.
+// now and kill a deleted job's runs; CreateJob refuses a name already taken
+// with store.ErrDuplicate) and a way to make it look again at every job
+// after the gates changed.
 type manifestController interface {
 	PutJob(ctx context.Context, spec store.JobSpec, src store.Source) (store.Job, bool, error)
+	CreateJob(ctx context.Context, spec store.JobSpec, src store.Source) (store.Job, error)
 	DeleteJob(ctx context.Context, name string) error
 	Notify(name string)
 }
@@ -181,29 +183,32 @@ func (m *manifestJobs) accept(ctx context.Context, s *manifestdir.Snapshot) erro
 	if err != nil {
 		return err
 	}
+	stored, err := storedJobs(ctx, m.st, set.Jobs)
+	if err != nil {
+		return err
+	}
 	for i := range set.Jobs {
 		spec := &set.Jobs[i]
-		old, err := m.st.JobGet(ctx, spec.Name)
-		if errors.Is(err, store.ErrNotFound) {
+		old, ok := stored[spec.Name]
+		if !ok {
 			continue
 		}
-		if err != nil {
-			return fmt.Errorf("read job %s: %w", spec.Name, err)
-		}
-		if old.Source != store.SourceManifest {
-			return fmt.Errorf("manifest job %q clashes with a job of the same name created by %s; delete one of them", spec.Name, old.Source)
+		if old.source != store.SourceManifest {
+			return fmt.Errorf("manifest job %q clashes with a job of the same name created by %s; delete one of them", spec.Name, old.source)
 		}
 		if !set.SuspendSet[spec.Name] {
 			// The manifest does not say: an operator's suspend or
 			// resume over the API stands.
-			spec.Suspend = old.Spec.Suspend
+			spec.Suspend = old.suspend
 		}
 		// A wave pause is an operator's alone: no manifest sets it.
-		spec.WavePaused = old.Spec.WavePaused
+		spec.WavePaused = old.wavePaused
 	}
 	before := m.registry.Names()
 	m.gates.StoreSet(set)
-	m.reboot.Store(&set.RebootGroups)
+	// A copy: a pointer into set would keep every job spec of it alive.
+	groups := set.RebootGroups
+	m.reboot.Store(&groups)
 	for _, w := range set.UnknownWindows(m.named.has) {
 		m.log.Warn(w)
 	}
@@ -228,6 +233,83 @@ func (m *manifestJobs) accept(ctx context.Context, s *manifestdir.Snapshot) erro
 	return nil
 }
 
+// storedJob is what a manifest load needs of a stored job of the same name
+// as one of its own.
+type storedJob struct {
+	source              store.Source
+	suspend, wavePaused bool
+}
+
+// readEachOver is how many names storedJobs reads one at a time before it
+// lists every job instead: a page of the list costs about as much as a
+// hundred reads.
+const readEachOver = 100
+
+// storedJobs finds the stored jobs named like specs: the manifest jobs by
+// listing them, the other names by reading each, or, when there are more
+// than readEachOver of them (a first load), by listing every job. A load of
+// 100,000 jobs then costs a hundred pages, not 100,000 reads.
+func storedJobs(ctx context.Context, st jobWriter, specs []store.JobSpec) (map[string]storedJob, error) {
+	want := make(map[string]bool, len(specs))
+	for i := range specs {
+		want[specs[i].Name] = true
+	}
+	out := map[string]storedJob{}
+	keep := func(j *store.Job) error {
+		if want[j.Spec.Name] {
+			out[j.Spec.Name] = storedJob{source: j.Source, suspend: j.Spec.Suspend, wavePaused: j.Spec.WavePaused}
+		}
+		return nil
+	}
+	if err := eachJob(ctx, st, store.SourceManifest, keep); err != nil {
+		return nil, err
+	}
+	if len(specs)-len(out) > readEachOver {
+		return out, eachJob(ctx, st, "", keep)
+	}
+	for i := range specs {
+		name := specs[i].Name
+		if _, ok := out[name]; ok {
+			continue
+		}
+		j, err := st.JobGet(ctx, name)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read job %s: %w", name, err)
+		}
+		_ = keep(&j)
+	}
+	return out, nil
+}
+
+// eachJob calls fn with every stored job from source ("" for all), a page
+// at a time, until fn returns an error. fn may delete or update the job it
+// is given: the next page starts after its name.
+func eachJob(ctx context.Context, st jobWriter, source store.Source, fn func(j *store.Job) error) error {
+	const page = 1000
+	after := ""
+	for {
+		jobs, err := st.JobList(ctx, store.JobListParams{Source: source, After: after, Limit: page})
+		if err != nil {
+			if source == store.SourceManifest {
+				return fmt.Errorf("list manifest jobs: %w", err)
+			}
+			return fmt.Errorf("list jobs: %w", err)
+		}
+		for i := range jobs {
+			if err := fn(&jobs[i]); err != nil {
+				return err
+			}
+		}
+		if len(jobs) < page {
+			return nil
+		}
+		after = jobs[len(jobs)-1].Spec.Name
+	}
+}
+
 // controllerJobs is the jobWriter syncManifestJobs writes manifest jobs
 // through: reads go to the store, writes to the controller.
 type controllerJobs struct {
@@ -237,11 +319,7 @@ type controllerJobs struct {
 
 // JobCreate creates the job; store.ErrDuplicate if the name is taken.
 func (c controllerJobs) JobCreate(ctx context.Context, p store.JobCreateParams) (store.Job, error) {
-	if _, err := c.JobGet(ctx, p.Spec.Name); err == nil {
-		return store.Job{}, store.ErrDuplicate
-	}
-	j, _, err := c.ctrl.PutJob(ctx, p.Spec, p.Source)
-	return j, err
+	return c.ctrl.CreateJob(ctx, p.Spec, p.Source)
 }
 
 // JobUpdate replaces the job's spec; it takes effect from the next run.

@@ -14,6 +14,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/api/apitest"
 	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/api/httpapi"
+	"github.com/almanac-sh/almanac/internal/catalog"
 	"github.com/almanac-sh/almanac/internal/manifestdir"
 )
 
@@ -48,7 +49,7 @@ func loadScheduleSite(t *testing.T, text string) *manifestSchedules {
 	if err := os.WriteFile(filepath.Join(dir, "site.pp"), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cat, _, err := manifestdir.Load(dir)
+	cat, err := manifestdir.CompileDir(dir, catalog.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +164,7 @@ func TestManifestSchedulesDefaultZone(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "s.pp"), []byte("schedule { 'n': range => '01:00 - 02:00' }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cat, _, err := manifestdir.Load(dir)
+	cat, err := manifestdir.CompileDir(dir, catalog.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +251,7 @@ func BenchmarkScheduleWeek(b *testing.B) {
 	if err := os.WriteFile(filepath.Join(dir, "site.pp"), []byte(scheduleSite), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	cat, _, err := manifestdir.Load(dir)
+	cat, err := manifestdir.CompileDir(dir, catalog.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/almanac-sh/almanac/internal/api/apiclient"
 	"github.com/almanac-sh/almanac/internal/api/apitype"
+	"github.com/almanac-sh/almanac/internal/catalog"
 	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/manifestdir"
 	"github.com/almanac-sh/almanac/internal/manifestjob"
@@ -213,7 +214,7 @@ func TestDaemonExampleManifests(t *testing.T) {
 	if out, errOut, code := runCLI(t, append([]string{"validate"}, files...)...); code != exitOK {
 		t.Fatalf("validate: code %d, %q %q", code, out, errOut)
 	}
-	cat, _, err := manifestdir.Load(dir)
+	cat, err := manifestdir.CompileDir(dir, catalog.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

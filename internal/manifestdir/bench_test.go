@@ -53,7 +53,7 @@ func BenchmarkLoad(b *testing.B) {
 	write(b, dir, files)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := Load(dir); err != nil {
+		if _, _, err := load(dir); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,10 +1,13 @@
-// Package manifestdir loads a directory of manifests as one catalog and
-// watches it for changes.
+// Package manifestdir is the one way manifests become a catalog, and
+// watches a directory of them for changes.
 //
-// [Load] reads every *.pp file under a directory (recursively, in sorted
-// path order, skipping hidden files and directories), parses and compiles
-// them together as one manifest, checks the result for dependency cycles,
-// and reports every problem as "file:line:col: message".
+// The pipeline is read, then compile: [Read] reads every *.pp file under a
+// directory (recursively, in sorted path order, skipping hidden files and
+// directories) and [ReadFiles] the files a command names; [Compile]
+// parses and compiles them together as one manifest and reports every
+// problem as "file:line:col: message"; [Cycles] reports dependency cycles
+// the same way. The one-shot commands (validate, apply), the agent's
+// applies and the daemon's manifest jobs all go through it.
 //
 // A [Watcher] polls the directory on an injected clock. Each poll reads the
 // files and hashes their names and contents; only a changed hash leads to a

@@ -1,16 +1,20 @@
 package manifestdir
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/almanac-sh/almanac/internal/catalog"
 	"github.com/almanac-sh/almanac/internal/facts"
@@ -24,7 +28,7 @@ const Ext = ".pp"
 
 // Snapshot is one successful load of a directory.
 type Snapshot struct {
-	// Dir is the directory as given to Load.
+	// Dir is the directory read.
 	Dir string
 	// Files are the manifests compiled, in the order compiled (sorted).
 	Files []string
@@ -35,6 +39,22 @@ type Snapshot struct {
 	// Size is the files' total size in bytes: what memlimit.Bound takes
 	// for the work that follows on the catalog.
 	Size int
+}
+
+// Input is manifests read into memory, ready for [Compile]: every manifest
+// of a directory ([Read]) or the files a command names ([ReadFiles]).
+type Input struct {
+	// Dir is the directory read; "" for ReadFiles.
+	Dir string
+	// Files are the manifests read, in the order they compile.
+	Files []string
+	// Hash identifies the files' names and contents (hex SHA-256); ""
+	// for ReadFiles.
+	Hash string
+	// Size is the files' total size in bytes.
+	Size int
+
+	srcs []source
 }
 
 // source is one manifest file read into memory.
@@ -77,96 +97,209 @@ func Files(dir string) ([]string, error) {
 	return files, nil
 }
 
-// read reads the manifests under dir and hashes their names and contents.
-func read(dir string) ([]source, string, error) {
+// Read reads the manifests under dir ([Files]) and hashes their names and
+// contents. A file removed between the walk and its read is left out, as
+// if it had never been there. An empty directory is an empty Input.
+func Read(dir string) (*Input, error) {
 	files, err := Files(dir)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	h := sha256.New()
-	srcs := make([]source, 0, len(files))
-	var n [8]byte
+	var h contentHash
+	in := &Input{Dir: dir, srcs: make([]source, 0, len(files))}
 	for _, p := range files {
 		data, err := inputfile.Read(p)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				continue // removed since the walk: as if it were never there
 			}
-			return nil, "", fmt.Errorf("manifests %s: %w", dir, unwrapPath(err))
+			return nil, fmt.Errorf("manifests %s: %w", dir, unwrapPath(err))
 		}
-		srcs = append(srcs, source{path: p, data: data})
-		binary.BigEndian.PutUint64(n[:], uint64(len(p)))
-		h.Write(n[:])
-		h.Write([]byte(p))
-		binary.BigEndian.PutUint64(n[:], uint64(len(data)))
-		h.Write(n[:])
-		h.Write(data)
+		in.add(p, data)
+		h.add(p, sha256.Sum256(data))
 	}
-	return srcs, hex.EncodeToString(h.Sum(nil)), nil
+	in.Hash = h.sum()
+	return in, nil
 }
 
-// Load reads, parses and compiles every manifest under dir as one catalog
-// and checks it for dependency cycles. Problems in the manifests come back
-// as a manifest.ErrorList (every one, sorted, each "file:line:col:
-// message"); a directory that cannot be read is a plain error. An empty
-// directory is an empty catalog.
-func Load(dir string) (*catalog.Catalog, []string, error) {
-	s, err := load(dir)
+// contentHash identifies a directory's manifests: the SHA-256 of each
+// file's name and its contents' SHA-256, in order.
+type contentHash struct {
+	h hash.Hash
+}
+
+func (c *contentHash) add(path string, digest [32]byte) {
+	if c.h == nil {
+		c.h = sha256.New()
+	}
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(len(path)))
+	c.h.Write(n[:])
+	c.h.Write([]byte(path))
+	c.h.Write(digest[:])
+}
+
+func (c *contentHash) sum() string {
+	if c.h == nil {
+		c.h = sha256.New()
+	}
+	return hex.EncodeToString(c.h.Sum(nil))
+}
+
+// errRead tells scan's caller to read the directory with Read, which
+// reports what scan could not hash.
+var errRead = errors.New("manifestdir: read the directory to see")
+
+// scan hashes the manifests under dir as Read does, file by file through
+// buf, without holding any file's contents: a poll of an unchanged
+// directory then allocates next to nothing, however large its manifests.
+// digests are each file's SHA-256, by path. A file scan cannot hash as
+// Read would read it (not a regular file, over inputfile.MaxSize, an
+// error) makes it return errRead.
+func scan(dir string, buf []byte) (hash string, digests map[string][32]byte, err error) {
+	files, err := Files(dir)
 	if err != nil {
-		return nil, nil, err
+		return "", nil, err
 	}
-	return s.Catalog, s.Files, nil
+	var h contentHash
+	digests = make(map[string][32]byte, len(files))
+	limit := inputfile.MaxSize()
+	for _, p := range files {
+		d, err := digestFile(p, buf, limit)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // as Read leaves it out
+		}
+		if err != nil {
+			return "", nil, errRead
+		}
+		digests[p] = d
+		h.add(p, d)
+	}
+	return h.sum(), digests, nil
 }
 
-// LoadSnapshot is Load returning the whole Snapshot, hash included.
-func LoadSnapshot(dir string) (*Snapshot, error) { return load(dir) }
-
-func load(dir string) (*Snapshot, error) {
-	srcs, hash, err := read(dir)
+// digestFile is the SHA-256 of the regular file at p, read through buf;
+// an error for anything Read would refuse.
+func digestFile(p string, buf []byte, limit int64) ([32]byte, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, err
+		return [32]byte{}, err
 	}
-	return compile(dir, srcs, hash, catalog.Options{})
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return [32]byte{}, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > limit {
+		return [32]byte{}, errRead
+	}
+	h := sha256.New()
+	n, err := io.CopyBuffer(h, io.LimitReader(f, limit+1), buf)
+	if err != nil {
+		return [32]byte{}, err
+	}
+	if n > limit {
+		return [32]byte{}, errRead
+	}
+	var d [32]byte
+	h.Sum(d[:0])
+	return d, nil
 }
 
-// compile parses and compiles sources read by read. It parses statement
-// by statement (catalog.CompileSources), never holding a whole syntax
-// tree, and lets go of each file's bytes once it has its text: a large
-// directory costs its catalog, not its source three times over.
-// The runtime's memory is bounded (memlimit.Bound) while it compiles.
-func compile(dir string, srcs []source, hash string, opts catalog.Options) (*Snapshot, error) {
-	texts := make([]catalog.Source, len(srcs))
-	files := make([]string, len(srcs))
-	total := 0
-	for i := range srcs {
-		texts[i] = catalog.Source{Name: srcs[i].path, Text: string(srcs[i].data)}
-		files[i] = srcs[i].path
-		total += len(srcs[i].data)
-		srcs[i].data = nil
+// ReadFiles reads the manifests a command names, in the order given. An
+// error names the file ("path: reason"); a file with a NUL byte is refused
+// with its line, since a binary file given by name is a mistake, not a
+// manifest.
+func ReadFiles(paths []string) (*Input, error) {
+	in := &Input{srcs: make([]source, 0, len(paths))}
+	for _, p := range paths {
+		data, err := inputfile.Read(p)
+		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				return nil, fmt.Errorf("%s: %w", pe.Path, pe.Err)
+			}
+			return nil, err
+		}
+		if i := bytes.IndexByte(data, 0); i >= 0 {
+			return nil, fmt.Errorf("%s:%d: NUL byte: a binary file, not a manifest", p, bytes.Count(data[:i], []byte("\n"))+1)
+		}
+		in.add(p, data)
 	}
+	return in, nil
+}
+
+// digests are the SHA-256 of each file read, by path.
+func (in *Input) digests() map[string][32]byte {
+	out := make(map[string][32]byte, len(in.srcs))
+	for _, s := range in.srcs {
+		out[s.path] = sha256.Sum256(s.data)
+	}
+	return out
+}
+
+func (in *Input) add(p string, data []byte) {
+	in.srcs = append(in.srcs, source{path: p, data: data})
+	in.Files = append(in.Files, p)
+	in.Size += len(data)
+}
+
+// Compile parses and compiles the manifests of in as one manifest, in
+// order, for the host opts describes (this host's facts when opts names
+// no node and no facts). Problems in the manifests come back as a
+// manifest.ErrorList, every one sorted and positioned ("file:line:col:
+// message"); syntax errors in any file come back alone, since compiling
+// half-parsed files would only add noise. Dependency cycles are not
+// checked here: see [Cycles].
+//
+// It parses statement by statement (catalog.CompileSources), never holding
+// a whole syntax tree, and lets go of each file's bytes once it has its
+// text, so a large directory costs its catalog, not its source three
+// times over; in can be compiled once. The runtime's memory is bounded
+// (memlimit.Bound) while it compiles.
+func Compile(in *Input, opts catalog.Options) (*catalog.Catalog, error) {
+	texts := make([]catalog.Source, len(in.srcs))
+	for i := range in.srcs {
+		texts[i] = catalog.Source{Name: in.srcs[i].path, Text: string(in.srcs[i].data)}
+		in.srcs[i].data = nil
+	}
+	in.srcs = nil
 	if opts.Node == "" && opts.Facts == nil {
 		opts.Node, opts.Facts = facts.Local()
 	}
-	defer memlimit.Bound(total)()
-	// Syntax errors in any file come back alone: compiling half-parsed
-	// files would only add noise.
-	cat, err := catalog.CompileSources(opts, texts...)
+	defer memlimit.Bound(in.Size)()
+	return catalog.CompileSources(opts, texts...)
+}
+
+// CompileDir is [Read] and [Compile] of the manifests under dir.
+func CompileDir(dir string, opts catalog.Options) (*catalog.Catalog, error) {
+	in, err := Read(dir)
+	if err != nil {
+		return nil, err
+	}
+	return Compile(in, opts)
+}
+
+// snapshot compiles what Read read and checks it for dependency cycles:
+// one load of the directory, as a Watcher takes it.
+func snapshot(in *Input, opts catalog.Options) (*Snapshot, error) {
+	cat, err := Compile(in, opts)
 	if err != nil {
 		var el manifest.ErrorList
 		if errors.As(err, &el) {
 			return nil, el
 		}
-		return nil, fmt.Errorf("manifests %s: %w", dir, err)
+		return nil, fmt.Errorf("manifests %s: %w", in.Dir, err)
 	}
-	if el := cycleErrors(cat); len(el) > 0 {
+	if el := Cycles(cat); len(el) > 0 {
 		return nil, el
 	}
-	return &Snapshot{Dir: dir, Files: files, Catalog: cat, Hash: hash, Size: total}, nil
+	return &Snapshot{Dir: in.Dir, Files: in.Files, Catalog: cat, Hash: in.Hash, Size: in.Size}, nil
 }
 
-// cycleErrors reports each dependency cycle at the position of its first
-// relationship, with the path as Puppet prints it.
-func cycleErrors(cat *catalog.Catalog) manifest.ErrorList {
+// Cycles reports each dependency cycle of cat at the position of its
+// first relationship, with the path as Puppet prints it; nil for none.
+func Cycles(cat *catalog.Catalog) manifest.ErrorList {
 	var errs manifest.ErrorList
 	for _, c := range cat.CycleDetails() {
 		var pos manifest.Pos

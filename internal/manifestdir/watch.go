@@ -2,7 +2,6 @@ package manifestdir
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -14,6 +13,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/catalog"
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/manifest"
+	"github.com/almanac-sh/almanac/internal/memlimit"
 )
 
 // DefaultInterval is how often a Watcher polls when its config says 0.
@@ -29,6 +29,8 @@ type WatchConfig struct {
 	// error the snapshot is rejected: the error is logged (a
 	// manifest.ErrorList one line per entry) and the previous snapshot
 	// stays current. Accept must leave things as they were when it fails.
+	// The watcher keeps nothing of the catalog once Accept returns: what
+	// Accept takes from it is all that stays in memory.
 	Accept func(ctx context.Context, s *Snapshot) error
 	// Logger receives reloads and rejected edits; nil discards them.
 	Logger *slog.Logger
@@ -50,11 +52,14 @@ type Watcher struct {
 	cfg WatchConfig
 	log *slog.Logger
 
-	check   sync.Mutex // serialises Check
-	mu      sync.Mutex
-	current *Snapshot
-	seen    string // hash of the last content compiled, good or bad
-	logged  string // the last error Run logged, to log each one once
+	check sync.Mutex // serialises Check
+	// Under check: the snapshot in force (the last one Accept took)
+	// without its catalog, and what the last reload logs.
+	current          string // its hash; "" before the first
+	files, resources int
+	seen             string // hash of the last content compiled, good or bad
+	logged           string // the last error Run logged, to log each one once
+	buf              []byte // scan's read buffer
 
 	// Under check: the content last reported to Changed.
 	reported string              // its hash ("" before the first Check)
@@ -76,14 +81,6 @@ func NewWatcher(dir string, cfg WatchConfig) (*Watcher, error) {
 	return &Watcher{dir: dir, cfg: cfg, log: log}, nil
 }
 
-// Current returns the snapshot in force: the last one Accept took, or nil
-// before the first.
-func (w *Watcher) Current() *Snapshot {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.current
-}
-
 // Check reads the directory once. If its contents differ from the last
 // ones looked at, it compiles them and offers the snapshot to Accept.
 // changed reports whether a new snapshot was accepted. The error is the
@@ -98,15 +95,37 @@ func (w *Watcher) Current() *Snapshot {
 func (w *Watcher) Check(ctx context.Context) (changed bool, err error) {
 	w.check.Lock()
 	defer w.check.Unlock()
-	srcs, hash, err := read(w.dir)
+	if w.buf == nil {
+		w.buf = make([]byte, 64<<10)
+	}
+	// Hash first, holding no file; read only content not looked at yet.
+	var in *Input
+	hash, digests, err := scan(w.dir, w.buf)
+	if errors.Is(err, errRead) {
+		// Read reports what scan could not hash.
+		if in, err = Read(w.dir); err != nil {
+			return false, err
+		}
+		hash, digests = in.Hash, in.digests()
+	}
 	if err != nil {
 		return false, err
 	}
-	w.report(srcs, hash)
-	if cur := w.Current(); hash == w.seen || cur != nil && hash == cur.Hash {
+	w.report(digests, hash)
+	if hash == w.seen || hash == w.current {
 		return false, nil
 	}
-	s, err := compile(w.dir, srcs, hash, w.cfg.Compile)
+	if in == nil {
+		if in, err = Read(w.dir); err != nil {
+			return false, err
+		}
+		// The files may have changed since the scan: what compiles is
+		// what was read.
+		if hash = in.Hash; hash == w.seen || hash == w.current {
+			return false, nil
+		}
+	}
+	s, err := snapshot(in, w.cfg.Compile)
 	if err != nil {
 		w.seen = hash
 		return false, err
@@ -115,9 +134,11 @@ func (w *Watcher) Check(ctx context.Context) (changed bool, err error) {
 		return false, err
 	}
 	w.seen = hash
-	w.mu.Lock()
-	w.current = s
-	w.mu.Unlock()
+	w.current, w.files, w.resources = hash, len(s.Files), s.Catalog.NumApplied()
+	// What Accept kept is all that stays: the catalog (unreachable from
+	// here on) and whatever Accept made of it on the way go back to the
+	// system now.
+	memlimit.Release(in.Size)
 	return true, nil
 }
 
@@ -140,6 +161,9 @@ func (w *Watcher) Run(ctx context.Context) error {
 // poll is one Check with its outcome logged.
 func (w *Watcher) poll(ctx context.Context) {
 	changed, err := w.Check(ctx)
+	w.check.Lock()
+	files, resources := w.files, w.resources
+	w.check.Unlock()
 	if err == nil || ctx.Err() != nil {
 		w.logged = ""
 	}
@@ -152,8 +176,7 @@ func (w *Watcher) poll(ctx context.Context) {
 		w.logged = err.Error()
 		LogError(w.log, err, "manifests not reloaded; the previous ones stay in force", "dir", w.dir)
 	case changed:
-		s := w.Current()
-		w.log.Info("manifests reloaded", "dir", w.dir, "files", len(s.Files), "resources", len(s.Catalog.Resources()))
+		w.log.Info("manifests reloaded", "dir", w.dir, "files", files, "resources", resources)
 	}
 }
 
@@ -172,16 +195,13 @@ func LogError(log *slog.Logger, err error, msg string, args ...any) {
 }
 
 // report calls Changed when the directory holds content it has not been
-// told about, naming what changed since the last call.
-func (w *Watcher) report(srcs []source, hash string) {
+// told about (hash, its files' digests by path), naming what changed since
+// the last call.
+func (w *Watcher) report(digests map[string][32]byte, hash string) {
 	if w.cfg.Changed == nil || hash == w.reported {
 		return
 	}
 	first := w.reported == ""
-	digests := make(map[string][32]byte, len(srcs))
-	for _, s := range srcs {
-		digests[s.path] = sha256.Sum256(s.data)
-	}
 	old := w.digests
 	w.reported, w.digests = hash, digests
 	if first {

@@ -53,3 +53,19 @@ func Bound(total int) (restore func()) {
 		})
 	}
 }
+
+// MinRelease is the least input Release acts on: below it, the garbage
+// the work leaves is not worth a full collection.
+const MinRelease = 256 << 10
+
+// Release returns to the system the memory that work on total bytes of
+// input has finished with (a collection, then debug.FreeOSMemory), when
+// total is at least MinRelease. A long-running process calls it once the
+// work is done and its garbage unreachable, so that it holds what it
+// keeps rather than the peak of the work until the runtime's scavenger
+// gets round to it.
+func Release(total int) {
+	if total >= MinRelease {
+		debug.FreeOSMemory()
+	}
+}

@@ -16,44 +16,11 @@ import (
 	"github.com/almanac-sh/almanac/internal/apply"
 	"github.com/almanac-sh/almanac/internal/catalog"
 	"github.com/almanac-sh/almanac/internal/clock"
-	"github.com/almanac-sh/almanac/internal/facts"
-	"github.com/almanac-sh/almanac/internal/inputfile"
-	"github.com/almanac-sh/almanac/internal/manifest"
 	"github.com/almanac-sh/almanac/internal/manifestdir"
-	"github.com/almanac-sh/almanac/internal/provider/account"
-	"github.com/almanac-sh/almanac/internal/provider/exec"
-	"github.com/almanac-sh/almanac/internal/provider/file"
-	"github.com/almanac-sh/almanac/internal/provider/notify"
-	"github.com/almanac-sh/almanac/internal/provider/packages"
-	"github.com/almanac-sh/almanac/internal/provider/service"
+	"github.com/almanac-sh/almanac/internal/memlimit"
+	"github.com/almanac-sh/almanac/internal/provider/builtin"
 	"github.com/almanac-sh/almanac/internal/puppetsched"
 )
-
-// Providers are the resource types an agent apply changes by default.
-func Providers() map[string]apply.Provider {
-	return map[string]apply.Provider{
-		"exec":    exec.Provider{},
-		"file":    file.Provider{},
-		"service": service.Provider{},
-		"notify":  notify.Provider{},
-		"package": packages.Provider{Family: osFamily()},
-		"user":    account.User{},
-		"group":   account.Group{},
-	}
-}
-
-// osFamily is this host's os.family fact, which picks the package provider.
-func osFamily() string {
-	_, f := facts.Local()
-	osf, _ := f["os"].(map[string]any)
-	family, _ := osf["family"].(string)
-	return family
-}
-
-// controllerTypes are catalog resources another part of the daemon acts
-// on: `job` and `cron` resources belong to the job controller and `reboot_group`
-// resources to the FleetLock server, not to an apply.
-var controllerTypes = map[string]bool{"job": true, "cron": true, "reboot_group": true}
 
 // Config configures an Applier. Dir is required.
 type Config struct {
@@ -63,7 +30,7 @@ type Config struct {
 	Clock clock.Clock // default clock.Real
 	// Location is the zone of schedules without time_zone (default UTC).
 	Location  *time.Location
-	Providers map[string]apply.Provider // default Providers()
+	Providers map[string]apply.Provider // default builtin.Providers()
 	Noop      bool
 	Ordering  apply.Ordering // default manifest
 	// MaxEvents caps the log lines kept in a report (default 1000); the
@@ -116,7 +83,7 @@ func (a *Applier) compileOptions() catalog.Options {
 
 // resolve finds the gate called name: a declared schedule, else a named
 // window, else one of Puppet's built-ins.
-func (a *Applier) resolve(ss Schedules, name string) (resolved, bool) {
+func (a *Applier) resolve(ss apply.Schedules, name string) (resolved, bool) {
 	if s, ok := ss[name]; ok {
 		return resolved{s.Gate(), s, s.Name(), period(s)}, true
 	}
@@ -151,7 +118,7 @@ func New(cfg Config) (*Applier, error) {
 		cfg.Location = time.UTC
 	}
 	if cfg.Providers == nil {
-		cfg.Providers = Providers()
+		cfg.Providers = builtin.Providers()
 	}
 	if cfg.Ordering == "" {
 		cfg.Ordering = apply.OrderManifest
@@ -160,56 +127,6 @@ func New(cfg Config) (*Applier, error) {
 		cfg.MaxEvents = 1000
 	}
 	return &Applier{cfg: cfg}, nil
-}
-
-// Files lists the manifests under dir: every *.pp file, recursively,
-// sorted by path, skipping hidden files (the same set the daemon's job
-// loader reads).
-func Files(dir string) ([]string, error) { return manifestdir.Files(dir) }
-
-// Compile parses and compiles the manifests under dir into one catalog
-// (empty when dir holds none). Errors are positioned (file:line:col), all
-// of them joined in one error.
-func Compile(dir string) (*catalog.Catalog, error) {
-	return CompileWith(dir, catalog.Options{})
-}
-
-// CompileWith is [Compile] with the catalog compiler's options.
-func CompileWith(dir string, opts catalog.Options) (*catalog.Catalog, error) {
-	files, err := Files(dir)
-	if err != nil {
-		return nil, err
-	}
-	// An empty directory is an empty catalog, as it is no manifest jobs
-	// (docs/daemon.md): a node can start before its manifests arrive.
-	var parsed []*manifest.File
-	var errs manifest.ErrorList
-	for _, p := range files {
-		src, err := inputfile.Read(p)
-		if err != nil {
-			return nil, fmt.Errorf("manifests: %w", err)
-		}
-		f, err := manifest.ParseFile(p, src)
-		var el manifest.ErrorList
-		if errors.As(err, &el) {
-			errs = append(errs, el...)
-		} else if err != nil {
-			return nil, err
-		}
-		parsed = append(parsed, f)
-	}
-	if len(errs) > 0 {
-		errs.Sort()
-		return nil, errs
-	}
-	if opts.Node == "" && opts.Facts == nil {
-		opts.Node, opts.Facts = facts.Local()
-	}
-	cat, err := catalog.CompileWith(opts, parsed...)
-	if err != nil {
-		return nil, err
-	}
-	return cat, nil
 }
 
 // Apply compiles the manifests and applies them.
@@ -222,16 +139,24 @@ func (a *Applier) Apply(ctx context.Context, req agent.Request) (*agent.Report, 
 		rep.Finish()
 		return rep, nil
 	}
-	cat, err := CompileWith(a.cfg.Dir, a.compileOptions())
+	in, err := manifestdir.Read(a.cfg.Dir)
 	if err != nil {
 		return fail(err)
 	}
-	scheds, err := CatalogSchedules(cat, a.cfg.Location)
+	// The daemon runs on: the catalog, unreachable once the apply is
+	// done, goes back to the system then rather than at the scavenger's
+	// pace.
+	defer memlimit.Release(in.Size)
+	cat, err := manifestdir.Compile(in, a.compileOptions())
+	if err != nil {
+		return fail(err)
+	}
+	scheds, err := apply.CatalogSchedules(cat, a.cfg.Location)
 	if err != nil {
 		return fail(err)
 	}
 	ac := apply.FromCatalog(cat)
-	ac = WithoutControllerTypes(ac, nil)
+	ac = apply.WithoutControllerTypes(ac, nil)
 	for _, r := range ac.Resources {
 		name, ok := r.Params["schedule"]
 		if !ok || name == nil || r.IsContainer {
@@ -280,31 +205,6 @@ func (a *Applier) Apply(ctx context.Context, req agent.Request) (*agent.Report, 
 	return rep, nil
 }
 
-// WithoutControllerTypes leaves out of an apply the resources the daemon's
-// job controller handles (job), and the edges that touch them: a job runs on
-// its own schedule, so an apply neither runs it nor reports it as
-// unmanageable. left, if not nil, is called with each resource left out.
-func WithoutControllerTypes(c *apply.Catalog, left func(r *apply.Resource)) *apply.Catalog {
-	out := &apply.Catalog{}
-	drop := map[string]bool{}
-	for _, r := range c.Resources {
-		if controllerTypes[r.Type] {
-			drop[r.Ref()] = true
-			if left != nil {
-				left(r)
-			}
-			continue
-		}
-		out.Resources = append(out.Resources, r)
-	}
-	for _, e := range c.Edges {
-		if !drop[e.From] && !drop[e.To] {
-			out.Edges = append(out.Edges, e)
-		}
-	}
-	return out
-}
-
 func gatedBy(gated []agent.GatedResource, ref string) string {
 	for _, g := range gated {
 		if g.Ref == ref {
@@ -312,52 +212,6 @@ func gatedBy(gated []agent.GatedResource, ref string) string {
 		}
 	}
 	return ""
-}
-
-// Schedules are the schedules a catalog's resources may gate on, by name:
-// the catalog's schedule resources, then Puppet's built-in ones unless a
-// resource of the same name replaces them.
-type Schedules map[string]*puppetsched.Schedule
-
-// CatalogSchedules builds the catalog's schedule resources; a schedule
-// without time_zone reads wall-clock times in loc. An invalid one is an
-// error at its position in the manifest.
-func CatalogSchedules(cat *catalog.Catalog, loc *time.Location) (Schedules, error) {
-	out := Schedules{}
-	for _, r := range cat.Applied("schedule") {
-		if r.Type != "schedule" {
-			continue
-		}
-		p, err := puppetsched.FromAttrs(r.Params)
-		if err == nil {
-			var s *puppetsched.Schedule
-			s, err = puppetsched.New(r.Title, p, puppetsched.WithDefaultLocation(loc))
-			if err == nil {
-				out[r.Title] = s
-				continue
-			}
-		}
-		return nil, fmt.Errorf("%s: %w", r.Pos, err)
-	}
-	return out, nil
-}
-
-// Lookup finds a schedule: a declared one, else one of Puppet's built-ins.
-func (ss Schedules) Lookup(name string) (*puppetsched.Schedule, bool) {
-	if s, ok := ss[name]; ok {
-		return s, true
-	}
-	return puppetsched.Builtin(name)
-}
-
-// Gate is [Schedules.Lookup] as the apply engine's gate (for
-// apply.Options.Gates), matching failures reading as Puppet's.
-func (ss Schedules) Gate(name string) (apply.Gate, bool) {
-	s, ok := ss.Lookup(name)
-	if !ok {
-		return nil, false
-	}
-	return s.Gate(), true
 }
 
 // period is the length of a schedule's period (Puppet's monthly is 30 days).

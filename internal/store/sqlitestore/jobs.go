@@ -54,8 +54,7 @@ func (s *Store) JobCreate(ctx context.Context, p store.JobCreateParams) (store.J
 	now := s.now(p.Now)
 	var j store.Job
 	err = s.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO jobs (name, spec, source, version, created_at, updated_at,
-			last_schedule_time, last_successful_time, succeeded, failed) VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?)`,
+		_, err := s.stmt(ctx, tx, sqlInsertJob).ExecContext(ctx,
 			p.Spec.Name, string(spec), string(p.Source), now.UnixMicro(), now.UnixMicro(),
 			micro(p.Status.LastScheduleTime), micro(p.Status.LastSuccessfulTime), p.Status.Succeeded, p.Status.Failed)
 		if isUnique(err) {
@@ -67,7 +66,7 @@ func (s *Store) JobCreate(ctx context.Context, p store.JobCreateParams) (store.J
 		if err := s.appendEvents(ctx, tx, now, p.Spec.Name, 0, p.Events); err != nil {
 			return err
 		}
-		j, err = scanJob(tx.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE name = ?`, p.Spec.Name))
+		j, err = scanJob(s.stmt(ctx, tx, sqlJobByName).QueryRowContext(ctx, p.Spec.Name))
 		return err
 	})
 	return j, err

@@ -24,6 +24,11 @@ const (
 			created_at, started_at, finished_at, heartbeat_at, cancel_requested, exit_code, output, error, target)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			RETURNING ` + runColumns
+	// A job's creation, once per job of a manifest that declares
+	// thousands.
+	sqlInsertJob = `INSERT INTO jobs (name, spec, source, version, created_at, updated_at,
+			last_schedule_time, last_successful_time, succeeded, failed) VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?)`
+	sqlJobByName = `SELECT ` + jobColumns + ` FROM jobs WHERE name = ?`
 )
 
 // sqlPrune deletes a job's history beyond its limits, at every run's end
@@ -39,7 +44,7 @@ const sqlPrune = `DELETE FROM runs WHERE id IN (
 			 WHERE rank > CASE WHEN state = 'succeeded' THEN ?2 ELSE ?3 END)`
 
 var hotStatements = []string{sqlAdvance, sqlEvent, sqlRunByID, sqlFinish, sqlSucceed, sqlFail, sqlInsertRun,
-	sqlPrune}
+	sqlPrune, sqlInsertJob, sqlJobByName}
 
 // prepare prepares the hot statements on the writer connection. It runs
 // before any transaction: with one writer connection, preparing on the
