@@ -12,12 +12,15 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// The apply_*.txtar scripts replay the cases of $REPO/testdata/apply (their
+// The apply scripts: apply.txtar (exit statuses, flags, bad input) and
+// apply_NAME.txtar, which replay the cases of $REPO/testdata/apply (their
 // manifests stay there, where the parser's and the catalog's tests read
 // them too). Their commands:
 //
 //	applycase NAME       copy $REPO/testdata/apply/NAME/* into $WORK,
 //	                     with DIR in them replaced by $WORK
+//	dirsubst FILE...     replace DIR in each FILE (of the script's own
+//	                     archive) by the absolute directory that holds it
 //	cmpapply FILE WANT   compare FILE (or stdout, stderr) with WANT once
 //	                     $WORK is written DIR, the time in "Applied
 //	                     catalog in N seconds" N.NN, and a missing final
@@ -29,6 +32,7 @@ import (
 // applyCmds are the commands of the apply scripts.
 var applyCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
 	"applycase": applyCase,
+	"dirsubst":  dirSubst,
 	"cmpapply":  cmpApply,
 	"dotcheck":  dotCheck,
 }
@@ -51,6 +55,17 @@ func applyCase(ts *testscript.TestScript, neg bool, args []string) {
 		b, err := os.ReadFile(filepath.Join(src, e.Name()))
 		ts.Check(err)
 		ts.Check(os.WriteFile(filepath.Join(work, e.Name()), []byte(strings.ReplaceAll(string(b), "DIR", work)), 0o644))
+	}
+}
+
+// dirSubst implements dirsubst.
+func dirSubst(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: dirsubst FILE...")
+	}
+	for _, f := range args {
+		path := ts.MkAbs(f)
+		ts.Check(os.WriteFile(path, []byte(strings.ReplaceAll(ts.ReadFile(f), "DIR", filepath.Dir(path))), 0o644))
 	}
 }
 

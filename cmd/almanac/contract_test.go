@@ -75,27 +75,6 @@ func repoRoot(t *testing.T) string {
 	return filepath.Join(wd, "..", "..")
 }
 
-// wantUsageError checks the contract for bad input: the given exit code, a
-// single line on stderr that mentions every fragment, nothing on stdout.
-func wantError(t *testing.T, r result, code int, fragments ...string) {
-	t.Helper()
-	if r.code != code {
-		t.Fatalf("exit code %d, want %d\n%s", r.code, code, r)
-	}
-	if r.stdout != "" {
-		t.Errorf("stdout not empty on error:\n%s", r)
-	}
-	lines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
-	if len(lines) != 1 || lines[0] == "" {
-		t.Errorf("stderr has %d lines, want one:\n%s", len(lines), r)
-	}
-	for _, f := range fragments {
-		if !strings.Contains(r.stderr, f) {
-			t.Errorf("stderr does not mention %q:\n%s", f, r)
-		}
-	}
-}
-
 // rfc3339Offset matches an RFC 3339 instant with a Z or numeric offset and no
 // fractional seconds.
 var rfc3339Offset = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(Z|[+-]\d\d:\d\d)$`)
