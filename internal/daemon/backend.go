@@ -82,7 +82,7 @@ func newController(st store.Store, o Config, clk clock.Clock, log *slog.Logger, 
 		ShutdownGrace: o.grace,
 		Alive:         o.alive,
 		AliveInterval: o.aliveEvery,
-		Executor:      executor(o.data, o.node, int(o.retention.maxOutput), log),
+		Executor:      o.kube.executor(st, executor(o.data, o.node, int(o.retention.maxOutput), log), int(o.retention.maxOutput), log),
 	})
 	if err != nil {
 		return nil, err

@@ -99,6 +99,7 @@ type Config struct {
 	// least every aliveEvery: systemd's watchdog (systemd.go).
 	alive      func()
 	aliveEvery time.Duration
+	kube       *kubeOptions // --kubeconfig and the Kubernetes executor (kubernetes.go)
 }
 
 // controller is what the daemon needs of the job controller: the API's
@@ -149,6 +150,8 @@ func (c *Config) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.publicBase, "public-url", "", "the daemon's URL as people reach it, for links in notifications (default: http(s)://LISTEN)")
 	addWindowFlags(fs, &c.windows)
 	addSecretFlags(fs, &c.secrets)
+	c.kube = &kubeOptions{}
+	addKubernetesFlags(fs, c.kube)
 }
 
 // Check validates the flags fs parsed into c and loads what they name
@@ -410,6 +413,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 		}
 	}
 	ctrl, err := newController(ctrlStore, *o, clk, log, o.gates, d.notifier.Report)
+	d.closers = append(d.closers, o.kube.close)
 	if err != nil {
 		return nil, err
 	}
