@@ -64,10 +64,10 @@ func newProcess(w *watcher, run store.Run, spec store.JobSpec, name string, maxO
 	ctx, cancel := context.WithCancel(context.Background())
 	return &process{
 		w: w, run: run, spec: spec, name: name,
-		runID: strconv.FormatInt(run.ID, 10),
-		out:   &output{max: maxOutput},
-		done:  make(chan struct{}),
-		pods:  map[string]*podState{},
+		runID:  strconv.FormatInt(run.ID, 10),
+		out:    &output{max: maxOutput},
+		done:   make(chan struct{}),
+		pods:   map[string]*podState{},
 		logCtx: ctx, cancelLogs: cancel,
 	}
 }
