@@ -154,8 +154,8 @@ func (e *Executor) Start(ctx context.Context, run store.Run, spec store.JobSpec)
 	switch {
 	case apierrors.IsAlreadyExists(err):
 		got, err = c.client.BatchV1().Jobs(k.Namespace).Get(ctx, want.Name, metav1.GetOptions{})
-		if err == nil && got.Labels[LabelRunID] != want.Labels[LabelRunID] {
-			err = fmt.Errorf("job %s/%s exists and belongs to almanac run %q, not %d", k.Namespace, want.Name, got.Labels[LabelRunID], run.ID)
+		if err == nil && got.Labels[kubespec.LabelRunID] != want.Labels[kubespec.LabelRunID] {
+			err = fmt.Errorf("job %s/%s exists and belongs to almanac run %q, not %d", k.Namespace, want.Name, got.Labels[kubespec.LabelRunID], run.ID)
 		}
 		if err == nil {
 			p.out.notef("adopted Kubernetes Job %s/%s created earlier", k.Namespace, want.Name)
@@ -189,12 +189,12 @@ func (e *Executor) Attach(ctx context.Context, run store.Run) (job.Process, erro
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", job.ErrNotAttachable, err)
 	}
-	name := JobName(run.Job, run.ScheduledTime, run.Attempt)
+	name := kubespec.JobName(run.Job, run.ScheduledTime, run.Attempt)
 	w := e.watch(c, k.Namespace)
 	p := w.register(run, spec, name, e.cfg.MaxOutput)
 	got, err := c.client.BatchV1().Jobs(k.Namespace).Get(ctx, name, metav1.GetOptions{})
-	if err == nil && got.Labels[LabelRunID] != strconv.FormatInt(run.ID, 10) {
-		err = fmt.Errorf("job %s/%s belongs to almanac run %q", k.Namespace, name, got.Labels[LabelRunID])
+	if err == nil && got.Labels[kubespec.LabelRunID] != strconv.FormatInt(run.ID, 10) {
+		err = fmt.Errorf("job %s/%s belongs to almanac run %q", k.Namespace, name, got.Labels[kubespec.LabelRunID])
 	}
 	if err != nil {
 		w.unregister(p)
@@ -221,22 +221,22 @@ func Build(run store.Run, spec store.JobSpec) (*batchv1.Job, error) {
 		return nil, err
 	}
 	labels := map[string]string{
-		LabelJob:     LabelValue(spec.Name),
-		LabelRunID:   strconv.FormatInt(run.ID, 10),
-		LabelInstant: strconv.FormatInt(run.ScheduledTime.Unix(), 10),
-		LabelAttempt: strconv.Itoa(run.Attempt),
+		kubespec.LabelJob:     kubespec.LabelValue(spec.Name),
+		kubespec.LabelRunID:   strconv.FormatInt(run.ID, 10),
+		kubespec.LabelInstant: strconv.FormatInt(run.ScheduledTime.Unix(), 10),
+		kubespec.LabelAttempt: strconv.Itoa(run.Attempt),
 	}
 	j := &batchv1.Job{
 		ObjectMeta: *t.ObjectMeta.DeepCopy(),
 		Spec:       *t.Spec.DeepCopy(),
 	}
-	j.Name = JobName(spec.Name, run.ScheduledTime, run.Attempt)
+	j.Name = kubespec.JobName(spec.Name, run.ScheduledTime, run.Attempt)
 	j.GenerateName = ""
 	j.Namespace = k.Namespace
 	j.Labels = merge(j.Labels, labels)
 	j.Annotations = merge(j.Annotations, map[string]string{
-		AnnotationJob:       spec.Name,
-		AnnotationScheduled: run.ScheduledTime.UTC().Format(time.RFC3339),
+		kubespec.AnnotationJob:       spec.Name,
+		kubespec.AnnotationScheduled: run.ScheduledTime.UTC().Format(time.RFC3339),
 	})
 	j.Spec.Template.Labels = merge(j.Spec.Template.Labels, labels)
 	if j.Spec.Template.Spec.RestartPolicy == "" {

@@ -17,6 +17,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/almanac-sh/almanac/internal/job"
+	"github.com/almanac-sh/almanac/internal/kubespec"
 	"github.com/almanac-sh/almanac/internal/kubetest"
 	"github.com/almanac-sh/almanac/internal/store"
 )
@@ -120,7 +121,7 @@ func TestRunSucceeds(t *testing.T) {
 	if res.Err != nil || res.ExitCode == nil || *res.ExitCode != 0 {
 		t.Fatalf("result %+v, want exit code 0; output:\n%s", res, out)
 	}
-	name := JobName("hello", run.ScheduledTime, 1)
+	name := kubespec.JobName("hello", run.ScheduledTime, 1)
 	for _, want := range []string{"created Kubernetes Job " + ns + "/" + name, ": Running", ": Succeeded (exit code 0)", "complete",
 		"the cluster does not serve the log of Pod"} {
 		if !strings.Contains(out, want) {
@@ -131,8 +132,8 @@ func TestRunSucceeds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j.Labels[LabelJob] != "hello" || j.Labels[LabelRunID] != fmt.Sprint(run.ID) || j.Labels["team"] != "data" ||
-		j.Labels[LabelInstant] != fmt.Sprint(run.ScheduledTime.Unix()) || j.Annotations[AnnotationJob] != "hello" {
+	if j.Labels[kubespec.LabelJob] != "hello" || j.Labels[kubespec.LabelRunID] != fmt.Sprint(run.ID) || j.Labels["team"] != "data" ||
+		j.Labels[kubespec.LabelInstant] != fmt.Sprint(run.ScheduledTime.Unix()) || j.Annotations[kubespec.AnnotationJob] != "hello" {
 		t.Errorf("labels %v annotations %v", j.Labels, j.Annotations)
 	}
 	if d := j.Spec.ActiveDeadlineSeconds; d == nil || *d != 600 {
@@ -201,7 +202,7 @@ func TestKillDeletesTheJob(t *testing.T) {
 		t.Errorf("result %+v, want an error and no exit code", res)
 	}
 	ctx := context.Background()
-	if _, err := c.Client.BatchV1().Jobs(ns).Get(ctx, JobName("forever", run.ScheduledTime, 1), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+	if _, err := c.Client.BatchV1().Jobs(ns).Get(ctx, kubespec.JobName("forever", run.ScheduledTime, 1), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("the Job is still there after the kill: %v", err)
 	}
 	pods, err := c.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
@@ -318,7 +319,7 @@ func TestHistoryLimitPrunesOldJobs(t *testing.T) {
 		}
 		wait(t, p)
 		p.(*process).Release()
-		last = JobName("pruned", run.ScheduledTime, 1)
+		last = kubespec.JobName("pruned", run.ScheduledTime, 1)
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {

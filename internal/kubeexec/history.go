@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/almanac-sh/almanac/internal/kubespec"
 	"github.com/almanac-sh/almanac/internal/store"
 )
 
@@ -30,14 +31,14 @@ func (w *watcher) prune(spec store.JobSpec) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
 	defer cancel()
-	list, err := w.c.client.BatchV1().Jobs(w.ns).List(ctx, metav1.ListOptions{LabelSelector: LabelJob + "=" + LabelValue(spec.Name)})
+	list, err := w.c.client.BatchV1().Jobs(w.ns).List(ctx, metav1.ListOptions{LabelSelector: kubespec.LabelJob + "=" + kubespec.LabelValue(spec.Name)})
 	if err != nil {
 		w.e.log.Warn("list Kubernetes Jobs to prune", "namespace", w.ns, "job", spec.Name, "err", err)
 		return
 	}
 	var ok, failed []batchv1.Job
 	for _, j := range list.Items {
-		if j.Annotations[AnnotationJob] != spec.Name || j.DeletionTimestamp != nil {
+		if j.Annotations[kubespec.AnnotationJob] != spec.Name || j.DeletionTimestamp != nil {
 			continue
 		}
 		switch finished(&j) {
@@ -78,8 +79,8 @@ func finished(j *batchv1.Job) batchv1.JobConditionType {
 // first.
 func sortNewestFirst(jobs []batchv1.Job) {
 	key := func(j *batchv1.Job) (int64, int) {
-		s, _ := strconv.ParseInt(j.Labels[LabelInstant], 10, 64)
-		a, _ := strconv.Atoi(j.Labels[LabelAttempt])
+		s, _ := strconv.ParseInt(j.Labels[kubespec.LabelInstant], 10, 64)
+		a, _ := strconv.Atoi(j.Labels[kubespec.LabelAttempt])
 		return s, a
 	}
 	sort.Slice(jobs, func(a, b int) bool {

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/almanac-sh/almanac/internal/job"
+	"github.com/almanac-sh/almanac/internal/kubespec"
 	"github.com/almanac-sh/almanac/internal/store"
 )
 
@@ -221,7 +222,7 @@ func (p *process) listExitCode() *int {
 	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
 	defer cancel()
 	pods, err := p.w.c.client.CoreV1().Pods(p.w.ns).List(ctx, metav1.ListOptions{
-		LabelSelector: LabelRunID + "=" + p.runID + "," + LabelAttempt + "=" + strconv.Itoa(p.run.Attempt),
+		LabelSelector: kubespec.LabelRunID + "=" + p.runID + "," + kubespec.LabelAttempt + "=" + strconv.Itoa(p.run.Attempt),
 	})
 	if err != nil {
 		return nil

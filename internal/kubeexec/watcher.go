@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/almanac-sh/almanac/internal/kubespec"
 	"github.com/almanac-sh/almanac/internal/store"
 )
 
@@ -40,7 +41,7 @@ func (e *Executor) watch(c *cluster, ns string) *watcher {
 	w := &watcher{e: e, c: c, ns: ns, procs: map[string]*process{}}
 	w.factory = informers.NewSharedInformerFactoryWithOptions(c.client, 0,
 		informers.WithNamespace(ns),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = LabelRunID }))
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = kubespec.LabelRunID }))
 	c.ns[ns] = w
 	return w
 }
@@ -103,7 +104,7 @@ func (w *watcher) unregister(p *process) {
 }
 
 func (w *watcher) lookup(labels map[string]string) *process {
-	id := labels[LabelRunID]
+	id := labels[kubespec.LabelRunID]
 	if id == "" {
 		return nil
 	}
@@ -139,7 +140,7 @@ func (w *watcher) onPod(o any, deleted bool) {
 	if !ok {
 		return
 	}
-	if p := w.lookup(pod.Labels); p != nil && pod.Labels[LabelAttempt] == strconv.Itoa(p.run.Attempt) {
+	if p := w.lookup(pod.Labels); p != nil && pod.Labels[kubespec.LabelAttempt] == strconv.Itoa(p.run.Attempt) {
 		p.observePod(pod, deleted)
 	}
 }

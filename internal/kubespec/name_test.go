@@ -1,4 +1,4 @@
-package kubeexec
+package kubespec
 
 import (
 	"strconv"
