@@ -12,12 +12,14 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/almanac-sh/almanac/internal/api/apiclient"
 	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/daemon"
+	"github.com/almanac-sh/almanac/internal/importer"
 	"github.com/almanac-sh/almanac/internal/kubespec"
 	"github.com/almanac-sh/almanac/internal/kubetest"
 	"github.com/almanac-sh/almanac/internal/servetest"
@@ -338,5 +340,65 @@ func TestDaemonGateClosedThenOpen(t *testing.T) {
 	}
 	if n := jobCount(t, k, ns); n != 1 {
 		t.Errorf("%d Jobs, want 1", n)
+	}
+}
+
+// TestDaemonImportedCronJob imports a real `kubectl get cronjobs -A -o
+// yaml` for the Kubernetes executor, serves the manifest and runs its
+// two-container backup CronJob: the Job is made from the jobTemplate as
+// written, in the CronJob's namespace, and succeeds.
+func TestDaemonImportedCronJob(t *testing.T) {
+	t.Parallel()
+	k := kubetest.Shared(t)
+	ctx := context.Background()
+	for _, ns := range []string{"prod", "search", "web"} {
+		if _, err := k.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { k.Client.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{}) })
+	}
+	src, err := os.ReadFile("../../testdata/import-kubectl/cronjobs-list.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := importer.CronJob("cronjobs-list.yaml", src, importer.CronJobOptions{Executor: importer.ExecutorKubernetes})
+	if err != nil || res.Jobs != 3 {
+		t.Fatalf("import: %d jobs, %v", res.Jobs, err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "cronjobs.pp"), []byte(res.Manifest), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := startDaemon(t, k, clock.Real{}, "--manifests", dir)
+	var spec apitype.JobSpec
+	eventually(t, "the manifest's jobs are loaded", func() (bool, error) {
+		j, err := c.JobGet(ctx, "prod-db-backup")
+		spec = j.Spec
+		return err == nil, err
+	})
+	if spec.Kubernetes == nil || spec.Kubernetes.Namespace != "prod" || spec.TimeZone != "Europe/Berlin" || spec.Cron != "15 3 * * *" {
+		t.Fatalf("imported spec %+v", spec)
+	}
+	eventually(t, "the default service account of prod", func() (bool, error) {
+		_, err := k.Client.CoreV1().ServiceAccounts("prod").Get(ctx, "default", metav1.GetOptions{})
+		return err == nil, err
+	})
+	r, err := c.JobTrigger(ctx, "prod-db-backup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := finished(t, c, r.ID)
+	if run.State != apitype.RunSucceeded {
+		out, _, _ := c.RunLog(ctx, r.ID)
+		t.Fatalf("run %+v, want succeeded; output:\n%s", run, out)
+	}
+	j, err := k.Client.BatchV1().Jobs("prod").Get(ctx, kubespec.JobName("prod-db-backup", run.ScheduledTime, 1), metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := j.Spec.Template.Spec.Containers
+	if len(cs) != 2 || cs[0].Image != "registry.example.com/pg-backup:2.3" || strings.Join(cs[0].Args, " ") != "--all --target s3://backups/db" ||
+		j.Spec.Template.Spec.RestartPolicy != corev1.RestartPolicyOnFailure {
+		t.Errorf("the Job's Pod template %+v is not the CronJob's", j.Spec.Template.Spec)
 	}
 }
