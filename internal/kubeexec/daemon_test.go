@@ -17,6 +17,7 @@ import (
 
 	"github.com/almanac-sh/almanac/internal/api/apiclient"
 	"github.com/almanac-sh/almanac/internal/api/apitype"
+	"github.com/almanac-sh/almanac/internal/cli"
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/daemon"
 	"github.com/almanac-sh/almanac/internal/importer"
@@ -40,7 +41,7 @@ func (c offsetClock) NewTimer(d time.Duration) clock.Timer { return clock.Real{}
 
 // startDaemon runs a daemon with clk and serve's flags extra, stopped when
 // t ends, and returns its API client.
-func startDaemon(t *testing.T, c *kubetest.Cluster, clk clock.Clock, extra ...string) *apiclient.Client {
+func startDaemon(t *testing.T, c *kubetest.Cluster, clk clock.Clock, extra ...string) *testDaemon {
 	t.Helper()
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	var errOut bytes.Buffer
@@ -70,11 +71,18 @@ func startDaemon(t *testing.T, c *kubetest.Cluster, clk clock.Clock, extra ...st
 			t.Logf("daemon log:\n%s", logs.String())
 		}
 	})
-	cl, err := apiclient.New("http://"+d.Addr(), apiclient.WithToken(token))
+	url := "http://" + d.Addr()
+	cl, err := apiclient.New(url, apiclient.WithToken(token))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return cl
+	return &testDaemon{Client: cl, url: url}
+}
+
+// testDaemon is a daemon's API client and its URL.
+type testDaemon struct {
+	*apiclient.Client
+	url string
 }
 
 // kubeJob is the API spec of a job running template tpl in ns.
@@ -113,7 +121,7 @@ func eventually(t *testing.T, what string, cond func() (bool, error)) {
 	t.Fatalf("%s: not true within a minute (last error: %v)", what, err)
 }
 
-func finished(t *testing.T, c *apiclient.Client, id int64) apitype.Run {
+func finished(t *testing.T, c *testDaemon, id int64) apitype.Run {
 	t.Helper()
 	var run apitype.Run
 	eventually(t, fmt.Sprintf("run %d finishes", id), func() (ok bool, err error) {
@@ -123,7 +131,7 @@ func finished(t *testing.T, c *apiclient.Client, id int64) apitype.Run {
 	return run
 }
 
-func running(t *testing.T, c *apiclient.Client, id int64, podRuns bool) {
+func running(t *testing.T, c *testDaemon, id int64, podRuns bool) {
 	t.Helper()
 	eventually(t, fmt.Sprintf("run %d runs", id), func() (bool, error) {
 		run, err := c.RunGet(context.Background(), id)
@@ -193,6 +201,44 @@ func TestDaemonRunsKubernetesJobs(t *testing.T) {
 	if n := jobCount(t, k, ns); n != 2 {
 		t.Errorf("%d Jobs in the namespace, want 2", n)
 	}
+	// The CLI names the runs' Jobs: get runs in a column, describe with
+	// the Job and its Pods while the run is active.
+	out := almanac(t, c, "get", "runs")
+	if !strings.Contains(out, "KUBERNETES JOB") || !strings.Contains(out, ns+"/"+kubespec.JobName("ok", time.Time{}, 1)[:3]) {
+		t.Errorf("get runs:\n%s", out)
+	}
+	if _, _, err := c.JobPut(ctx, "long", kubeJob(ns, podTemplate(`{labels: {almanac.test/forever: "true"}}`), nil)); err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.JobTrigger(ctx, "long")
+	if err != nil {
+		t.Fatal(err)
+	}
+	running(t, c, r.ID, true)
+	run, err := c.RunGet(ctx, r.ID)
+	if err != nil || run.Kubernetes == nil || len(run.Kubernetes.Pods) != 1 || run.Kubernetes.Pods[0].Phase != "Running" {
+		t.Fatalf("active run's kubernetes %+v (%v), want its one Pod running", run.Kubernetes, err)
+	}
+	out = almanac(t, c, "describe", "run", fmt.Sprint(r.ID))
+	for _, want := range []string{"Kubernetes:  " + ns + "/" + run.Kubernetes.Job, "Pods:        " + run.Kubernetes.Pods[0].Name + " (Running)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("describe run lacks %q:\n%s", want, out)
+		}
+	}
+	if out := almanac(t, c, "describe", "job", "long"); !strings.Contains(out, "namespace "+ns) {
+		t.Errorf("describe job:\n%s", out)
+	}
+}
+
+// almanac runs a CLI command against the daemon c speaks to.
+func almanac(t *testing.T, c *testDaemon, args ...string) string {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	args = append(args, "--server", c.url, "--token", token)
+	if code := cli.Main(context.Background(), args, &out, &errOut); code != 0 {
+		t.Fatalf("almanac %s: exit %d: %s", strings.Join(args, " "), code, errOut.String())
+	}
+	return out.String()
 }
 
 // TestDaemonForbidAndReplace: a job due every three seconds whose Pods
