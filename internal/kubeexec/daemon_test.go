@@ -5,7 +5,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -227,6 +229,20 @@ func TestDaemonRunsKubernetesJobs(t *testing.T) {
 	}
 	if out := almanac(t, c, "describe", "job", "long"); !strings.Contains(out, "namespace "+ns) {
 		t.Errorf("describe job:\n%s", out)
+	}
+	// The web UI's run page too.
+	req, _ := http.NewRequest("GET", fmt.Sprintf("%s/runs/%d", c.url, r.ID), nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{`<dd id="run-kubernetes">` + ns + "/" + run.Kubernetes.Job + "</dd>", `<span data-phase="Running">` + run.Kubernetes.Pods[0].Name} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("run page (%d) lacks %q", resp.StatusCode, want)
+		}
 	}
 }
 
