@@ -3,7 +3,6 @@ package kubeexec
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -21,8 +20,6 @@ import (
 	"github.com/almanac-sh/almanac/internal/kubetest"
 	"github.com/almanac-sh/almanac/internal/store"
 )
-
-func TestMain(m *testing.M) { os.Exit(kubetest.Main(m)) }
 
 // runIDs keeps the runs of different tests apart.
 var runIDs atomic.Int64

@@ -54,10 +54,16 @@ var (
 // started: func TestMain(m *testing.M) { os.Exit(kubetest.Main(m)) }.
 func Main(m *testing.M) int {
 	code := m.Run()
+	Stop()
+	return code
+}
+
+// Stop stops the control plane if one was started, for a TestMain that
+// runs its tests otherwise (servetest.Main).
+func Stop() {
 	if shared != nil {
 		shared.stop()
 	}
-	return code
 }
 
 // Shared returns the test binary's control plane, starting it on first
