@@ -43,7 +43,7 @@ func (c offsetClock) NewTimer(d time.Duration) clock.Timer { return clock.Real{}
 
 // startDaemon runs a daemon with clk and serve's flags extra, stopped when
 // t ends, and returns its API client.
-func startDaemon(t *testing.T, c *kubetest.Cluster, clk clock.Clock, extra ...string) *testDaemon {
+func startDaemon(t testing.TB, c *kubetest.Cluster, clk clock.Clock, extra ...string) *testDaemon {
 	t.Helper()
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	var errOut bytes.Buffer
@@ -109,7 +109,7 @@ func podTemplate(meta string) string {
 `
 }
 
-func eventually(t *testing.T, what string, cond func() (bool, error)) {
+func eventually(t testing.TB, what string, cond func() (bool, error)) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	var err error
@@ -123,7 +123,7 @@ func eventually(t *testing.T, what string, cond func() (bool, error)) {
 	t.Fatalf("%s: not true within a minute (last error: %v)", what, err)
 }
 
-func finished(t *testing.T, c *testDaemon, id int64) apitype.Run {
+func finished(t testing.TB, c *testDaemon, id int64) apitype.Run {
 	t.Helper()
 	var run apitype.Run
 	eventually(t, fmt.Sprintf("run %d finishes", id), func() (ok bool, err error) {
@@ -133,7 +133,7 @@ func finished(t *testing.T, c *testDaemon, id int64) apitype.Run {
 	return run
 }
 
-func running(t *testing.T, c *testDaemon, id int64, podRuns bool) {
+func running(t testing.TB, c *testDaemon, id int64, podRuns bool) {
 	t.Helper()
 	eventually(t, fmt.Sprintf("run %d runs", id), func() (bool, error) {
 		run, err := c.RunGet(context.Background(), id)
@@ -149,7 +149,7 @@ func running(t *testing.T, c *testDaemon, id int64, podRuns bool) {
 }
 
 // jobCount is how many Jobs the namespace holds (not being deleted).
-func jobCount(t *testing.T, c *kubetest.Cluster, ns string) int {
+func jobCount(t testing.TB, c *kubetest.Cluster, ns string) int {
 	t.Helper()
 	list, err := c.Client.BatchV1().Jobs(ns).List(context.Background(), metav1.ListOptions{})
 	if err != nil {
@@ -247,7 +247,7 @@ func TestDaemonRunsKubernetesJobs(t *testing.T) {
 }
 
 // almanac runs a CLI command against the daemon c speaks to.
-func almanac(t *testing.T, c *testDaemon, args ...string) string {
+func almanac(t testing.TB, c *testDaemon, args ...string) string {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	args = append(args, "--server", c.url, "--token", token)

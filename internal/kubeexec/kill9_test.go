@@ -35,7 +35,7 @@ type binDaemon struct {
 
 // serveBinary starts the almanac binary's serve over data with
 // --kubeconfig.
-func serveBinary(t *testing.T, k *kubetest.Cluster, data string) *binDaemon {
+func serveBinary(t testing.TB, k *kubetest.Cluster, data string) *binDaemon {
 	t.Helper()
 	cmd := exec.Command(servetest.Binary(t), "serve", "--data", data, "--listen", "127.0.0.1:0", "--log-format", "json",
 		"--token", token, "--kubeconfig", k.Kubeconfig)
