@@ -92,8 +92,9 @@ var builtinTypes = map[string]*typeSpec{
 		"randomized_delay": {kind: kNumber}, "nodes": {kind: kString},
 		"window": {kind: kAny}, "max_parallel": {kind: kIntOrString}, "max_failures": {kind: kInt},
 		"wave_order": {kind: kEnum, enum: []string{"name", "random"}}, "reboot_group": {kind: kString},
-		"catch_up": {kind: kEnum, enum: []string{"latest", "all", "none"}},
-		"manual":   {kind: kBool},
+		"catch_up":   {kind: kEnum, enum: []string{"latest", "all", "none"}},
+		"manual":     {kind: kBool},
+		"kubernetes": {kind: kHash},
 	}, check: checkJob},
 }
 
@@ -421,8 +422,8 @@ func checkJob(c *compiler, r int32) {
 			c.paramFail(r, "at", "Invalid value %s: expected an RFC 3339 time like 2025-01-31T02:00:00Z", inspect(at))
 		}
 	}
-	if !c.has(r, "command") {
-		c.errorf(c.posOf(r), "%s: the 'command' attribute is required", c.ref(r))
+	if !c.has(r, "command") && !c.has(r, "kubernetes") {
+		c.errorf(c.posOf(r), "%s: the 'command' attribute (or 'kubernetes') is required", c.ref(r))
 	}
 	// The values' bounds are the job package's rules, checked with the
 	// resource's position when the catalog's jobs are built

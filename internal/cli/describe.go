@@ -108,7 +108,9 @@ func runDescribe(ctx context.Context, e *env, args []string) error {
 		kv("Randomized delay", (time.Duration(s.RandomizedDelaySeconds) * time.Second).String())
 	}
 	kv("Time zone", zoneOf(s))
-	if s.Command.Shell != "" {
+	if s.Kubernetes != nil {
+		kv("Kubernetes", kubernetesTarget(s.Kubernetes))
+	} else if s.Command.Shell != "" {
 		kv("Command", "/bin/sh -c "+strconv.Quote(s.Command.Shell))
 	} else {
 		quoted := make([]string, len(s.Command.Argv))
@@ -277,6 +279,8 @@ func describeRun(ctx context.Context, e *env, c *apiclient.Client, idArg string,
 	kv("Waiting", waitingText(r.Waiting))
 	kv("Target", r.Target)
 	kv("Node", r.Node)
+	kv("Kubernetes", runKubernetesJob(r.Kubernetes))
+	kv("Pods", runKubernetesPods(r.Kubernetes))
 	kv("Created", fmtTime(&r.CreatedAt))
 	kv("Started", fmtTime(r.StartedAt))
 	kv("Finished", fmtTime(r.FinishedAt))

@@ -172,12 +172,17 @@ func getJobs(ctx context.Context, e *env, c *apiclient.Client, page string, json
 // an active run's node that is not alive.
 //
 // A WAITING column says why each pending run waits when the daemon tells
-// (the run's waiting field) for some run of the list.
+// (the run's waiting field) for some run of the list; a KUBERNETES JOB
+// column names the Job of each run of a Kubernetes job, when there is one.
 func printRuns(e *env, runs []apitype.Run) error {
 	header := []string{"ID", "JOB", "NODE", "STATE", "REASON", "ATTEMPT", "SCHEDULED", "STARTED", "DURATION", "EXIT"}
 	waiting := slices.ContainsFunc(runs, func(r apitype.Run) bool { return r.Waiting != nil })
 	if waiting {
 		header = append(header, "WAITING")
+	}
+	kube := slices.ContainsFunc(runs, func(r apitype.Run) bool { return r.Kubernetes != nil })
+	if kube {
+		header = append(header, "KUBERNETES JOB")
 	}
 	t := newTable(e.stdout, header...)
 	for _, r := range runs {
@@ -189,6 +194,9 @@ func printRuns(e *env, runs []apitype.Run) error {
 			fmtTime(&r.ScheduledTime), fmtTime(r.StartedAt), duration(r), exit}
 		if waiting {
 			row = append(row, waitingText(r.Waiting))
+		}
+		if kube {
+			row = append(row, runKubernetesJob(r.Kubernetes))
 		}
 		t.row(row...)
 	}

@@ -28,6 +28,7 @@ const importUsage = "import: usage: almanac import crontab [--user U] [--system]
 // importFlags are every kind's flags; flagKinds says which kinds take each.
 type importFlags struct {
 	user, tz, prefix, runtime, root string
+	executor                        string
 	system                          boolFlag
 	ignoreCronTZ, noNSPrefix        bool
 }
@@ -56,6 +57,7 @@ func parseBool(s string) (bool, error) {
 var flagKinds = map[string][]string{
 	"user": {"crontab"}, "system": {"crontab"}, "ignore-cron-tz": {"crontab"}, "tz": {"crontab", "timer"},
 	"prefix": {"crontab", "timer"}, "root": {"timer"}, "container-runtime": {"cronjob"}, "no-namespace-prefix": {"cronjob"},
+	"executor": {"cronjob"},
 }
 
 // runImport converts a crontab, CronJob YAML or timer units to a manifest
@@ -72,6 +74,7 @@ func runImport(_ context.Context, e *env, args []string) error {
 	fs.StringVar(&f.prefix, "prefix", "", "crontab, timer: start every job name with `PREFIX`-")
 	fs.StringVar(&f.root, "root", "", "timer: look units up in the search path under `DIR` (a mounted image of the old host) instead of /")
 	fs.StringVar(&f.runtime, "container-runtime", "", "cronjob: run each container's image with `RUNTIME` run --rm, RUNTIME podman or docker (default: run the container's command on the host)")
+	fs.StringVar(&f.executor, "executor", "host", "cronjob: `EXECUTOR` host runs the first container's command on almanac's host; kubernetes keeps the jobTemplate and runs each run as a Kubernetes Job (docs/kubernetes.md)")
 	fs.BoolVar(&f.noNSPrefix, "no-namespace-prefix", false, "cronjob: name jobs after metadata.name alone, not NAMESPACE-NAME")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -165,7 +168,7 @@ func convertImport(e *env, kind string, files []string, f *importFlags) (importe
 		res, err = importer.Crontab(name, src, importer.CrontabOptions{User: f.user, System: system, Zone: zone,
 			IgnoreCronTZ: f.ignoreCronTZ, Prefix: f.prefix, IsUser: hostAccount})
 	} else {
-		res, err = importer.CronJob(name, src, importer.CronJobOptions{NoNamespacePrefix: f.noNSPrefix, ContainerRuntime: f.runtime})
+		res, err = importer.CronJob(name, src, importer.CronJobOptions{NoNamespacePrefix: f.noNSPrefix, ContainerRuntime: f.runtime, Executor: f.executor})
 	}
 	if err != nil {
 		return res, usagef("import %s: %v", kind, err)

@@ -14,6 +14,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/api/httpapi"
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/job"
+	"github.com/almanac-sh/almanac/internal/kubeexec"
 	"github.com/almanac-sh/almanac/internal/store"
 	"github.com/almanac-sh/almanac/internal/store/sqlitestore"
 	"github.com/almanac-sh/almanac/internal/supervisor"
@@ -150,8 +151,9 @@ func acceptJob(gates *gateRegistry, groups func() []string) func(store.JobSpec) 
 // running binary can be a supervisor; else as the daemon's children.
 // Either keeps at most --max-output bytes of a run's output. Another way
 // of running commands is another case here, chosen by serve's flags.
-func newExecutor(o Config, log *slog.Logger) (job.Executor, error) {
-	return localExecutor(o.data, o.node, int(o.retention.maxOutput), log), nil
+func newExecutor(o Config, st store.Store, log *slog.Logger) (job.Executor, *kubeexec.Executor) {
+	maxOutput := int(o.retention.maxOutput)
+	return o.kube.executor(st, localExecutor(o.data, o.node, maxOutput, log), maxOutput, log)
 }
 
 // localExecutor runs commands on this machine: under supervisors when it

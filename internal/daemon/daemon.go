@@ -29,6 +29,7 @@ import (
 	"github.com/almanac-sh/almanac/internal/fleetlock"
 	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/jobnotify"
+	"github.com/almanac-sh/almanac/internal/kubeexec"
 	"github.com/almanac-sh/almanac/internal/loopback"
 	"github.com/almanac-sh/almanac/internal/redact"
 	"github.com/almanac-sh/almanac/internal/retention"
@@ -87,6 +88,7 @@ type Config struct {
 	windows   windowFlag    // --windows items (windowset.go)
 	named     *namedWindows // the calendars they and --demo define (loaded by Check)
 	secrets   secretFiles   // --token-file, --smtp-password-file (secrets.go)
+	kube      kubeOptions   // --kubeconfig (kubernetes.go)
 }
 
 // shutdownHTTP bounds how long in-flight API requests may take at shutdown.
@@ -119,6 +121,7 @@ func (c *Config) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.publicBase, "public-url", "", "the daemon's URL as people reach it, for links in notifications (default: http(s)://LISTEN)")
 	addWindowFlags(fs, &c.windows)
 	addSecretFlags(fs, &c.secrets)
+	addKubernetesFlags(fs, &c.kube)
 }
 
 // Check validates the flags fs parsed into c and loads what they name
@@ -285,10 +288,12 @@ type Daemon struct {
 	nodes job.NodeLister
 	// executor starts the commands of runs (newExecutor).
 	executor job.Executor
-	ctrl     apiController
-	api      *httpapi.Server // its routes, for the permission test
-	agent    *agent.Agent    // nil without a manifest directory
-	srv      *http.Server
+	// kube is the Kubernetes executor inside it; stopped at shutdown.
+	kube  *kubeexec.Executor
+	ctrl  apiController
+	api   *httpapi.Server // its routes, for the permission test
+	agent *agent.Agent    // nil without a manifest directory
+	srv   *http.Server
 	// closers release what New acquired, last first.
 	closers []func()
 }
@@ -388,9 +393,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 			log.Warn("this node's --node-window names no window; its runs of fleet-wide jobs will wait for one", "window", w, "err", err)
 		}
 	}
-	if d.executor, err = newExecutor(*o, log); err != nil {
-		return nil, err
-	}
+	d.executor, d.kube = newExecutor(*o, ctrlStore, log)
+	d.closers = append(d.closers, d.kube.Close)
 	if d.ctrl, err = d.newController(ctrlStore, term); err != nil {
 		return nil, err
 	}

@@ -75,6 +75,8 @@ type CronJobOptions struct {
 	// `RUNTIME run --rm` with its image instead of running its command on
 	// the host.
 	ContainerRuntime string
+	// Executor is ExecutorHost ("" means it too) or ExecutorKubernetes.
+	Executor string
 	// MaxOutput bounds the expanded YAML (aliases counted each time they
 	// are used) and so the manifest; 0 means DefaultMaxOutput.
 	MaxOutput int
@@ -94,6 +96,15 @@ type CronJobOptions struct {
 func CronJob(file string, src []byte, opts CronJobOptions) (Result, error) {
 	if r := opts.ContainerRuntime; r != "" && r != "podman" && r != "docker" {
 		return Result{}, fmt.Errorf("container runtime %q: want podman or docker", r)
+	}
+	switch opts.Executor {
+	case "", ExecutorHost:
+	case ExecutorKubernetes:
+		if opts.ContainerRuntime != "" {
+			return Result{}, errors.New("a container runtime applies to the host executor only")
+		}
+	default:
+		return Result{}, fmt.Errorf("executor %q: want host or kubernetes", opts.Executor)
 	}
 	if !utf8.Valid(src) {
 		return Result{}, fmt.Errorf("%s: not UTF-8 text", file)
@@ -184,7 +195,15 @@ func convertCronJob(b *strings.Builder, res *Result, file string, it docItem, cj
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%s:%d: %s: a %s, not a CronJob; skipped", file, it.line, it.what, cj.Kind))
 		return
 	}
-	j, ok := cronJobToJob(file, it.what, cj, taken, opts, warn)
+	var (
+		j  *job
+		ok bool
+	)
+	if opts.Executor == ExecutorKubernetes {
+		j, ok = cronJobToKubernetesJob(file, it.what, it.node, cj, taken, opts, warn)
+	} else {
+		j, ok = cronJobToJob(file, it.what, cj, taken, opts, warn)
+	}
 	if !ok {
 		fmt.Fprintf(b, "\n# %s:%d: %s (%s %s): not imported\n", file, it.line, it.what, cj.Kind, oneLine(cj.Metadata.Name))
 		return

@@ -127,7 +127,11 @@ func Validate(spec *store.JobSpec, parse ParseFunc) error {
 	}
 	loc := v.zone(spec)
 	v.schedule(spec, parse, loc)
-	v.command(spec)
+	if spec.Kubernetes != nil {
+		v.kubernetes(spec)
+	} else {
+		v.command(spec)
+	}
 	v.env(spec)
 	if spec.Cwd != "" && !filepath.IsAbs(spec.Cwd) {
 		v.add("cwd", "working directory %q must be an absolute path", spec.Cwd)
@@ -363,7 +367,7 @@ func (v *validator) onCalendar(spec *store.JobSpec, loc *time.Location) {
 func (v *validator) command(spec *store.JobSpec) {
 	switch {
 	case len(spec.Command) == 0 && spec.Shell == "":
-		v.add("command", "a job needs a command (an array of arguments, or a string run by /bin/sh -c)")
+		v.add("command", "a job needs a command (an array of arguments, or a string run by /bin/sh -c) or a kubernetes attribute")
 		return
 	case len(spec.Command) > 0 && spec.Shell != "":
 		v.add("command", "command is either an argv array or a shell string, not both")

@@ -345,6 +345,7 @@ func convert(r *catalog.Resource, errs *manifest.ErrorList) (store.JobSpec, bool
 		spec.Nodes = v
 	}
 	waveParams(p, &spec, fail)
+	kubernetesParam(p, &spec, fail)
 	if v, ok := p["alert_after"].(string); ok {
 		d, err := time.ParseDuration(v)
 		if err != nil || d%time.Second != 0 {

@@ -104,6 +104,9 @@ type JobSpec struct {
 	Command []string `json:"command,omitempty"`
 	// Shell is a command line run by /bin/sh -c; exclusive with Command.
 	Shell string `json:"shell,omitempty"`
+	// Kubernetes, if set, runs each run as a Kubernetes Job instead of a
+	// local command; exclusive with Command and Shell.
+	Kubernetes *KubernetesSpec `json:"kubernetes,omitempty"`
 	// Env holds extra environment variables for the process.
 	Env map[string]string `json:"env,omitempty"`
 	// Cwd is the working directory; empty = the daemon's.
@@ -181,6 +184,20 @@ type JobSpec struct {
 	// records the others missed, "all" keeps every one (they run one after
 	// another per node), "none" misses them all.
 	CatchUp string `json:"catch_up,omitempty"`
+}
+
+// KubernetesSpec is where and what a job runs on Kubernetes: each run is
+// one batch/v1 Job made from JobTemplate in Namespace of the cluster that
+// Context names (docs/kubernetes.md).
+type KubernetesSpec struct {
+	// Namespace is the namespace the Jobs are created in.
+	Namespace string `json:"namespace"`
+	// Context is the kubeconfig context naming the cluster and the
+	// credentials; empty = the kubeconfig's current context.
+	Context string `json:"context,omitempty"`
+	// JobTemplate is a batch/v1 JobTemplateSpec (metadata and spec), as
+	// YAML or JSON text.
+	JobTemplate string `json:"job_template"`
 }
 
 // EncodeSpec encodes a spec as the stores keep it: JSON without the

@@ -360,7 +360,21 @@ type Run struct {
 	// Waiting says why a pending run has not been released to start; nil
 	// when it is not held (or not pending).
 	Waiting *Waiting
+	// Kubernetes names the Kubernetes Job of a started run of a Kubernetes
+	// job (only from Backend.Run); nil for any other run.
+	Kubernetes *KubernetesRun
 }
+
+// KubernetesRun is where a run of a Kubernetes job executes: the
+// kubeconfig context (empty: the current one), the namespace and the Job,
+// and its Pods with their phases while a node follows it.
+type KubernetesRun struct {
+	Context, Namespace, Job string
+	Pods                    []KubernetesPod
+}
+
+// KubernetesPod is one Pod of a run's Job and its phase.
+type KubernetesPod struct{ Name, Phase string }
 
 // Waiting is why a held pending run waits, as the lifecycle decided it:
 // the same reason the API serves as a run's `waiting`.

@@ -474,6 +474,7 @@ func (d *daemonBackend) Run(ctx context.Context, id int64) (Run, error) {
 	if err := d.addWaiting(ctx, []store.Run{r}, out); err != nil {
 		return Run{}, err
 	}
+	out[0].Kubernetes = d.runKubernetes(ctx, r)
 	return out[0], nil
 }
 

@@ -52,8 +52,11 @@ type JobSpec struct {
 	// RandomizedDelaySeconds delays every fire by a fixed per-job offset
 	// below it, in whole seconds (docs/jobs.md); zero means none.
 	RandomizedDelaySeconds int64 `json:"randomized_delay_seconds,omitempty"`
-	// Command is what a run executes.
+	// Command is what a run executes; empty for a Kubernetes job.
 	Command Command `json:"command"`
+	// Kubernetes, exclusive with Command, runs each run as a Kubernetes
+	// Job (docs/kubernetes.md).
+	Kubernetes *KubernetesSpec `json:"kubernetes,omitempty"`
 	// Env is added to the run's environment.
 	Env map[string]string `json:"env,omitempty"`
 	// Cwd is the run's working directory; empty means the daemon's.

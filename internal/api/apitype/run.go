@@ -56,6 +56,9 @@ type Run struct {
 	// Waiting says why a pending run has not been released to start yet;
 	// null when it is not waiting (released, started or finished).
 	Waiting *Waiting `json:"waiting"`
+	// Kubernetes names the Kubernetes Job of a run of a Kubernetes job,
+	// once the run has started.
+	Kubernetes *RunKubernetes `json:"kubernetes,omitempty"`
 }
 
 // Wait kinds: what a pending run waits for.

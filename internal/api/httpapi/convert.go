@@ -68,6 +68,7 @@ func specToStore(name string, in apitype.JobSpec) (store.JobSpec, error) {
 		return out, invalid("cron", "cron expression is blank")
 	}
 	out.Shell, out.Command = commandToStore(in.Command)
+	out.Kubernetes = kubernetesToStore(in.Kubernetes)
 	out.Cwd = in.Cwd
 	if filepath.IsAbs(in.Cwd) {
 		out.Cwd = filepath.Clean(in.Cwd)
@@ -170,6 +171,7 @@ func specFromStore(in store.JobSpec) apitype.JobSpec {
 		RebootGroup:                in.RebootGroup,
 		CatchUp:                    in.CatchUp,
 	}
+	out.Kubernetes = kubernetesFromStore(in.Kubernetes)
 	if in.Shell != "" {
 		out.Command = apitype.Command{Shell: in.Shell}
 	} else {

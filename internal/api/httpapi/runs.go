@@ -66,6 +66,7 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) error {
 	if err := s.addWaiting(r.Context(), runs, page.Items); err != nil {
 		return err
 	}
+	s.addKubernetes(r.Context(), runs, page.Items)
 	s.markLiveness(r.Context(), page.Items)
 	if next != 0 {
 		page.NextPage = strconv.FormatInt(next, 10)
@@ -132,6 +133,7 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) error {
 	if err := s.addWaiting(r.Context(), []store.Run{run}, out); err != nil {
 		return err
 	}
+	s.addKubernetes(r.Context(), []store.Run{run}, out)
 	s.markLiveness(r.Context(), out)
 	writeJSON(w, http.StatusOK, out[0])
 	return nil
