@@ -2,6 +2,7 @@ package webui_test
 
 import (
 	"net/http"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -309,6 +310,15 @@ func TestJobsSortPage(t *testing.T) {
 				t.Errorf("%d headers say how the list is sorted, want 1", n)
 			}
 		})
+	}
+	// Without JavaScript, suspending a job from the sorted list comes back
+	// to the list as it was shown.
+	_, body := h.get("/jobs?q=backup&sort=next")
+	mustContain(t, body, `<input type="hidden" name="return" value="/jobs?q=backup&amp;sort=next">`)
+	resp := h.post("/jobs/backup-2/suspend", url.Values{"csrf": {h.csrf("/jobs")}, "return": {"/jobs?q=backup&sort=next"}}, nil)
+	resp.Body.Close()
+	if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || loc != "/jobs?q=backup&sort=next&done=suspended" {
+		t.Errorf("suspend from the sorted list: %d to %q", resp.StatusCode, loc)
 	}
 	for _, bad := range []string{"zone", "-", "--next", "Next", "next,name", "-status-", "%00"} {
 		code, body := h.get("/jobs?sort=" + bad)

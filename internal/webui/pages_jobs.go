@@ -284,6 +284,7 @@ func (s *server) jobs(w http.ResponseWriter, r *http.Request) {
 	d.First = page.Offset + 1
 	p := s.newPage(r, "Jobs", "jobs", d)
 	p.AutoRefresh = s.cfg.RefreshSeconds
+	p.Back = d.JobsURL(d.After)
 	s.render(w, r, http.StatusOK, "jobs", "", p)
 }
 

@@ -291,7 +291,11 @@ type page struct {
 	// Refresh, when positive, makes the page reload itself every that many
 	// seconds when JavaScript is off.
 	Refresh int
-	Data    any
+	// Back is where a form on the page returns after its action when
+	// JavaScript is off ("" for the form's own default): the jobs list
+	// as shown, with its filters, order and page.
+	Back string
+	Data any
 }
 
 // Can reports whether the logged-in token has a permission ("operate",
