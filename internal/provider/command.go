@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,7 +20,7 @@ import (
 
 // Command describes one shell command to run.
 type Command struct {
-	Line    string        // run as /bin/sh -c Line
+	Line    string        // run as /bin/sh -c Line (or as the shell would, see Run)
 	Dir     string        // working directory ("" = inherit)
 	Env     []string      // extra KEY=VALUE entries
 	Path    string        // if set, PATH for the command
@@ -32,24 +33,26 @@ var ErrTimeout = errors.New("Command exceeded timeout")
 
 // Run runs c and returns its combined output and exit status. A command that
 // could not be started, or was killed, is an error.
+//
+// A line the shell would only split on blanks runs its program directly
+// (see direct); should that program not start (a script without #!, for
+// one), the line goes to /bin/sh after all, which decides what it means.
 func Run(ctx context.Context, c Command) (string, int, error) {
 	if c.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
 		defer cancel()
 	}
-	cmd := exec.Command("/bin/sh", "-c", c.Line)
-	cmd.Dir = c.Dir
-	cmd.Env = os.Environ()
-	if c.Path != "" {
-		cmd.Env = append(cmd.Env, "PATH="+c.Path)
-	}
-	cmd.Env = append(cmd.Env, c.Env...)
 	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd := c.cmd(&out, true)
 	if err := cmd.Start(); err != nil {
-		return "", -1, err
+		if cmd.Path == "/bin/sh" {
+			return "", -1, err
+		}
+		out.Reset()
+		if cmd = c.cmd(&out, false); cmd.Start() != nil {
+			return "", -1, err
+		}
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -72,6 +75,63 @@ func Run(ctx context.Context, c Command) (string, int, error) {
 		return out.String(), -1, err
 	}
 	return out.String(), 0, nil
+}
+
+// cmd is the process that runs c, writing its output to out: its program
+// directly when fast and direct allows, else /bin/sh -c Line.
+func (c Command) cmd(out *bytes.Buffer, fast bool) *exec.Cmd {
+	var cmd *exec.Cmd
+	if path, argv, ok := direct(c); fast && ok {
+		cmd = &exec.Cmd{Path: path, Args: argv}
+	} else {
+		cmd = exec.Command("/bin/sh", "-c", c.Line)
+	}
+	cmd.Dir = c.Dir
+	cmd.Env = os.Environ()
+	if c.Path != "" {
+		cmd.Env = append(cmd.Env, "PATH="+c.Path)
+	}
+	if cmd.Path != "/bin/sh" {
+		// The shell always exports PWD; the program sees the same.
+		if wd := workDir(c.Dir); wd != "" {
+			cmd.Env = append(cmd.Env, "PWD="+wd)
+		}
+	}
+	cmd.Env = append(cmd.Env, c.Env...)
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return cmd
+}
+
+// workDir is the PWD /bin/sh would export running in dir ("" for this
+// process's): the inherited PWD when it names that directory, else the
+// directory's physical path; "" if it cannot tell.
+func workDir(dir string) string {
+	here, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	if dir == "" {
+		if pwd := os.Getenv("PWD"); pwd != "" && sameFile(pwd, here) {
+			return pwd
+		}
+		dir = here
+	} else if !filepath.IsAbs(dir) {
+		dir = filepath.Join(here, dir)
+	}
+	if p, err := filepath.EvalSymlinks(dir); err == nil {
+		return p
+	}
+	return ""
+}
+
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
 }
 
 // Lines splits command output into lines without the trailing empty one.
