@@ -41,6 +41,7 @@ var layers = []struct {
 	{"engines", []string{
 		"internal/cron", "internal/oncalendar", "internal/weekly", "internal/puppetsched",
 		"internal/manifest", "internal/catalog", "internal/graph", "internal/zincati",
+		"internal/kubespec",
 	}},
 	{"store contract", []string{
 		"internal/store",
@@ -51,12 +52,12 @@ var layers = []struct {
 		"internal/provider/service", "internal/manifestdir", "internal/agent",
 		"internal/agent/manifestapply", "internal/job", "internal/jobnotify", "internal/manifestjob",
 		"internal/importer", "internal/fleet", "internal/fleet/awsinventory", "internal/fleetlock",
-		"internal/retention",
+		"internal/retention", "internal/provider/builtin", "internal/kubeexec",
 	}},
 	{"stores", []string{
 		"internal/migrate", "internal/store/sqlitestore", "internal/store/pgstore",
 		"internal/fleet/fleetstore", "internal/agent/agentsql", "internal/agent/agentpg",
-		"internal/leader", "internal/cluster",
+		"internal/leader/fence", "internal/leader", "internal/cluster",
 	}},
 	{"api and ui", []string{
 		"internal/apitoken", "internal/access", "internal/accesslog",
@@ -76,7 +77,8 @@ var layers = []struct {
 		"internal/testenv", "internal/pgtest", "internal/servetest", "internal/smtptest",
 		"internal/store/storetest", "internal/store/sqlitestore/sqlitedamage",
 		"internal/api/apitest", "internal/webui/webuitest", "internal/agent/agenttest",
-		"internal/fleet/awsinventory/awsfake", "packaging",
+		"internal/fleet/awsinventory/awsfake", "internal/daemon/daemontest", "internal/kubetest",
+		"internal/e2e", "packaging",
 	}},
 }
 
