@@ -216,6 +216,20 @@ func (a apiController) CreateJob(ctx context.Context, spec store.JobSpec, src st
 	return j, apiValidation(err)
 }
 
+// CreateJobs creates jobs in one store transaction, each checked as
+// PutJob checks it; store.ErrDuplicate if a name is taken.
+func (a apiController) CreateJobs(ctx context.Context, specs []store.JobSpec, src store.Source) error {
+	for _, spec := range specs {
+		if err := a.gates.checkSpec(spec); err != nil {
+			return apiValidation(err)
+		}
+		if err := checkRebootGroup(spec, a.groups); err != nil {
+			return apiValidation(err)
+		}
+	}
+	return apiValidation(a.Controller.CreateJobs(ctx, specs, src))
+}
+
 // JobStatus implements httpapi.Controller.
 func (a apiController) JobStatus(ctx context.Context, j store.Job) (job.Status, error) {
 	s, err := a.Controller.StatusOf(ctx, j)

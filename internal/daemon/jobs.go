@@ -15,6 +15,7 @@ import (
 // daemon start (demo jobs, jobs declared in manifests).
 type jobWriter interface {
 	JobCreate(ctx context.Context, p store.JobCreateParams) (store.Job, error)
+	JobCreateBatch(ctx context.Context, ps []store.JobCreateParams) error
 	JobUpdate(ctx context.Context, p store.JobUpdateParams) (store.Job, error)
 	JobDelete(ctx context.Context, p store.JobDeleteParams) error
 	JobGet(ctx context.Context, name string) (store.Job, error)
@@ -147,24 +148,64 @@ func syncManifestJobs(ctx context.Context, st jobWriter, specs []store.JobSpec, 
 	if err != nil {
 		return res, err
 	}
-	for _, spec := range specs {
-		if _, ok := want[spec.Name]; !ok {
-			continue // existed and was handled above
-		}
+	createOne := func(spec store.JobSpec) error {
 		_, err := st.JobCreate(src.actor(ctx, spec.Name), store.JobCreateParams{Spec: spec, Source: store.SourceManifest, Now: now,
 			Events: []store.Event{{Time: now, Kind: store.EventJobCreated, Job: spec.Name, Message: "declared in a manifest"}}})
 		if errors.Is(err, store.ErrDuplicate) {
 			other, _ := st.JobGet(ctx, spec.Name)
-			return res, fmt.Errorf("manifest job %q clashes with a job of the same name created by %s; delete one of them", spec.Name, other.Source)
+			return fmt.Errorf("manifest job %q clashes with a job of the same name created by %s; delete one of them", spec.Name, other.Source)
 		}
 		if err != nil {
-			return res, fmt.Errorf("create job %s: %w", spec.Name, err)
+			return fmt.Errorf("create job %s: %w", spec.Name, err)
 		}
 		res.Created++
 		res.Changed = append(res.Changed, spec.Name)
+		return nil
+	}
+	// New jobs go to the store in batches of the same file (one actor),
+	// one transaction each. A batch the store refuses is created again
+	// job by job, which names the job at fault as a single create would.
+	var batch []store.JobCreateParams
+	flush := func() error {
+		defer func() { batch = batch[:0] }()
+		if len(batch) == 0 {
+			return nil
+		}
+		if len(batch) > 1 && st.JobCreateBatch(src.actor(ctx, batch[0].Spec.Name), batch) == nil {
+			for _, p := range batch {
+				res.Created++
+				res.Changed = append(res.Changed, p.Spec.Name)
+			}
+			return nil
+		}
+		for _, p := range batch {
+			if err := createOne(p.Spec); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, spec := range specs {
+		if _, ok := want[spec.Name]; !ok {
+			continue // existed and was handled above
+		}
+		if len(batch) == createBatch || len(batch) > 0 && src.files[batch[0].Spec.Name] != src.files[spec.Name] {
+			if err := flush(); err != nil {
+				return res, err
+			}
+		}
+		batch = append(batch, store.JobCreateParams{Spec: spec, Source: store.SourceManifest, Now: now,
+			Events: []store.Event{{Time: now, Kind: store.EventJobCreated, Job: spec.Name, Message: "declared in a manifest"}}})
+	}
+	if err := flush(); err != nil {
+		return res, err
 	}
 	return res, nil
 }
+
+// createBatch is how many new manifest jobs one store transaction
+// creates: enough that a commit is a small part of each job's cost.
+const createBatch = 500
 
 // manifestSource says where manifest jobs come from, for the audit trail.
 type manifestSource struct {

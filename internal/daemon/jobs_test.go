@@ -144,3 +144,30 @@ func TestStoredJobs(t *testing.T) {
 		})
 	}
 }
+
+// New jobs are created in batches; a batch the store refuses is created
+// job by job, so the clash is named as before and the jobs before it exist.
+func TestSyncManifestJobsBatches(t *testing.T) {
+	ctx := context.Background()
+	st := apitest.NewMemStore()
+	st.PutJob(store.Job{Spec: store.JobSpec{Name: "api-job", Cron: "* * * * *", Shell: "true"}, Source: store.SourceAPI, Version: 1})
+	var specs []store.JobSpec
+	for i := range createBatch + 2 {
+		specs = append(specs, store.JobSpec{Name: fmt.Sprintf("m-%04d", i), Cron: "0 * * * *", Shell: "true"})
+	}
+	res, err := syncManifestJobs(ctx, st, specs, t0, manifestSource{})
+	if err != nil || res.Created != len(specs) || len(res.Changed) != len(specs) {
+		t.Fatalf("sync = %+v, %v; want %d created", res, err, len(specs))
+	}
+	clash := []store.JobSpec{{Name: "n-1", Cron: "0 * * * *", Shell: "true"}, {Name: "api-job", Cron: "0 * * * *", Shell: "true"}, {Name: "n-3", Cron: "0 * * * *", Shell: "true"}}
+	_, err = syncManifestJobs(ctx, st, append(specs, clash...), t0, manifestSource{})
+	if err == nil || err.Error() != `manifest job "api-job" clashes with a job of the same name created by api; delete one of them` {
+		t.Fatalf("err = %v, want the clash named", err)
+	}
+	if _, ok := st.Job("n-1"); !ok {
+		t.Error("n-1, before the clash, was not created")
+	}
+	if _, ok := st.Job("n-3"); ok {
+		t.Error("n-3, after the clash, was created")
+	}
+}

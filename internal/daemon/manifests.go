@@ -29,6 +29,7 @@ import (
 type manifestController interface {
 	PutJob(ctx context.Context, spec store.JobSpec, src store.Source) (store.Job, bool, error)
 	CreateJob(ctx context.Context, spec store.JobSpec, src store.Source) (store.Job, error)
+	CreateJobs(ctx context.Context, specs []store.JobSpec, src store.Source) error
 	DeleteJob(ctx context.Context, name string) error
 	Notify(name string)
 }
@@ -320,6 +321,19 @@ type controllerJobs struct {
 // JobCreate creates the job; store.ErrDuplicate if the name is taken.
 func (c controllerJobs) JobCreate(ctx context.Context, p store.JobCreateParams) (store.Job, error) {
 	return c.ctrl.CreateJob(ctx, p.Spec, p.Source)
+}
+
+// JobCreateBatch creates the jobs, all or none; store.ErrDuplicate if a
+// name is taken.
+func (c controllerJobs) JobCreateBatch(ctx context.Context, ps []store.JobCreateParams) error {
+	if len(ps) == 0 {
+		return nil
+	}
+	specs := make([]store.JobSpec, len(ps))
+	for i := range ps {
+		specs[i] = ps[i].Spec
+	}
+	return c.ctrl.CreateJobs(ctx, specs, ps[0].Source)
 }
 
 // JobUpdate replaces the job's spec; it takes effect from the next run.

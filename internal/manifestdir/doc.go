@@ -9,11 +9,12 @@
 // the same way. The one-shot commands (validate, apply), the agent's
 // applies and the daemon's manifest jobs all go through it.
 //
-// A [Watcher] polls the directory on an injected clock. Each poll reads the
-// files and hashes their names and contents; only a changed hash leads to a
-// parse and compile, so an idle watcher costs one read of the manifests per
-// interval and nothing else. A new catalog goes to the watcher's Accept
-// function; a directory that does not compile, or a catalog Accept refuses,
+// A [Watcher] polls the directory on an injected clock. Each poll hashes
+// the files' names and contents through one buffer, holding none of them;
+// only a changed hash leads to a read, parse and compile, so an idle
+// watcher costs one pass over the manifests per interval and no memory
+// that grows with them. A new catalog goes to the watcher's Accept
+// function, and the watcher keeps nothing of it; a directory that does not compile, or a catalog Accept refuses,
 // is logged with every positioned error and the previous catalog stays in
 // force, so a bad edit loses nothing. The same broken content is reported
 // once, not on every poll.

@@ -335,6 +335,10 @@ type JobAdvanceParams struct {
 type Store interface {
 	// JobCreate inserts a job; ErrDuplicate if the name exists.
 	JobCreate(ctx context.Context, p JobCreateParams) (Job, error)
+	// JobCreateBatch inserts the jobs in one transaction, all or none;
+	// ErrDuplicate if any name exists (or repeats). A manifest of
+	// thousands of new jobs costs one commit per batch, not per job.
+	JobCreateBatch(ctx context.Context, ps []JobCreateParams) error
 	// JobUpdate replaces a job's spec; ErrNotFound, ErrConflict (IfVersion).
 	JobUpdate(ctx context.Context, p JobUpdateParams) (Job, error)
 	// JobDelete removes a job and its runs; ErrNotFound.

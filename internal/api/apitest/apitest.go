@@ -53,6 +53,24 @@ func (m *MemStore) JobCreate(_ context.Context, p store.JobCreateParams) (store.
 	return j, nil
 }
 
+// JobCreateBatch implements the store method: all or none.
+func (m *MemStore) JobCreateBatch(_ context.Context, ps []store.JobCreateParams) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	seen := map[string]bool{}
+	for _, p := range ps {
+		if _, ok := m.jobs[p.Spec.Name]; ok || seen[p.Spec.Name] {
+			return fmt.Errorf("job %q: %w", p.Spec.Name, store.ErrDuplicate)
+		}
+		seen[p.Spec.Name] = true
+	}
+	for _, p := range ps {
+		m.jobs[p.Spec.Name] = store.Job{Spec: p.Spec, Status: p.Status, Source: p.Source, Version: 1, CreatedAt: p.Now, UpdatedAt: p.Now}
+		m.appendEvents(p.Events)
+	}
+	return nil
+}
+
 // JobUpdate implements the store method.
 func (m *MemStore) JobUpdate(_ context.Context, p store.JobUpdateParams) (store.Job, error) {
 	m.mu.Lock()

@@ -71,6 +71,46 @@ func (s *Store) JobCreate(ctx context.Context, p store.JobCreateParams) (store.J
 	return j, err
 }
 
+// JobCreateBatch inserts the jobs in one transaction, all or none;
+// ErrDuplicate if any name exists.
+func (s *Store) JobCreateBatch(ctx context.Context, ps []store.JobCreateParams) error {
+	specs := make([][]byte, len(ps))
+	for i, p := range ps {
+		if p.Spec.Name == "" {
+			return errors.New("pgstore: create job: empty name")
+		}
+		spec, err := store.EncodeSpec(p.Spec)
+		if err != nil {
+			return fmt.Errorf("pgstore: encode job %q: %w", p.Spec.Name, err)
+		}
+		specs[i] = spec
+	}
+	return s.tx(ctx, 0, func(tx querier) error {
+		for i, p := range ps {
+			now := s.now(p.Now)
+			var name string
+			err := tx.QueryRow(ctx, `
+				INSERT INTO jobs (name, spec, source, version, created_at, updated_at,
+				                  last_schedule_time, last_successful_time, succeeded, failed)
+				VALUES ($1, $2, $3, 1, $4, $4, $5, $6, $7, $8)
+				ON CONFLICT (name) DO NOTHING
+				RETURNING name`,
+				p.Spec.Name, specs[i], string(p.Source), now,
+				ts(p.Status.LastScheduleTime), ts(p.Status.LastSuccessfulTime), p.Status.Succeeded, p.Status.Failed).Scan(&name)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return fmt.Errorf("pgstore: job %q: %w", p.Spec.Name, store.ErrDuplicate)
+			}
+			if err != nil {
+				return fmt.Errorf("pgstore: create job %q: %w", p.Spec.Name, err)
+			}
+			if err := appendEvents(ctx, tx, now, name, 0, p.Events); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 // JobUpdate replaces a job's spec (and source, when given), keeping its status.
 func (s *Store) JobUpdate(ctx context.Context, p store.JobUpdateParams) (store.Job, error) {
 	spec, err := store.EncodeSpec(p.Spec)

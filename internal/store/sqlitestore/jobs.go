@@ -72,6 +72,39 @@ func (s *Store) JobCreate(ctx context.Context, p store.JobCreateParams) (store.J
 	return j, err
 }
 
+// JobCreateBatch implements store.Store.
+func (s *Store) JobCreateBatch(ctx context.Context, ps []store.JobCreateParams) error {
+	specs := make([]string, len(ps))
+	for i, p := range ps {
+		if p.Spec.Name == "" {
+			return errors.New("create job: empty name")
+		}
+		spec, err := store.EncodeSpec(p.Spec)
+		if err != nil {
+			return fmt.Errorf("create job %q: %w", p.Spec.Name, err)
+		}
+		specs[i] = string(spec)
+	}
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		insert := s.stmt(ctx, tx, sqlInsertJob)
+		for i, p := range ps {
+			now := s.now(p.Now)
+			_, err := insert.ExecContext(ctx, p.Spec.Name, specs[i], string(p.Source), now.UnixMicro(), now.UnixMicro(),
+				micro(p.Status.LastScheduleTime), micro(p.Status.LastSuccessfulTime), p.Status.Succeeded, p.Status.Failed)
+			if isUnique(err) {
+				return fmt.Errorf("create job %q: %w", p.Spec.Name, store.ErrDuplicate)
+			}
+			if err != nil {
+				return fmt.Errorf("create job %q: %w", p.Spec.Name, err)
+			}
+			if err := s.appendEvents(ctx, tx, now, p.Spec.Name, 0, p.Events); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 // JobUpdate implements store.Store.
 func (s *Store) JobUpdate(ctx context.Context, p store.JobUpdateParams) (store.Job, error) {
 	spec, err := store.EncodeSpec(p.Spec)

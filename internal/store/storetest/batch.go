@@ -19,6 +19,46 @@ var batchTests = []struct {
 }{
 	{"RunInsertBatch", testRunInsertBatch},
 	{"RunInsertBatchConcurrent", testRunInsertBatchConcurrent},
+	{"JobCreateBatch", testJobCreateBatch},
+}
+
+// testJobCreateBatch: every job and its events in one call; a batch with a
+// taken or repeated name creates nothing.
+func testJobCreateBatch(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	createJob(t, s, "taken")
+	params := func(names ...string) []store.JobCreateParams {
+		var ps []store.JobCreateParams
+		for _, n := range names {
+			ps = append(ps, store.JobCreateParams{Spec: store.JobSpec{Name: n, Cron: "0 * * * *", Command: []string{"true", n}},
+				Source: store.SourceManifest, Now: base, Events: []store.Event{{Kind: store.EventJobCreated, Message: "made " + n}}})
+		}
+		return ps
+	}
+	for _, bad := range [][]string{{"x", "taken"}, {"y", "y"}} {
+		if err := s.JobCreateBatch(ctx, params(bad...)); !errors.Is(err, store.ErrDuplicate) {
+			t.Errorf("batch %v: err = %v, want ErrDuplicate", bad, err)
+		}
+		if _, err := s.JobGet(ctx, bad[0]); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("batch %v refused, yet %s exists (err %v)", bad, bad[0], err)
+		}
+	}
+	if err := s.JobCreateBatch(ctx, params("a", "b", "c")); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"a", "b", "c"} {
+		j, err := s.JobGet(ctx, n)
+		if err != nil || j.Source != store.SourceManifest || j.Version != 1 || len(j.Spec.Command) != 2 || j.Spec.Command[1] != n {
+			t.Errorf("job %s = %+v, %v", n, j, err)
+		}
+		evs, _, err := s.EventList(ctx, store.EventListParams{Job: n})
+		if err != nil || len(evs) != 1 || evs[0].Message != "made "+n {
+			t.Errorf("events of %s = %+v, %v; want the one given", n, evs, err)
+		}
+	}
+	if err := s.JobCreateBatch(ctx, nil); err != nil {
+		t.Errorf("empty batch: %v", err)
+	}
 }
 
 // testRunInsertBatch: per-item outcomes (inserted, duplicate, duplicate
