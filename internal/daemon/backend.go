@@ -219,14 +219,6 @@ func (a apiController) CreateJob(ctx context.Context, spec store.JobSpec, src st
 // CreateJobs creates jobs in one store transaction, each checked as
 // PutJob checks it; store.ErrDuplicate if a name is taken.
 func (a apiController) CreateJobs(ctx context.Context, specs []store.JobSpec, src store.Source) error {
-	for _, spec := range specs {
-		if err := a.gates.checkSpec(spec); err != nil {
-			return apiValidation(err)
-		}
-		if err := checkRebootGroup(spec, a.groups); err != nil {
-			return apiValidation(err)
-		}
-	}
 	return apiValidation(a.Controller.CreateJobs(ctx, specs, src))
 }
 

@@ -8,7 +8,8 @@ import (
 )
 
 // CreateJobs creates the jobs as CreateJob creates each, in one store
-// transaction: all or none. Every spec is validated first (the first
+// transaction: all or none. Every spec is checked first, as PutJob
+// checks it (Config.Accept, then Validate) (the first
 // invalid one is the error and nothing is created); store.ErrDuplicate if
 // any name is taken. A manifest load creates its new jobs with it.
 func (c *Controller) CreateJobs(ctx context.Context, specs []store.JobSpec, src store.Source) error {
@@ -17,10 +18,7 @@ func (c *Controller) CreateJobs(ctx context.Context, specs []store.JobSpec, src 
 	var host []store.Event
 	for i := range specs {
 		spec := specs[i]
-		if err := Validate(&spec, c.cfg.Parse); err != nil {
-			return err
-		}
-		h, err := c.hostCheck(spec, src)
+		h, err := c.check(&spec, src)
 		if err != nil {
 			return err
 		}
