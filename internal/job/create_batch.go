@@ -8,10 +8,9 @@ import (
 )
 
 // CreateJobs creates the jobs as CreateJob creates each, in one store
-// transaction: all or none. Every spec is checked first, as PutJob
-// checks it (Config.Accept, then Validate) (the first
-// invalid one is the error and nothing is created); store.ErrDuplicate if
-// any name is taken. A manifest load creates its new jobs with it.
+// transaction: all or none. Every spec is checked first as PutJob checks
+// it, by Config.Accept and Validate (the first refused one is the error
+// and nothing is created); store.ErrDuplicate if any name is taken. A manifest load creates its new jobs with it.
 func (c *Controller) CreateJobs(ctx context.Context, specs []store.JobSpec, src store.Source) error {
 	now := c.clock.Now()
 	ps := make([]store.JobCreateParams, len(specs))
