@@ -8,8 +8,6 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/almanac-sh/almanac/internal/kubespec"
@@ -21,11 +19,12 @@ import (
 // runs' processes. One per namespace, however many runs: a thousand
 // Kubernetes jobs cost two watches per namespace, not two thousand.
 type watcher struct {
-	e       *Executor
-	c       *cluster
-	ns      string
-	factory informers.SharedInformerFactory
-	once    sync.Once
+	e    *Executor
+	c    *cluster
+	ns   string
+	jobs cache.SharedIndexInformer
+	pods cache.SharedIndexInformer
+	once sync.Once
 
 	mu    sync.Mutex
 	procs map[string]*process // by run id label
@@ -39,9 +38,8 @@ func (e *Executor) watch(c *cluster, ns string) *watcher {
 		return w
 	}
 	w := &watcher{e: e, c: c, ns: ns, procs: map[string]*process{}}
-	w.factory = informers.NewSharedInformerFactoryWithOptions(c.client, 0,
-		informers.WithNamespace(ns),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = kubespec.LabelRunID }))
+	w.jobs = c.client.informer(ns, kubespec.LabelRunID, &batchv1.Job{})
+	w.pods = c.client.informer(ns, kubespec.LabelRunID, &corev1.Pod{})
 	c.ns[ns] = w
 	return w
 }
@@ -49,8 +47,7 @@ func (e *Executor) watch(c *cluster, ns string) *watcher {
 // start starts the informers, once.
 func (w *watcher) start() {
 	w.once.Do(func() {
-		jobs := w.factory.Batch().V1().Jobs().Informer()
-		pods := w.factory.Core().V1().Pods().Informer()
+		jobs, pods := w.jobs, w.pods
 		jobs.SetWatchErrorHandler(func(_ *cache.Reflector, err error) { w.watchFailed("Jobs", err) })
 		pods.SetWatchErrorHandler(func(_ *cache.Reflector, err error) { w.watchFailed("Pods", err) })
 		jobs.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -63,7 +60,8 @@ func (w *watcher) start() {
 			UpdateFunc: func(_, o any) { w.onPod(o, false) },
 			DeleteFunc: func(o any) { w.onPod(o, true) },
 		})
-		w.factory.Start(w.e.stop)
+		go jobs.Run(w.e.stop)
+		go pods.Run(w.e.stop)
 	})
 }
 
