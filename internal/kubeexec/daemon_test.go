@@ -370,7 +370,7 @@ func TestDaemonGateClosedThenOpen(t *testing.T) {
 	// The daemon's clock runs three seconds before a Saturday 03:00 UTC,
 	// when the window "maint" opens.
 	opens := time.Date(2030, 6, 1, 3, 0, 0, 0, time.UTC)
-	clk := offsetClock{opens.Add(-3 * time.Second).Sub(time.Now())}
+	clk := offsetClock{time.Until(opens.Add(-3 * time.Second))}
 	toml := filepath.Join(t.TempDir(), "maint.toml")
 	if err := os.WriteFile(toml, []byte("[updates.periodic]\ntime_zone = \"UTC\"\n[[updates.periodic.window]]\ndays = [ \"Sat\" ]\nstart_time = \"03:00\"\nlength_minutes = 60\n"), 0o600); err != nil {
 		t.Fatal(err)
