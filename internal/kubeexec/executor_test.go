@@ -2,6 +2,7 @@ package kubeexec
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -341,3 +342,18 @@ func TestHistoryLimitPrunesOldJobs(t *testing.T) {
 }
 
 var authTokenRequest = authv1TokenRequest()
+
+// TestUnreadableKubeconfig: a kubeconfig that cannot be read fails the
+// run's start with the reason, and nothing is read before a job needs it.
+func TestUnreadableKubeconfig(t *testing.T) {
+	e := New(Config{Kubeconfig: filepath.Join(t.TempDir(), "missing")})
+	defer e.Close()
+	spec := kubeSpec("k", "default", template(nil, nil))
+	_, err := e.Start(context.Background(), newRun("k"), spec)
+	if err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Fatalf("Start error %v, want one naming the kubeconfig", err)
+	}
+	if _, err := e.Attach(context.Background(), newRun("k")); !errors.Is(err, job.ErrNotAttachable) {
+		t.Errorf("Attach without a Lookup: %v", err)
+	}
+}
