@@ -26,6 +26,10 @@ type watcher struct {
 	ns      string
 	factory informers.SharedInformerFactory
 	once    sync.Once
+	// stop ends the informers: at the executor's Close, or when the
+	// cluster refuses them.
+	stop     chan struct{}
+	stopOnce sync.Once
 
 	mu    sync.Mutex
 	procs map[string]*process // by run id label
@@ -38,7 +42,7 @@ func (e *Executor) watch(c *cluster, ns string) *watcher {
 	if w := c.ns[ns]; w != nil {
 		return w
 	}
-	w := &watcher{e: e, c: c, ns: ns, procs: map[string]*process{}}
+	w := &watcher{e: e, c: c, ns: ns, procs: map[string]*process{}, stop: make(chan struct{})}
 	w.factory = informers.NewSharedInformerFactoryWithOptions(c.client, 0,
 		informers.WithNamespace(ns),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = kubespec.LabelRunID }))
@@ -63,8 +67,17 @@ func (w *watcher) start() {
 			UpdateFunc: func(_, o any) { w.onPod(o, false) },
 			DeleteFunc: func(o any) { w.onPod(o, true) },
 		})
-		w.factory.Start(w.e.stop)
+		w.factory.Start(w.stop)
+		go func() {
+			<-w.e.stop
+			w.close()
+		}()
 	})
+}
+
+// close stops the informers, once.
+func (w *watcher) close() {
+	w.stopOnce.Do(func() { close(w.stop) })
 }
 
 // watchFailed ends the runs of the namespace when the cluster refuses to
@@ -76,6 +89,13 @@ func (w *watcher) watchFailed(what string, err error) {
 		w.e.log.Warn("watching Kubernetes failed; retrying", "namespace", w.ns, "what", what, "err", err)
 		return
 	}
+	// The next run in the namespace tries again with a watcher of its own.
+	w.c.mu.Lock()
+	if w.c.ns[w.ns] == w {
+		delete(w.c.ns, w.ns)
+	}
+	w.c.mu.Unlock()
+	w.close()
 	w.mu.Lock()
 	ps := make([]*process, 0, len(w.procs))
 	for _, p := range w.procs {
