@@ -12,8 +12,6 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/almanac-sh/almanac/internal/job"
@@ -86,19 +84,9 @@ func (e *Executor) Close() {
 // in it.
 type cluster struct {
 	name   string // the context as the job names it ("" = current)
-	client kubernetes.Interface
+	client *client
 	mu     sync.Mutex
 	ns     map[string]*watcher
-}
-
-// Client returns the client of a kubeconfig context ("" = the current one),
-// made on first use.
-func (e *Executor) Client(context string) (kubernetes.Interface, error) {
-	c, err := e.cluster(context)
-	if err != nil {
-		return nil, err
-	}
-	return c.client, nil
 }
 
 func (e *Executor) cluster(name string) (*cluster, error) {
@@ -124,11 +112,11 @@ func (e *Executor) cluster(name string) (*cluster, error) {
 	}
 	rc.QPS, rc.Burst = e.cfg.QPS, e.cfg.Burst
 	rc.UserAgent = "almanac"
-	client, err := kubernetes.NewForConfig(rc)
+	cl, err := newClient(rc)
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes: %w", err)
 	}
-	c := &cluster{name: name, client: client, ns: map[string]*watcher{}}
+	c := &cluster{name: name, client: cl, ns: map[string]*watcher{}}
 	e.clusters[name] = c
 	return c, nil
 }
@@ -150,10 +138,10 @@ func (e *Executor) Start(ctx context.Context, run store.Run, spec store.JobSpec)
 	}
 	w := e.watch(c, k.Namespace)
 	p := w.register(run, spec, want.Name, e.cfg.MaxOutput)
-	got, err := c.client.BatchV1().Jobs(k.Namespace).Create(ctx, want, metav1.CreateOptions{})
+	got, err := c.client.createJob(ctx, want)
 	switch {
 	case apierrors.IsAlreadyExists(err):
-		got, err = c.client.BatchV1().Jobs(k.Namespace).Get(ctx, want.Name, metav1.GetOptions{})
+		got, err = c.client.getJob(ctx, k.Namespace, want.Name)
 		if err == nil && got.Labels[kubespec.LabelRunID] != want.Labels[kubespec.LabelRunID] {
 			err = fmt.Errorf("job %s/%s exists and belongs to almanac run %q, not %d", k.Namespace, want.Name, got.Labels[kubespec.LabelRunID], run.ID)
 		}
@@ -192,7 +180,7 @@ func (e *Executor) Attach(ctx context.Context, run store.Run) (job.Process, erro
 	name := kubespec.JobName(run.Job, run.ScheduledTime, run.Attempt)
 	w := e.watch(c, k.Namespace)
 	p := w.register(run, spec, name, e.cfg.MaxOutput)
-	got, err := c.client.BatchV1().Jobs(k.Namespace).Get(ctx, name, metav1.GetOptions{})
+	got, err := c.client.getJob(ctx, k.Namespace, name)
 	if err == nil && got.Labels[kubespec.LabelRunID] != strconv.FormatInt(run.ID, 10) {
 		err = fmt.Errorf("job %s/%s belongs to almanac run %q", k.Namespace, name, got.Labels[kubespec.LabelRunID])
 	}

@@ -31,13 +31,13 @@ func (w *watcher) prune(spec store.JobSpec) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
 	defer cancel()
-	list, err := w.c.client.BatchV1().Jobs(w.ns).List(ctx, metav1.ListOptions{LabelSelector: kubespec.LabelJob + "=" + kubespec.LabelValue(spec.Name)})
+	list, err := w.c.client.listJobs(ctx, w.ns, kubespec.LabelJob+"="+kubespec.LabelValue(spec.Name))
 	if err != nil {
 		w.e.log.Warn("list Kubernetes Jobs to prune", "namespace", w.ns, "job", spec.Name, "err", err)
 		return
 	}
 	var ok, failed []batchv1.Job
-	for _, j := range list.Items {
+	for _, j := range list {
 		if j.Annotations[kubespec.AnnotationJob] != spec.Name || j.DeletionTimestamp != nil {
 			continue
 		}
@@ -56,7 +56,7 @@ func (w *watcher) prune(spec store.JobSpec) {
 		sortNewestFirst(group.jobs)
 		for _, j := range group.jobs[min(group.keep, len(group.jobs)):] {
 			uid := j.UID
-			err := w.c.client.BatchV1().Jobs(w.ns).Delete(ctx, j.Name, metav1.DeleteOptions{
+			err := w.c.client.deleteJob(ctx, w.ns, j.Name, metav1.DeleteOptions{
 				PropagationPolicy: &bg, Preconditions: &metav1.Preconditions{UID: &uid}})
 			if err != nil {
 				w.e.log.Warn("delete a Kubernetes Job beyond the history limit", "namespace", w.ns, "job", j.Name, "err", err)

@@ -5,11 +5,7 @@ import (
 	"strconv"
 	"sync"
 
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/almanac-sh/almanac/internal/kubespec"
@@ -21,11 +17,11 @@ import (
 // runs' processes. One per namespace, however many runs: a thousand
 // Kubernetes jobs cost two watches per namespace, not two thousand.
 type watcher struct {
-	e       *Executor
-	c       *cluster
-	ns      string
-	factory informers.SharedInformerFactory
-	once    sync.Once
+	e          *Executor
+	c          *cluster
+	ns         string
+	jobs, pods cache.SharedIndexInformer
+	once       sync.Once
 	// stop ends the informers: at the executor's Close, or when the
 	// cluster refuses them.
 	stop     chan struct{}
@@ -43,9 +39,8 @@ func (e *Executor) watch(c *cluster, ns string) *watcher {
 		return w
 	}
 	w := &watcher{e: e, c: c, ns: ns, procs: map[string]*process{}, stop: make(chan struct{})}
-	w.factory = informers.NewSharedInformerFactoryWithOptions(c.client, 0,
-		informers.WithNamespace(ns),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = kubespec.LabelRunID }))
+	w.jobs = c.client.informer(jobsResource, ns, kubespec.LabelRunID)
+	w.pods = c.client.informer(podsResource, ns, kubespec.LabelRunID)
 	c.ns[ns] = w
 	return w
 }
@@ -53,8 +48,7 @@ func (e *Executor) watch(c *cluster, ns string) *watcher {
 // start starts the informers, once.
 func (w *watcher) start() {
 	w.once.Do(func() {
-		jobs := w.factory.Batch().V1().Jobs().Informer()
-		pods := w.factory.Core().V1().Pods().Informer()
+		jobs, pods := w.jobs, w.pods
 		jobs.SetWatchErrorHandler(func(_ *cache.Reflector, err error) { w.watchFailed("Jobs", err) })
 		pods.SetWatchErrorHandler(func(_ *cache.Reflector, err error) { w.watchFailed("Pods", err) })
 		jobs.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -67,7 +61,8 @@ func (w *watcher) start() {
 			UpdateFunc: func(_, o any) { w.onPod(o, false) },
 			DeleteFunc: func(o any) { w.onPod(o, true) },
 		})
-		w.factory.Start(w.stop)
+		go jobs.Run(w.stop)
+		go pods.Run(w.stop)
 		go func() {
 			<-w.e.stop
 			w.close()
@@ -137,8 +132,8 @@ func (w *watcher) onJob(o any, deleted bool) {
 	if t, ok := o.(cache.DeletedFinalStateUnknown); ok {
 		o = t.Obj
 	}
-	j, ok := o.(*batchv1.Job)
-	if !ok {
+	j, err := toJob(o)
+	if err != nil {
 		return
 	}
 	p := w.lookup(j.Labels)
@@ -156,8 +151,8 @@ func (w *watcher) onPod(o any, deleted bool) {
 	if t, ok := o.(cache.DeletedFinalStateUnknown); ok {
 		o = t.Obj
 	}
-	pod, ok := o.(*corev1.Pod)
-	if !ok {
+	pod, err := toPod(o)
+	if err != nil {
 		return
 	}
 	if p := w.lookup(pod.Labels); p != nil && pod.Labels[kubespec.LabelAttempt] == strconv.Itoa(p.run.Attempt) {
