@@ -423,7 +423,7 @@ func checkJob(c *compiler, r int32) {
 		}
 	}
 	if !c.has(r, "command") && !c.has(r, "kubernetes") {
-		c.errorf(c.posOf(r), "%s: the 'command' attribute (or 'kubernetes') is required", c.ref(r))
+		c.errorf(c.posOf(r), "%s: the 'command' attribute is required", c.ref(r))
 	}
 	// The values' bounds are the job package's rules, checked with the
 	// resource's position when the catalog's jobs are built

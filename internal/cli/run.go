@@ -57,6 +57,9 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	timeout := fs.Duration("timeout", 0, "kill a run that takes longer than this (default: no limit)")
 	keepSucceeded := fs.Int("keep-succeeded", 0, "succeeded runs kept in the history (default 3)")
 	keepFailed := fs.Int("keep-failed", 0, "failed, killed and missed runs kept in the history (default 1)")
+	kubeNS := fs.String("kubernetes-namespace", "", "run each run as a Kubernetes Job in this namespace (with --kubernetes-template, instead of a COMMAND)")
+	kubeTpl := fs.String("kubernetes-template", "", "`FILE` holding the batch/v1 JobTemplateSpec (YAML or JSON) of a Kubernetes job's Jobs")
+	kubeCtx := fs.String("kubernetes-context", "", "the daemon's kubeconfig context of a Kubernetes job (default: its current one)")
 	var window stringsFlag
 	fs.Var(&window, "window", "with --nodes: SELECTOR=NAME, the window (schedule gate) the matching nodes' runs wait for; default=NAME for the other nodes (repeatable)")
 	cf := addOutputFlags(fs)
@@ -71,7 +74,11 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	if err := checkJobName("run", name); err != nil {
 		return err
 	}
-	if len(command) == 0 {
+	kube, err := kubernetesFlags(*kubeNS, *kubeTpl, *kubeCtx, len(command) > 0)
+	if err != nil {
+		return err
+	}
+	if len(command) == 0 && kube == nil {
 		return usagef("run: missing COMMAND after -- (usage: almanac run NAME --schedule CRON -- COMMAND...)")
 	}
 	spec := apitype.JobSpec{TimeZone: *tz, Notify: notify, AlertAfter: apitype.Duration(*alertAfter), RunAs: *runAs, Nodes: *nodes,
@@ -116,9 +123,12 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	default:
 		return usagef("run: give --schedule CRON or --on-calendar EVENT (repeating) or --at TIME (once)")
 	}
-	if len(command) == 1 {
+	switch {
+	case kube != nil:
+		spec.Kubernetes = kube
+	case len(command) == 1:
 		spec.Command = apitype.Command{Shell: command[0]}
-	} else {
+	default:
 		spec.Command = apitype.Command{Argv: command}
 	}
 
@@ -173,6 +183,9 @@ func runInputErr(name string, in runInput, err error) error {
 		"at":                            "--at " + strconv.Quote(in.at),
 		"time_zone":                     "--tz " + strconv.Quote(in.tz),
 		"command":                       "COMMAND",
+		"kubernetes.namespace":          "--kubernetes-namespace",
+		"kubernetes.job_template":       "--kubernetes-template",
+		"kubernetes.context":            "--kubernetes-context",
 		"max_parallel":                  "--max-parallel " + strconv.Quote(in.maxParallel),
 		"max_failures":                  "--max-failures",
 		"wave_order":                    "--wave-order " + strconv.Quote(in.waveOrder),

@@ -3,172 +3,160 @@ package kubeexec
 import (
 	"context"
 	"fmt"
-	"time"
+	"io"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 )
 
-// client is the part of the Kubernetes API the executor uses: Jobs and
-// Pods in a namespace, and Pods' logs. It speaks through two REST clients
-// whose scheme knows only batch/v1 and core/v1. client-go's generated
-// clientset and informer factory register every API group Kubernetes has
-// at start-up; linked into almanac they would make the binary 60% larger
-// and add about 30 MB to the resident size of every almanac command,
-// including the ones that never talk to a cluster.
-type client struct {
-	batch rest.Interface // /apis/batch/v1
-	core  rest.Interface // /api/v1
-}
+// The executor talks to the API server through the dynamic client and
+// converts to the batch/v1 and core/v1 types itself, rather than through
+// client-go's typed clientset: the clientset registers every API group
+// of Kubernetes when the program starts, which would cost every almanac
+// command (not only the daemon) tens of megabytes.
 
-// scheme knows the types the client sends and receives; paramCodec turns
-// list, watch, create and log options into query parameters.
 var (
-	scheme     = runtime.NewScheme()
-	codecs     = serializer.NewCodecFactory(scheme)
-	paramCodec = runtime.NewParameterCodec(scheme)
+	jobsResource = schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}
+	podsResource = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
 )
 
-func init() {
-	// Both register their group's types and the meta/v1 options with them.
-	if err := batchv1.AddToScheme(scheme); err != nil {
-		panic(err)
-	}
-	if err := corev1.AddToScheme(scheme); err != nil {
-		panic(err)
-	}
+// client is one cluster's API: Jobs and Pods, and Pods' logs.
+type client struct {
+	dyn  dynamic.Interface
+	core rest.Interface // the core group, for logs
 }
 
-// newClient makes the client of the API server rc describes.
 func newClient(rc *rest.Config) (*client, error) {
-	batch, err := restClient(rc, batchv1.SchemeGroupVersion, "/apis")
+	dyn, err := dynamic.NewForConfig(rc)
 	if err != nil {
 		return nil, err
 	}
-	core, err := restClient(rc, corev1.SchemeGroupVersion, "/api")
+	cc := rest.CopyConfig(rc)
+	cc.APIPath = "/api"
+	cc.GroupVersion = &schema.GroupVersion{Version: "v1"}
+	cc.NegotiatedSerializer = serializer.NewCodecFactory(runtime.NewScheme()).WithoutConversion()
+	core, err := rest.RESTClientFor(cc)
 	if err != nil {
 		return nil, err
 	}
-	return &client{batch: batch, core: core}, nil
+	return &client{dyn: dyn, core: core}, nil
 }
 
-func restClient(rc *rest.Config, gv schema.GroupVersion, apiPath string) (*rest.RESTClient, error) {
-	c := rest.CopyConfig(rc)
-	c.GroupVersion = &gv
-	c.APIPath = apiPath
-	c.NegotiatedSerializer = codecs.WithoutConversion()
-	if c.UserAgent == "" {
-		c.UserAgent = rest.DefaultKubernetesUserAgent()
-	}
-	r, err := rest.RESTClientFor(c)
+func (c *client) jobs(ns string) dynamic.ResourceInterface {
+	return c.dyn.Resource(jobsResource).Namespace(ns)
+}
+
+func (c *client) createJob(ctx context.Context, j *batchv1.Job) (*batchv1.Job, error) {
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(j)
 	if err != nil {
-		return nil, fmt.Errorf("kubernetes %s client: %w", gv, err)
+		return nil, err
 	}
-	return r, nil
+	u := &unstructured.Unstructured{Object: obj}
+	u.SetAPIVersion("batch/v1")
+	u.SetKind("Job")
+	got, err := c.jobs(j.Namespace).Create(ctx, u, metav1.CreateOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return toJob(got)
 }
 
-// createJob creates j in namespace ns.
-func (c *client) createJob(ctx context.Context, ns string, j *batchv1.Job) (*batchv1.Job, error) {
-	out := &batchv1.Job{}
-	err := c.batch.Post().Namespace(ns).Resource("jobs").
-		VersionedParams(&metav1.CreateOptions{}, paramCodec).Body(j).Do(ctx).Into(out)
-	return out, err
-}
-
-// getJob reads the Job name of namespace ns.
 func (c *client) getJob(ctx context.Context, ns, name string) (*batchv1.Job, error) {
-	out := &batchv1.Job{}
-	err := c.batch.Get().Namespace(ns).Resource("jobs").Name(name).
-		VersionedParams(&metav1.GetOptions{}, paramCodec).Do(ctx).Into(out)
-	return out, err
+	got, err := c.jobs(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return toJob(got)
 }
 
-// listJobs lists the Jobs of namespace ns that opts selects.
-func (c *client) listJobs(ctx context.Context, ns string, opts metav1.ListOptions) (*batchv1.JobList, error) {
-	out := &batchv1.JobList{}
-	err := c.batch.Get().Namespace(ns).Resource("jobs").
-		VersionedParams(&opts, paramCodec).Timeout(listTimeout(opts)).Do(ctx).Into(out)
-	return out, err
+func (c *client) listJobs(ctx context.Context, ns, selector string) ([]batchv1.Job, error) {
+	list, err := c.jobs(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]batchv1.Job, 0, len(list.Items))
+	for i := range list.Items {
+		j, err := toJob(&list.Items[i])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *j)
+	}
+	return out, nil
 }
 
-// deleteJob deletes the Job name of namespace ns.
 func (c *client) deleteJob(ctx context.Context, ns, name string, opts metav1.DeleteOptions) error {
-	return c.batch.Delete().Namespace(ns).Resource("jobs").Name(name).Body(&opts).Do(ctx).Error()
+	return c.jobs(ns).Delete(ctx, name, opts)
 }
 
-// watchJobs watches the Jobs of namespace ns that opts selects.
-func (c *client) watchJobs(ctx context.Context, ns string, opts metav1.ListOptions) (watch.Interface, error) {
-	opts.Watch = true
-	return c.batch.Get().Namespace(ns).Resource("jobs").
-		VersionedParams(&opts, paramCodec).Timeout(listTimeout(opts)).Watch(ctx)
-}
-
-// listPods lists the Pods of namespace ns that opts selects.
-func (c *client) listPods(ctx context.Context, ns string, opts metav1.ListOptions) (*corev1.PodList, error) {
-	out := &corev1.PodList{}
-	err := c.core.Get().Namespace(ns).Resource("pods").
-		VersionedParams(&opts, paramCodec).Timeout(listTimeout(opts)).Do(ctx).Into(out)
-	return out, err
-}
-
-// watchPods watches the Pods of namespace ns that opts selects.
-func (c *client) watchPods(ctx context.Context, ns string, opts metav1.ListOptions) (watch.Interface, error) {
-	opts.Watch = true
-	return c.core.Get().Namespace(ns).Resource("pods").
-		VersionedParams(&opts, paramCodec).Timeout(listTimeout(opts)).Watch(ctx)
-}
-
-// podLogs is the request for a Pod's log.
-func (c *client) podLogs(ns, pod string, opts *corev1.PodLogOptions) *rest.Request {
-	return c.core.Get().Namespace(ns).Resource("pods").Name(pod).SubResource("log").VersionedParams(opts, paramCodec)
-}
-
-// listTimeout is the server-side timeout a list or watch asked for, as the
-// request's own timeout (0: none).
-func listTimeout(opts metav1.ListOptions) time.Duration {
-	if opts.TimeoutSeconds == nil {
-		return 0
+func (c *client) listPods(ctx context.Context, ns, selector string) ([]corev1.Pod, error) {
+	list, err := c.dyn.Resource(podsResource).Namespace(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return nil, err
 	}
-	return time.Duration(*opts.TimeoutSeconds) * time.Second
+	out := make([]corev1.Pod, 0, len(list.Items))
+	for i := range list.Items {
+		p, err := toPod(&list.Items[i])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *p)
+	}
+	return out, nil
 }
 
-// informer follows the objects of one kind in namespace ns that carry the
-// label key selector, like the informer of client-go's factory for it.
-func (c *client) informer(ns, selector string, example runtime.Object) cache.SharedIndexInformer {
-	narrow := func(o *metav1.ListOptions) { o.LabelSelector = selector }
-	var lw *cache.ListWatch
-	switch example.(type) {
-	case *batchv1.Job:
-		lw = &cache.ListWatch{
-			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-				narrow(&o)
-				return c.listJobs(ctx, ns, o)
-			},
-			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-				narrow(&o)
-				return c.watchJobs(ctx, ns, o)
-			},
-		}
-	case *corev1.Pod:
-		lw = &cache.ListWatch{
-			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-				narrow(&o)
-				return c.listPods(ctx, ns, o)
-			},
-			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-				narrow(&o)
-				return c.watchPods(ctx, ns, o)
-			},
-		}
-	default:
-		panic(fmt.Sprintf("kubeexec: no informer for %T", example))
+// informer follows the objects of a resource in namespace ns that match
+// selector, with no resync.
+func (c *client) informer(gvr schema.GroupVersionResource, ns, selector string) cache.SharedIndexInformer {
+	r := c.dyn.Resource(gvr).Namespace(ns)
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.LabelSelector = selector
+			return r.List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.LabelSelector = selector
+			return r.Watch(ctx, o)
+		},
 	}
-	return cache.NewSharedIndexInformer(lw, example, 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	return cache.NewSharedIndexInformer(lw, &unstructured.Unstructured{}, 0, cache.Indexers{})
+}
+
+// podLog follows a container's log.
+func (c *client) podLog(ctx context.Context, ns, pod, container string) (io.ReadCloser, error) {
+	return c.core.Get().Namespace(ns).Resource("pods").Name(pod).SubResource("log").
+		Param("container", container).Param("follow", "true").Stream(ctx)
+}
+
+func toJob(o any) (*batchv1.Job, error) {
+	u, ok := o.(*unstructured.Unstructured)
+	if !ok {
+		return nil, fmt.Errorf("not a Job: %T", o)
+	}
+	var j batchv1.Job
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &j); err != nil {
+		return nil, err
+	}
+	return &j, nil
+}
+
+func toPod(o any) (*corev1.Pod, error) {
+	u, ok := o.(*unstructured.Unstructured)
+	if !ok {
+		return nil, fmt.Errorf("not a Pod: %T", o)
+	}
+	var p corev1.Pod
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &p); err != nil {
+		return nil, err
+	}
+	return &p, nil
 }

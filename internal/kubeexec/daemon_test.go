@@ -128,6 +128,10 @@ func finished(t testing.TB, c *testDaemon, id int64) apitype.Run {
 	var run apitype.Run
 	eventually(t, fmt.Sprintf("run %d finishes", id), func() (ok bool, err error) {
 		run, err = c.RunGet(context.Background(), id)
+		if err == nil && !run.Finished() {
+			out, _, _ := c.RunLog(context.Background(), id)
+			err = fmt.Errorf("run is %s, output %q", run.State, out)
+		}
 		return err == nil && run.Finished(), err
 	})
 	return run
@@ -209,9 +213,11 @@ func TestDaemonRunsKubernetesJobs(t *testing.T) {
 	if !strings.Contains(out, "KUBERNETES JOB") || !strings.Contains(out, ns+"/"+kubespec.JobName("ok", time.Time{}, 1)[:3]) {
 		t.Errorf("get runs:\n%s", out)
 	}
-	if _, _, err := c.JobPut(ctx, "long", kubeJob(ns, podTemplate(`{labels: {almanac.test/forever: "true"}}`), nil)); err != nil {
+	tplFile := filepath.Join(t.TempDir(), "long.yaml")
+	if err := os.WriteFile(tplFile, []byte(podTemplate(`{labels: {almanac.test/forever: "true"}}`)), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	almanac(t, c, "run", "long", "--schedule", "0 0 1 1 *", "--kubernetes-namespace", ns, "--kubernetes-template", tplFile)
 	r, err := c.JobTrigger(ctx, "long")
 	if err != nil {
 		t.Fatal(err)
@@ -370,7 +376,7 @@ func TestDaemonGateClosedThenOpen(t *testing.T) {
 	// The daemon's clock runs three seconds before a Saturday 03:00 UTC,
 	// when the window "maint" opens.
 	opens := time.Date(2030, 6, 1, 3, 0, 0, 0, time.UTC)
-	clk := offsetClock{opens.Add(-3 * time.Second).Sub(time.Now())}
+	clk := offsetClock{time.Until(opens.Add(-3 * time.Second))}
 	toml := filepath.Join(t.TempDir(), "maint.toml")
 	if err := os.WriteFile(toml, []byte("[updates.periodic]\ntime_zone = \"UTC\"\n[[updates.periodic.window]]\ndays = [ \"Sat\" ]\nstart_time = \"03:00\"\nlength_minutes = 60\n"), 0o600); err != nil {
 		t.Fatal(err)

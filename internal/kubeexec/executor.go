@@ -112,11 +112,11 @@ func (e *Executor) cluster(name string) (*cluster, error) {
 	}
 	rc.QPS, rc.Burst = e.cfg.QPS, e.cfg.Burst
 	rc.UserAgent = "almanac"
-	kc, err := newClient(rc)
+	cl, err := newClient(rc)
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes: %w", err)
 	}
-	c := &cluster{name: name, client: kc, ns: map[string]*watcher{}}
+	c := &cluster{name: name, client: cl, ns: map[string]*watcher{}}
 	e.clusters[name] = c
 	return c, nil
 }
@@ -138,7 +138,7 @@ func (e *Executor) Start(ctx context.Context, run store.Run, spec store.JobSpec)
 	}
 	w := e.watch(c, k.Namespace)
 	p := w.register(run, spec, want.Name, e.cfg.MaxOutput)
-	got, err := c.client.createJob(ctx, k.Namespace, want)
+	got, err := c.client.createJob(ctx, want)
 	switch {
 	case apierrors.IsAlreadyExists(err):
 		got, err = c.client.getJob(ctx, k.Namespace, want.Name)

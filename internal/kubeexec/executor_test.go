@@ -2,6 +2,7 @@ package kubeexec
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
@@ -341,3 +343,60 @@ func TestHistoryLimitPrunesOldJobs(t *testing.T) {
 }
 
 var authTokenRequest = authv1TokenRequest()
+
+// TestUnreadableKubeconfig: a kubeconfig that cannot be read fails the
+// run's start with the reason, and nothing is read before a job needs it.
+func TestUnreadableKubeconfig(t *testing.T) {
+	e := New(Config{Kubeconfig: filepath.Join(t.TempDir(), "missing")})
+	defer e.Close()
+	spec := kubeSpec("k", "default", template(nil, nil))
+	_, err := e.Start(context.Background(), newRun("k"), spec)
+	if err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Fatalf("Start error %v, want one naming the kubeconfig", err)
+	}
+	if _, err := e.Attach(context.Background(), newRun("k")); !errors.Is(err, job.ErrNotAttachable) {
+		t.Errorf("Attach without a Lookup: %v", err)
+	}
+}
+
+// TestWatchForbidden: credentials that may create Jobs but not watch them
+// end the run with Kubernetes' refusal instead of waiting forever.
+func TestWatchForbidden(t *testing.T) {
+	t.Parallel()
+	c := kubetest.Shared(t)
+	ns := c.Namespace(t)
+	ctx := context.Background()
+	if _, err := c.Client.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "creator"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Client.RbacV1().Roles(ns).Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "create-only"},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: []string{"create", "get"}}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Client.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "creator"},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "creator", Namespace: ns}},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: "create-only"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e := New(Config{Kubeconfig: restrictedKubeconfig(t, c, ns, "creator")})
+	defer e.Close()
+	spec := kubeSpec("blind", ns, template(nil, map[string]string{"almanac.test/forever": "true"}))
+	var (
+		p   job.Process
+		err error
+	)
+	// RBAC bindings take effect within moments of their creation.
+	for range 100 {
+		if p, err = e.Start(ctx, newRun("blind"), spec); err == nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := wait(t, p)
+	if res.Err == nil || !strings.Contains(res.Err.Error(), "forbidden") || !strings.Contains(res.Err.Error(), "cannot watch") {
+		t.Errorf("result %+v, want the watch's refusal", res)
+	}
+}

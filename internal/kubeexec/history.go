@@ -31,13 +31,13 @@ func (w *watcher) prune(spec store.JobSpec) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
 	defer cancel()
-	list, err := w.c.client.listJobs(ctx, w.ns, metav1.ListOptions{LabelSelector: kubespec.LabelJob + "=" + kubespec.LabelValue(spec.Name)})
+	list, err := w.c.client.listJobs(ctx, w.ns, kubespec.LabelJob+"="+kubespec.LabelValue(spec.Name))
 	if err != nil {
 		w.e.log.Warn("list Kubernetes Jobs to prune", "namespace", w.ns, "job", spec.Name, "err", err)
 		return
 	}
 	var ok, failed []batchv1.Job
-	for _, j := range list.Items {
+	for _, j := range list {
 		if j.Annotations[kubespec.AnnotationJob] != spec.Name || j.DeletionTimestamp != nil {
 			continue
 		}

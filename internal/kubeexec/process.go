@@ -221,15 +221,13 @@ func (p *process) finishLocked(res job.Result, lookupExit bool) {
 func (p *process) listExitCode() *int {
 	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
 	defer cancel()
-	pods, err := p.w.c.client.listPods(ctx, p.w.ns, metav1.ListOptions{
-		LabelSelector: kubespec.LabelRunID + "=" + p.runID + "," + kubespec.LabelAttempt + "=" + strconv.Itoa(p.run.Attempt),
-	})
+	pods, err := p.w.c.client.listPods(ctx, p.w.ns, kubespec.LabelRunID+"="+p.runID+","+kubespec.LabelAttempt+"="+strconv.Itoa(p.run.Attempt))
 	if err != nil {
 		return nil
 	}
 	var code *int
-	for i := range pods.Items {
-		if e := containerExit(&pods.Items[i]); e != nil {
+	for i := range pods {
+		if e := containerExit(&pods[i]); e != nil {
 			c := int(*e)
 			if code == nil || c != 0 {
 				code = &c
@@ -294,8 +292,7 @@ func (p *process) observePod(pod *corev1.Pod, deleted bool) {
 // cluster serves it, or notes that it does not.
 func (p *process) streamLogs(pod, container, prefix string) {
 	defer p.logs.Done()
-	req := p.w.c.client.podLogs(p.w.ns, pod, &corev1.PodLogOptions{Container: container, Follow: true})
-	rc, err := req.Stream(p.logCtx)
+	rc, err := p.w.c.client.podLog(p.logCtx, p.w.ns, pod, container)
 	if err != nil {
 		if p.logCtx.Err() == nil {
 			p.out.notef("the cluster does not serve the log of Pod %s container %s: %v", pod, container, err)

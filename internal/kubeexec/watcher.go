@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"sync"
 
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/cache"
 
@@ -19,12 +17,15 @@ import (
 // runs' processes. One per namespace, however many runs: a thousand
 // Kubernetes jobs cost two watches per namespace, not two thousand.
 type watcher struct {
-	e    *Executor
-	c    *cluster
-	ns   string
-	jobs cache.SharedIndexInformer
-	pods cache.SharedIndexInformer
-	once sync.Once
+	e          *Executor
+	c          *cluster
+	ns         string
+	jobs, pods cache.SharedIndexInformer
+	once       sync.Once
+	// stop ends the informers: at the executor's Close, or when the
+	// cluster refuses them.
+	stop     chan struct{}
+	stopOnce sync.Once
 
 	mu    sync.Mutex
 	procs map[string]*process // by run id label
@@ -37,9 +38,9 @@ func (e *Executor) watch(c *cluster, ns string) *watcher {
 	if w := c.ns[ns]; w != nil {
 		return w
 	}
-	w := &watcher{e: e, c: c, ns: ns, procs: map[string]*process{}}
-	w.jobs = c.client.informer(ns, kubespec.LabelRunID, &batchv1.Job{})
-	w.pods = c.client.informer(ns, kubespec.LabelRunID, &corev1.Pod{})
+	w := &watcher{e: e, c: c, ns: ns, procs: map[string]*process{}, stop: make(chan struct{})}
+	w.jobs = c.client.informer(jobsResource, ns, kubespec.LabelRunID)
+	w.pods = c.client.informer(podsResource, ns, kubespec.LabelRunID)
 	c.ns[ns] = w
 	return w
 }
@@ -60,9 +61,18 @@ func (w *watcher) start() {
 			UpdateFunc: func(_, o any) { w.onPod(o, false) },
 			DeleteFunc: func(o any) { w.onPod(o, true) },
 		})
-		go jobs.Run(w.e.stop)
-		go pods.Run(w.e.stop)
+		go jobs.Run(w.stop)
+		go pods.Run(w.stop)
+		go func() {
+			<-w.e.stop
+			w.close()
+		}()
 	})
+}
+
+// close stops the informers, once.
+func (w *watcher) close() {
+	w.stopOnce.Do(func() { close(w.stop) })
 }
 
 // watchFailed ends the runs of the namespace when the cluster refuses to
@@ -74,6 +84,13 @@ func (w *watcher) watchFailed(what string, err error) {
 		w.e.log.Warn("watching Kubernetes failed; retrying", "namespace", w.ns, "what", what, "err", err)
 		return
 	}
+	// The next run in the namespace tries again with a watcher of its own.
+	w.c.mu.Lock()
+	if w.c.ns[w.ns] == w {
+		delete(w.c.ns, w.ns)
+	}
+	w.c.mu.Unlock()
+	w.close()
 	w.mu.Lock()
 	ps := make([]*process, 0, len(w.procs))
 	for _, p := range w.procs {
@@ -115,8 +132,8 @@ func (w *watcher) onJob(o any, deleted bool) {
 	if t, ok := o.(cache.DeletedFinalStateUnknown); ok {
 		o = t.Obj
 	}
-	j, ok := o.(*batchv1.Job)
-	if !ok {
+	j, err := toJob(o)
+	if err != nil {
 		return
 	}
 	p := w.lookup(j.Labels)
@@ -134,8 +151,8 @@ func (w *watcher) onPod(o any, deleted bool) {
 	if t, ok := o.(cache.DeletedFinalStateUnknown); ok {
 		o = t.Obj
 	}
-	pod, ok := o.(*corev1.Pod)
-	if !ok {
+	pod, err := toPod(o)
+	if err != nil {
 		return
 	}
 	if p := w.lookup(pod.Labels); p != nil && pod.Labels[kubespec.LabelAttempt] == strconv.Itoa(p.run.Attempt) {

@@ -123,9 +123,20 @@ func start() (*Cluster, error, error) {
 			return nil, fmt.Errorf("%s is not built: %w", b, err), nil
 		}
 	}
+	// A second try gets new ports: a port taken between kube-up's check
+	// and a component's bind fails the first.
+	c, err := up(root)
+	if err != nil {
+		c, err = up(root)
+	}
+	return c, nil, err
+}
+
+// up runs scripts/kube-up once.
+func up(root string) (*Cluster, error) {
 	dir, err := os.MkdirTemp("", "almanac-kube")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	cmd := exec.Command(filepath.Join(root, "scripts", "kube-up"), dir)
 	var stderr strings.Builder
@@ -134,21 +145,21 @@ func start() (*Cluster, error, error) {
 	c := &Cluster{dir: dir, root: root}
 	if err != nil {
 		c.stop()
-		return nil, nil, fmt.Errorf("scripts/kube-up: %v\n%s", err, stderr.String())
+		return nil, fmt.Errorf("scripts/kube-up: %v\n%s", err, stderr.String())
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	c.Kubeconfig = lines[len(lines)-1]
 	rc, err := clientcmd.BuildConfigFromFlags("", c.Kubeconfig)
 	if err != nil {
 		c.stop()
-		return nil, nil, err
+		return nil, err
 	}
 	rc.QPS, rc.Burst = 100, 200
 	if c.Client, err = kubernetes.NewForConfig(rc); err != nil {
 		c.stop()
-		return nil, nil, err
+		return nil, err
 	}
-	return c, nil, nil
+	return c, nil
 }
 
 func (c *Cluster) stop() {

@@ -35,7 +35,7 @@ job { 'hash':
 		}
 	}
 	for _, tc := range []struct{ src, want string }{
-		{"job { 'a': cron => '* * * * *' }", "the 'command' attribute (or 'kubernetes') is required"},
+		{"job { 'a': cron => '* * * * *' }", "the 'command' attribute is required"},
 		{"job { 'a': cron => '* * * * *', kubernetes => { namespace => 'b', job_template => 'spec: [' } }", "site.pp:1:7: Job[a]: kubernetes.job_template: the job template is not a batch/v1 JobTemplateSpec"},
 		{"job { 'a': cron => '* * * * *', kubernetes => { namespace => 'b', job_template => 3 } }", "job_template must be YAML text (a String) or a Hash"},
 		{"job { 'a': cron => '* * * * *', kubernetes => { namespace => 'b', image => 'x' } }", `unknown key "image"`},
