@@ -3,10 +3,8 @@ package kubeexec_test
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -21,11 +19,10 @@ import (
 	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/cli"
 	"github.com/almanac-sh/almanac/internal/clock"
-	"github.com/almanac-sh/almanac/internal/daemon"
+	"github.com/almanac-sh/almanac/internal/daemon/daemontest"
 	"github.com/almanac-sh/almanac/internal/importer"
 	"github.com/almanac-sh/almanac/internal/kubespec"
 	"github.com/almanac-sh/almanac/internal/kubetest"
-	"github.com/almanac-sh/almanac/internal/servetest"
 )
 
 // These tests run the daemon in-process with serve's flags and
@@ -45,40 +42,9 @@ func (c offsetClock) NewTimer(d time.Duration) clock.Timer { return clock.Real{}
 // t ends, and returns its API client.
 func startDaemon(t testing.TB, c *kubetest.Cluster, clk clock.Clock, extra ...string) *testDaemon {
 	t.Helper()
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	var errOut bytes.Buffer
-	fs.SetOutput(&errOut)
-	cfg := daemon.Config{ErrOut: &errOut, Version: "test", Clock: clk}
-	cfg.AddFlags(fs)
-	args := append([]string{"--data", t.TempDir(), "--listen", "127.0.0.1:0", "--token", token, "--grace", "2s", "--kubeconfig", c.Kubeconfig}, extra...)
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	if err := cfg.Check(fs); err != nil {
-		t.Fatal(err)
-	}
-	logs := &servetest.Log{}
-	ctx, cancel := context.WithCancel(context.Background())
-	d, err := daemon.New(ctx, cfg, slog.New(slog.NewTextHandler(logs, nil)))
-	if err != nil {
-		cancel()
-		t.Fatalf("daemon: %v\n%s", err, errOut.String())
-	}
-	done := make(chan error, 1)
-	go func() { done <- d.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		if t.Failed() {
-			t.Logf("daemon log:\n%s", logs.String())
-		}
-	})
-	url := "http://" + d.Addr()
-	cl, err := apiclient.New(url, apiclient.WithToken(token))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &testDaemon{Client: cl, url: url}
+	d := daemontest.Start(t, daemontest.Options{Clock: clk, Token: token,
+		Args: append([]string{"--kubeconfig", c.Kubeconfig}, extra...)})
+	return &testDaemon{Client: d.Client, url: d.URL}
 }
 
 // testDaemon is a daemon's API client and its URL.
