@@ -375,31 +375,7 @@ func cronJobSchedule(j *job, schedule string, timeZone *string, warn func(string
 // a number outside what a job accepts is reported and left out.
 func cronJobPolicy(j *job, cj *cronJob, warn func(string, ...any)) {
 	spec := &cj.Spec
-	inRange := func(field string, v *int64, limit int64) bool {
-		if v == nil {
-			return false
-		}
-		if *v < 0 || *v > limit {
-			warn("%s %d is outside 0 to %d; not imported", field, *v, limit)
-			return false
-		}
-		return true
-	}
-	if d := spec.StartingDeadlineSeconds; inRange("startingDeadlineSeconds", d, jobspec.MaxDurationSeconds) {
-		j.set("starting_deadline_seconds", itoa(*d))
-	}
-	if p := spec.ConcurrencyPolicy; p != "" {
-		j.set("concurrency_policy", quote(p))
-	}
-	if s := spec.Suspend; s != nil && *s {
-		j.set("suspend", "true")
-	}
-	if l := spec.SuccessfulJobsHistoryLimit; inRange("successfulJobsHistoryLimit", l, jobspec.MaxHistoryLimit) {
-		j.set("successful_jobs_history_limit", itoa(*l))
-	}
-	if l := spec.FailedJobsHistoryLimit; inRange("failedJobsHistoryLimit", l, jobspec.MaxHistoryLimit) {
-		j.set("failed_jobs_history_limit", itoa(*l))
-	}
+	inRange := cronJobLimits(j, cj, warn)
 	if l := spec.JobTemplate.Spec.BackoffLimit; inRange("backoffLimit", l, jobspec.MaxBackoffLimit) {
 		j.set("backoff_limit", itoa(*l))
 	} else if l == nil {
@@ -575,4 +551,39 @@ func withNUL(command, args []string, env map[string]string) string {
 		}
 	}
 	return ""
+}
+
+// cronJobLimits sets what the CronJob spec says about starting and
+// history (deadline, concurrency, suspend, history limits), for jobs run on
+// the host and as Kubernetes Jobs alike. It returns the range check it
+// used, which reports a number outside what a job accepts and leaves it
+// out.
+func cronJobLimits(j *job, cj *cronJob, warn func(string, ...any)) (inRange func(field string, v *int64, limit int64) bool) {
+	spec := &cj.Spec
+	inRange = func(field string, v *int64, limit int64) bool {
+		if v == nil {
+			return false
+		}
+		if *v < 0 || *v > limit {
+			warn("%s %d is outside 0 to %d; not imported", field, *v, limit)
+			return false
+		}
+		return true
+	}
+	if d := spec.StartingDeadlineSeconds; inRange("startingDeadlineSeconds", d, jobspec.MaxDurationSeconds) {
+		j.set("starting_deadline_seconds", itoa(*d))
+	}
+	if p := spec.ConcurrencyPolicy; p != "" {
+		j.set("concurrency_policy", quote(p))
+	}
+	if s := spec.Suspend; s != nil && *s {
+		j.set("suspend", "true")
+	}
+	if l := spec.SuccessfulJobsHistoryLimit; inRange("successfulJobsHistoryLimit", l, jobspec.MaxHistoryLimit) {
+		j.set("successful_jobs_history_limit", itoa(*l))
+	}
+	if l := spec.FailedJobsHistoryLimit; inRange("failedJobsHistoryLimit", l, jobspec.MaxHistoryLimit) {
+		j.set("failed_jobs_history_limit", itoa(*l))
+	}
+	return inRange
 }

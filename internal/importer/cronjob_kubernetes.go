@@ -6,7 +6,6 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	jobspec "github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/kubespec"
 )
 
@@ -71,31 +70,7 @@ func cronJobToKubernetesJob(file, what string, node *yaml.Node, cj *cronJob, tak
 		return nil, false
 	}
 	j.set("kubernetes", fmt.Sprintf("{\n    namespace    => %s,\n    job_template => %s,\n  }", quote(ns), quote(text)))
-	inRange := func(field string, v *int64, limit int64) bool {
-		if v == nil {
-			return false
-		}
-		if *v < 0 || *v > limit {
-			warn("%s %d is outside 0 to %d; not imported", field, *v, limit)
-			return false
-		}
-		return true
-	}
-	if d := spec.StartingDeadlineSeconds; inRange("startingDeadlineSeconds", d, jobspec.MaxDurationSeconds) {
-		j.set("starting_deadline_seconds", itoa(*d))
-	}
-	if p := spec.ConcurrencyPolicy; p != "" {
-		j.set("concurrency_policy", quote(p))
-	}
-	if s := spec.Suspend; s != nil && *s {
-		j.set("suspend", "true")
-	}
-	if l := spec.SuccessfulJobsHistoryLimit; inRange("successfulJobsHistoryLimit", l, jobspec.MaxHistoryLimit) {
-		j.set("successful_jobs_history_limit", itoa(*l))
-	}
-	if l := spec.FailedJobsHistoryLimit; inRange("failedJobsHistoryLimit", l, jobspec.MaxHistoryLimit) {
-		j.set("failed_jobs_history_limit", itoa(*l))
-	}
+	cronJobLimits(j, cj, warn)
 	return j, true
 }
 
