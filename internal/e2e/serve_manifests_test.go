@@ -195,7 +195,7 @@ func TestServeRefusesBadManifests(t *testing.T) {
 		t.Fatalf("serve with bad manifests: %v\n%s", err, out)
 	}
 	for _, want := range []string{
-		filepath.Join(dir, "a.pp") + ":1:7: Job[a]: the 'command' attribute (or 'kubernetes') is required",
+		filepath.Join(dir, "a.pp") + ":1:7: Job[a]: the 'command' attribute is required",
 		filepath.Join(dir, "b.pp") + ":1:49: Could not find resource 'Job[nope]' in parameter 'require'",
 		"almanac: serve: --manifests " + dir + ": 2 errors",
 	} {
