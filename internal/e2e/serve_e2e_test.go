@@ -79,6 +79,10 @@ func startDaemonEnv(t *testing.T, bin, dataDir string, env []string, extra ...st
 			cmd.Process.Kill()
 		}
 		<-d.done
+		// Supervisors outlive their daemon by design; one the daemon
+		// started just before it ended may still be writing its run's
+		// status when the test's temporary directory is removed.
+		waitSupervisors(dataDir, 10*time.Second)
 		if t.Failed() {
 			t.Logf("daemon log:\n%s", logs.String())
 		}
@@ -111,6 +115,35 @@ func (d *daemonProc) cli(t *testing.T, bin string, args ...string) string {
 		t.Fatalf("almanac %s: %v\nstdout: %s\nstderr: %s", strings.Join(args, " "), err, out, stderr.String())
 	}
 	return string(out)
+}
+
+// waitSupervisors waits, at most within, until no `almanac __supervise`
+// process keeps a run directory under dataDir.
+func waitSupervisors(dataDir string, within time.Duration) {
+	prefix := dataDir + string(os.PathSeparator)
+	live := func() bool {
+		procs, _ := os.ReadDir("/proc")
+		for _, p := range procs {
+			if _, err := strconv.Atoi(p.Name()); err != nil {
+				continue
+			}
+			b, err := os.ReadFile("/proc/" + p.Name() + "/cmdline")
+			if err != nil {
+				continue
+			}
+			args := strings.Split(string(b), "\x00")
+			if len(args) > 2 && args[1] == "__supervise" && strings.HasPrefix(args[2], prefix) {
+				return true
+			}
+		}
+		return false
+	}
+	deadline := time.Now().Add(within)
+	tick := time.NewTicker(25 * time.Millisecond)
+	defer tick.Stop()
+	for live() && time.Now().Before(deadline) {
+		<-tick.C
+	}
 }
 
 // eventually polls cond until it returns true or the deadline passes.
