@@ -42,6 +42,29 @@ func parseHourly(_, expr string, _ *time.Location) (job.Schedule, error) {
 	return nil, errors.New("only @hourly and @daily in this test")
 }
 
+// openStore opens a real SQLite store on clk in a temporary directory,
+// closed when the test ends.
+func openStore(t testing.TB, clk clock.Clock) *sqlitestore.Store {
+	t.Helper()
+	st, err := sqlitestore.Open(t.Context(), t.TempDir(), sqlitestore.WithClock(clk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// newController is the job controller over st on clk, compiling cron
+// expressions with parse.
+func newController(t testing.TB, st store.Store, clk clock.Clock, parse job.ParseFunc) *job.Controller {
+	t.Helper()
+	ctrl, err := job.NewController(job.Config{Store: st, Clock: clk, Parse: parse})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ctrl
+}
+
 // jobController adapts *job.Controller as the daemon does for the API.
 type jobController struct{ *job.Controller }
 
@@ -386,20 +409,13 @@ func TestPrunedRunPage(t *testing.T) {
 func TestDaemonBackendNaturalOrder(t *testing.T) {
 	ctx := t.Context()
 	clk := clock.NewFake(demoNow)
-	st, err := sqlitestore.Open(ctx, t.TempDir(), sqlitestore.WithClock(clk))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := openStore(t, clk)
 	for _, n := range []string{"backup-10", "backup-2", "backup-1", "backup-20", "archive"} {
 		if _, err := st.JobCreate(ctx, store.JobCreateParams{Spec: store.JobSpec{Name: n, Cron: "@hourly", Command: []string{"true"}}, Source: store.SourceAPI, Now: demoNow}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	ctrl, err := job.NewController(job.Config{Store: st, Clock: clk, Parse: parseHourly})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctrl := newController(t, st, clk, parseHourly)
 	b, err := webui.NewDaemonBackend(webui.DaemonConfig{Store: st, Jobs: jobController{ctrl}, Clock: clk})
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/store"
-	"github.com/almanac-sh/almanac/internal/store/sqlitestore"
 	"github.com/almanac-sh/almanac/internal/webui"
 )
 
@@ -37,15 +36,8 @@ func (s *slowUpcoming) Upcoming(ctx context.Context, from time.Time, limit int) 
 func TestFiresRefreshInBackground(t *testing.T) {
 	ctx := t.Context()
 	clk := clock.NewFake(demoNow)
-	st, err := sqlitestore.Open(ctx, t.TempDir(), sqlitestore.WithClock(clk))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	ctrl, err := job.NewController(job.Config{Store: st, Clock: clk, Parse: parseHourly})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openStore(t, clk)
+	ctrl := newController(t, st, clk, parseHourly)
 	if _, err := ctrl.CreateJob(ctx, store.JobSpec{Name: "hourly", Cron: "@hourly", Command: []string{"true"}}, store.SourceAPI); err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/store"
-	"github.com/almanac-sh/almanac/internal/store/sqlitestore"
 	"github.com/almanac-sh/almanac/internal/webui"
 	"github.com/almanac-sh/almanac/internal/webui/webuitest"
 )
@@ -43,15 +42,8 @@ func newSortFixture(t *testing.T) *sortFixture {
 	t.Helper()
 	ctx := t.Context()
 	clk := clock.NewFake(demoNow)
-	st, err := sqlitestore.Open(ctx, t.TempDir(), sqlitestore.WithClock(clk))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	ctrl, err := job.NewController(job.Config{Store: st, Clock: clk, Parse: parseCron})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openStore(t, clk)
+	ctrl := newController(t, st, clk, parseCron)
 	for _, spec := range []store.JobSpec{
 		{Name: "a-hourly", Cron: "0 * * * *"},
 		{Name: "b-half", Cron: "30 * * * *"},
@@ -80,9 +72,11 @@ func newSortFixture(t *testing.T) *sortFixture {
 		t.Fatal(err)
 	}
 	f.insert(t, "i-held", demoNow.Add(-17*time.Minute))
-	if f.back, err = webui.NewDaemonBackend(webui.DaemonConfig{Store: st, Jobs: jobController{ctrl}, Waves: ctrl, Clock: clk}); err != nil {
+	back, err := webui.NewDaemonBackend(webui.DaemonConfig{Store: st, Jobs: jobController{ctrl}, Waves: ctrl, Clock: clk})
+	if err != nil {
 		t.Fatal(err)
 	}
+	f.back = back
 	return f
 }
 
