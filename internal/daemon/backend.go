@@ -151,9 +151,9 @@ func acceptJob(gates *gateRegistry, groups func() []string) func(store.JobSpec) 
 // running binary can be a supervisor; else as the daemon's children.
 // Either keeps at most --max-output bytes of a run's output. Another way
 // of running commands is another case here, chosen by serve's flags.
-func newExecutor(o Config, st store.Store, log *slog.Logger) (job.Executor, *kubeexec.Executor) {
+func newExecutor(o Config, st store.Store, clk clock.Clock, log *slog.Logger) (job.Executor, *kubeexec.Executor) {
 	maxOutput := int(o.retention.maxOutput)
-	return o.kube.executor(st, localExecutor(o.data, o.node, maxOutput, log), maxOutput, log)
+	return o.kube.executor(st, localExecutor(o.data, o.node, maxOutput, log), maxOutput, clk, log)
 }
 
 // localExecutor runs commands on this machine: under supervisors when it

@@ -393,7 +393,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 			log.Warn("this node's --node-window names no window; its runs of fleet-wide jobs will wait for one", "window", w, "err", err)
 		}
 	}
-	d.executor, d.kube = newExecutor(*o, ctrlStore, log)
+	d.executor, d.kube = newExecutor(*o, ctrlStore, clk, log)
 	d.closers = append(d.closers, d.kube.Close)
 	if d.ctrl, err = d.newController(ctrlStore, term); err != nil {
 		return nil, err

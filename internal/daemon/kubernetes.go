@@ -5,6 +5,7 @@ import (
 	"flag"
 	"log/slog"
 
+	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/kubeexec"
 	"github.com/almanac-sh/almanac/internal/store"
@@ -25,7 +26,7 @@ func addKubernetesFlags(fs *flag.FlagSet, k *kubeOptions) {
 // Kubernetes jobs to the Kubernetes executor, which it returns too so the
 // daemon can stop following Jobs at shutdown. Nothing is read from the
 // kubeconfig until a job names its cluster.
-func (k kubeOptions) executor(st store.Store, host job.Executor, maxOutput int, log *slog.Logger) (job.Executor, *kubeexec.Executor) {
+func (k kubeOptions) executor(st store.Store, host job.Executor, maxOutput int, clk clock.Clock, log *slog.Logger) (job.Executor, *kubeexec.Executor) {
 	lookup := func(ctx context.Context, name string) (store.JobSpec, error) {
 		j, err := st.JobGet(ctx, name)
 		return j.Spec, err
@@ -34,6 +35,7 @@ func (k kubeOptions) executor(st store.Store, host job.Executor, maxOutput int, 
 		Kubeconfig: k.kubeconfig,
 		Lookup:     lookup,
 		MaxOutput:  maxOutput,
+		Clock:      clk,
 		Logger:     log.With("component", "kubernetes"),
 	})
 	return &job.Dispatch{Host: host, Kubernetes: kx, Lookup: lookup}, kx

@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/almanac-sh/almanac/internal/clock"
 	"github.com/almanac-sh/almanac/internal/job"
 	"github.com/almanac-sh/almanac/internal/kubespec"
 	"github.com/almanac-sh/almanac/internal/store"
@@ -35,6 +36,9 @@ type Config struct {
 	// QPS and Burst bound the requests per cluster (default 50 and 100).
 	QPS   float32
 	Burst int
+	// Clock times how long a finished run waits for its Pods' logs
+	// (default the wall clock).
+	Clock clock.Clock
 }
 
 // Executor implements job.Executor on Kubernetes. Create it with New and
@@ -62,6 +66,9 @@ func New(cfg Config) *Executor {
 	}
 	if cfg.Burst <= 0 {
 		cfg.Burst = 100
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real{}
 	}
 	log := cfg.Logger
 	if log == nil {

@@ -202,9 +202,11 @@ func (p *process) finishLocked(res job.Result, lookupExit bool) {
 		}
 		waited := make(chan struct{})
 		go func() { p.logs.Wait(); close(waited) }()
+		grace := p.w.e.cfg.Clock.NewTimer(logGrace)
+		defer grace.Stop()
 		select {
 		case <-waited:
-		case <-time.After(logGrace):
+		case <-grace.C():
 			p.cancelLogs()
 			p.out.notef("stopped following the Pods' logs %s after the Job ended", logGrace)
 		}
