@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/almanac-sh/almanac/internal/daemon"
+	"github.com/almanac-sh/almanac/internal/memlimit"
 )
 
 func init() {
@@ -61,6 +62,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	memlimit.TuneDaemon(os.Getenv)
 	d, err := daemon.New(ctx, cfg, logger)
 	if err != nil {
 		return err

@@ -69,3 +69,19 @@ func Release(total int) {
 		debug.FreeOSMemory()
 	}
 }
+
+// DaemonGCPercent is the collector's target for a daemon (GOGC): the heap
+// may grow by half of what is live before a collection, not by all of
+// it. A scheduler's heap is mostly what it holds (its jobs), its garbage
+// small and steady, so collecting more often costs little CPU and keeps
+// the memory it holds near what it uses.
+const DaemonGCPercent = 50
+
+// TuneDaemon sets the collector's target to DaemonGCPercent, unless the
+// GOGC environment variable (read through getenv) chooses one.
+func TuneDaemon(getenv func(string) string) {
+	if getenv("GOGC") != "" {
+		return
+	}
+	debug.SetGCPercent(DaemonGCPercent)
+}

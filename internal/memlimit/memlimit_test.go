@@ -49,3 +49,30 @@ func TestBound(t *testing.T) {
 		})
 	}
 }
+
+func TestTuneDaemon(t *testing.T) {
+	prev := debug.SetGCPercent(100)
+	t.Cleanup(func() { debug.SetGCPercent(prev) })
+	tests := []struct {
+		name string
+		gogc string
+		want int
+	}{
+		{"GOGC unset: the daemon's target", "", DaemonGCPercent},
+		{"GOGC set: left as the runtime read it", "200", 100},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			debug.SetGCPercent(100)
+			TuneDaemon(func(k string) string {
+				if k == "GOGC" {
+					return tt.gogc
+				}
+				return ""
+			})
+			if got := debug.SetGCPercent(100); got != tt.want {
+				t.Errorf("GC percent = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
