@@ -56,6 +56,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	go d.locks.WatchHolds(ctrlCtx)
 	go d.integrity.run(ctrlCtx)
 	go d.pruner.Run(ctrlCtx)
+	go d.releaseStartupPages(ctrlCtx)
 	defer d.startDemoFleet(ctrlCtx)()
 	d.systemd.ready(ctrlCtx, addr)
 
