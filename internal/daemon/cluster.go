@@ -91,7 +91,7 @@ type clusterNode struct {
 	// taken as down.
 	ttl time.Duration
 	// simulated lists serve --demo's simulated nodes beside this one on
-	// SQLite (demo_fleet.go); nil without them.
+	// SQLite (demo_nodes.go); nil without them.
 	simulated func() []apitype.ClusterNode
 }
 

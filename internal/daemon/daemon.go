@@ -281,8 +281,8 @@ type Daemon struct {
 	notifier  *jobnotify.Notifier
 	systemd   systemdNotify
 	locks     *fleetlock.Server
-	// demo is serve --demo's simulated fleet on SQLite (demo_fleet.go); nil otherwise.
-	demo *demoFleet
+	// demo is serve --demo's simulated nodes on SQLite (demo_nodes.go); nil otherwise.
+	demo *demoNodeSet
 	// nodes lists the nodes fanned-out jobs go to (nodes.go), the demo's
 	// simulated fleet among them.
 	nodes job.NodeLister
@@ -385,7 +385,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Daemon, err erro
 		return nil, err
 	}
 	d.nodes = nodeLister{cl}
-	if d.demo = d.newDemoFleet(); d.demo != nil {
+	if d.demo = d.newDemoNodes(); d.demo != nil {
 		d.nodes, cl.simulated = d.demo, d.demo.clusterNodes
 	}
 	if w := o.nodeWindow(); w != "" {

@@ -67,7 +67,7 @@ func demoJobs() []store.JobSpec {
 			StartingDeadlineSeconds: ptr(int64(7200)),
 			ConcurrencyPolicy:       store.Forbid,
 		},
-	}, demoFleetJobs()...)
+	}, demoFleetWideJobs()...)
 }
 
 // seedDemo creates the demo jobs that do not exist yet; existing jobs of the

@@ -57,7 +57,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	go d.integrity.run(ctrlCtx)
 	go d.pruner.Run(ctrlCtx)
 	go d.releaseStartupPages(ctrlCtx)
-	defer d.startDemoFleet(ctrlCtx)()
+	defer d.startDemoNodes(ctrlCtx)()
 	d.systemd.ready(ctrlCtx, addr)
 
 	var runErr error

@@ -17,19 +17,19 @@ import (
 	"github.com/almanac-sh/almanac/internal/store"
 )
 
-// This file is the simulated fleet of `serve --demo` on SQLite: four
+// This file is the simulated nodes of `serve --demo` on SQLite: four
 // nodes beside the daemon's own, so the demo's fleet-wide jobs fan out and
 // roll in waves in one process. The job controller lists the simulated
-// nodes with this node (demoFleet is its job.NodeLister), and one
+// nodes with this node (demoNodeSet is its job.NodeLister), and one
 // goroutine per simulated node claims the runs targeted at it, as a real
 // node would, and ends each after a simulated duration, without running
 // its command. All their timing comes from the daemon's clock.
 
-// demoFleetJobs are the fleet-wide jobs `serve --demo` adds: one on
+// demoFleetWideJobs are the fleet-wide jobs `serve --demo` adds: one on
 // every node each minute, and a rolling one every five minutes, two nodes
 // at a time, stopping after two failures. Each keeps its latest twenty
 // instants on every node, for the job page's matrix.
-func demoFleetJobs() []store.JobSpec {
+func demoFleetWideJobs() []store.JobSpec {
 	return []store.JobSpec{
 		{
 			Name:                       "rotate-logs",
@@ -88,28 +88,28 @@ const (
 	demoTTL = 5 * demoTick
 )
 
-// newDemoFleet returns the simulated fleet of `serve --demo` on SQLite,
+// newDemoNodes returns the simulated nodes of `serve --demo` on SQLite,
 // nil otherwise (on PostgreSQL the demo's fleet-wide jobs go to the
 // cluster's real nodes). The daemon gives it to the job controller as its
 // node lister and lists its nodes in the cluster view.
-func (d *Daemon) newDemoFleet() *demoFleet {
+func (d *Daemon) newDemoNodes() *demoNodeSet {
 	if !d.cfg.demo || d.cluster.node != nil {
 		return nil
 	}
-	return newDemoFleet(d.backend, d.clk, d.cfg.node, d.cluster.labels, d.log.With("component", "demo-fleet"))
+	return newDemoNodes(d.backend, d.clk, d.cfg.node, d.cluster.labels, d.log.With("component", "demo-nodes"))
 }
 
-// startDemoFleet starts the simulated nodes, if any, and returns what
+// startDemoNodes starts the simulated nodes, if any, and returns what
 // stops them; they wake the controller when their runs end.
-func (d *Daemon) startDemoFleet(ctx context.Context) (stop func()) {
+func (d *Daemon) startDemoNodes(ctx context.Context) (stop func()) {
 	if d.demo == nil {
 		return func() {}
 	}
 	return d.demo.start(ctx, d.ctrl.Notify)
 }
 
-// demoFleetStore is what the simulated nodes need of the store.
-type demoFleetStore interface {
+// demoNodesStore is what the simulated nodes need of the store.
+type demoNodesStore interface {
 	JobGet(ctx context.Context, name string) (store.Job, error)
 	RunList(ctx context.Context, p store.RunListParams) ([]store.Run, int64, error)
 	RunClaim(ctx context.Context, p store.RunClaimParams) ([]store.Run, error)
@@ -117,10 +117,10 @@ type demoFleetStore interface {
 	RunFinish(ctx context.Context, p store.RunFinishParams) (store.Run, error)
 }
 
-// demoFleet is the simulated fleet: the node lister the controller uses
+// demoNodeSet is the simulated nodes: the node lister the controller uses
 // in demo mode, and the simulated nodes' workers.
-type demoFleet struct {
-	st      demoFleetStore
+type demoNodeSet struct {
+	st      demoNodesStore
 	clk     clock.Clock
 	self    string
 	labels  map[string]string
@@ -131,14 +131,14 @@ type demoFleet struct {
 	seen map[string]time.Time // each simulated node's latest step
 }
 
-// newDemoFleet returns the fleet of the daemon self (with its labels).
-func newDemoFleet(st demoFleetStore, clk clock.Clock, self string, labels map[string]string, log *slog.Logger) *demoFleet {
-	return &demoFleet{st: st, clk: clk, self: self, labels: labels, log: log, started: clk.Now(), seen: map[string]time.Time{}}
+// newDemoNodes returns the simulated nodes beside the daemon self (with its labels).
+func newDemoNodes(st demoNodesStore, clk clock.Clock, self string, labels map[string]string, log *slog.Logger) *demoNodeSet {
+	return &demoNodeSet{st: st, clk: clk, self: self, labels: labels, log: log, started: clk.Now(), seen: map[string]time.Time{}}
 }
 
 // ListNodes implements job.NodeLister: this node and the simulated ones,
 // all alive.
-func (f *demoFleet) ListNodes(context.Context) ([]job.NodeInfo, error) {
+func (f *demoNodeSet) ListNodes(context.Context) ([]job.NodeInfo, error) {
 	out := []job.NodeInfo{{Name: f.self, Labels: maps.Clone(f.labels), Alive: true}}
 	for _, n := range demoNodes {
 		out = append(out, job.NodeInfo{Name: n.name, Labels: maps.Clone(n.labels), Alive: true})
@@ -148,7 +148,7 @@ func (f *demoFleet) ListNodes(context.Context) ([]job.NodeInfo, error) {
 
 // clusterNodes are the simulated nodes as the cluster view lists them,
 // heart-beaten at their latest step.
-func (f *demoFleet) clusterNodes() []apitype.ClusterNode {
+func (f *demoNodeSet) clusterNodes() []apitype.ClusterNode {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	out := make([]apitype.ClusterNode, 0, len(demoNodes))
@@ -162,7 +162,7 @@ func (f *demoFleet) clusterNodes() []apitype.ClusterNode {
 // start runs a worker per simulated node until ctx ends; stop waits for
 // them. notify, if set, wakes the job controller when a simulated run
 // ends, so the wave goes on at once.
-func (f *demoFleet) start(ctx context.Context, notify func(job string)) (stop func()) {
+func (f *demoNodeSet) start(ctx context.Context, notify func(job string)) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	for _, n := range demoNodes {
@@ -180,7 +180,7 @@ type demoRun struct {
 
 // demoWorker is one simulated node's worker. Only its goroutine uses it.
 type demoWorker struct {
-	f        *demoFleet
+	f        *demoNodeSet
 	name     string
 	notify   func(string)
 	active   map[int64]demoRun

@@ -18,19 +18,19 @@ import (
 // demoT0 is a whole minute, where the demo's jobs fire.
 var demoT0 = time.Date(2025, 3, 12, 14, 7, 0, 0, time.UTC)
 
-// demoFleetHarness is the simulated fleet over a real SQLite store with a
+// demoNodesHarness is the simulated nodes over a real SQLite store with a
 // fake clock, and a job fanned out to every node.
-type demoFleetHarness struct {
+type demoNodesHarness struct {
 	t   *testing.T
 	st  store.Store
 	clk *clock.Fake
-	f   *demoFleet
+	f   *demoNodeSet
 
 	mu       sync.Mutex
 	notified []string
 }
 
-func newDemoFleetHarness(t *testing.T) *demoFleetHarness {
+func newDemoNodesHarness(t *testing.T) *demoNodesHarness {
 	t.Helper()
 	clk := clock.NewFake(demoT0)
 	st, err := sqlitestore.Open(t.Context(), t.TempDir(), sqlitestore.WithClock(clk))
@@ -38,18 +38,18 @@ func newDemoFleetHarness(t *testing.T) *demoFleetHarness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	for _, spec := range append(demoFleetJobs(), store.JobSpec{Name: "plain", Cron: "* * * * *", Command: []string{"true"}}) {
+	for _, spec := range append(demoFleetWideJobs(), store.JobSpec{Name: "plain", Cron: "* * * * *", Command: []string{"true"}}) {
 		if _, err := st.JobCreate(t.Context(), store.JobCreateParams{Spec: spec, Source: store.SourceDemo, Now: demoT0}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	h := &demoFleetHarness{t: t, st: st, clk: clk}
-	h.f = newDemoFleet(st, clk, "self", map[string]string{"role": "scheduler"}, slog.New(slog.DiscardHandler))
+	h := &demoNodesHarness{t: t, st: st, clk: clk}
+	h.f = newDemoNodes(st, clk, "self", map[string]string{"role": "scheduler"}, slog.New(slog.DiscardHandler))
 	return h
 }
 
 // worker returns a simulated node's worker that records whom it wakes.
-func (h *demoFleetHarness) worker(name string) *demoWorker {
+func (h *demoNodesHarness) worker(name string) *demoWorker {
 	return &demoWorker{f: h.f, name: name, active: map[int64]demoRun{}, notify: func(job string) {
 		h.mu.Lock()
 		h.notified = append(h.notified, job)
@@ -59,7 +59,7 @@ func (h *demoFleetHarness) worker(name string) *demoWorker {
 
 // insert adds a pending run of job at instant for target, released at
 // ready (zero: held).
-func (h *demoFleetHarness) insert(job, target string, instant, ready time.Time) store.Run {
+func (h *demoNodesHarness) insert(job, target string, instant, ready time.Time) store.Run {
 	h.t.Helper()
 	r, err := h.st.RunInsert(h.t.Context(), store.RunInsertParams{Run: store.Run{Job: job, ScheduledTime: instant, Attempt: 1,
 		Reason: store.ReasonSchedule, Target: target, ReadyAt: ready}, Now: h.clk.Now()})
@@ -69,7 +69,7 @@ func (h *demoFleetHarness) insert(job, target string, instant, ready time.Time) 
 	return r
 }
 
-func (h *demoFleetHarness) get(id int64) store.Run {
+func (h *demoNodesHarness) get(id int64) store.Run {
 	h.t.Helper()
 	r, err := h.st.RunGet(h.t.Context(), id)
 	if err != nil {
@@ -79,7 +79,7 @@ func (h *demoFleetHarness) get(id int64) store.Run {
 }
 
 func TestDemoFleetNodes(t *testing.T) {
-	h := newDemoFleetHarness(t)
+	h := newDemoNodesHarness(t)
 	nodes, err := h.f.ListNodes(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +99,7 @@ func TestDemoFleetNodes(t *testing.T) {
 	}
 	nodes[3].Labels["role"] = "changed" // the caller's copy
 	if again, _ := h.f.ListNodes(t.Context()); again[3].Labels["role"] != "web" {
-		t.Error("ListNodes hands out the fleet's own label maps")
+		t.Error("ListNodes hands out the simulated nodes' own label maps")
 	}
 
 	h.clk.Advance(3 * time.Second)
@@ -119,7 +119,7 @@ func TestDemoFleetNodes(t *testing.T) {
 // targeted at it, never a run for any node, and ends each
 // after its simulated duration, waking the controller.
 func TestDemoWorkerRuns(t *testing.T) {
-	h := newDemoFleetHarness(t)
+	h := newDemoNodesHarness(t)
 	ctx := t.Context()
 	w := h.worker("demo-web-1")
 	mine := h.insert("rotate-logs", "demo-web-1", demoT0, demoT0)
@@ -178,7 +178,7 @@ func TestDemoWorkerRuns(t *testing.T) {
 // TestDemoWorkerOutcomes: demo-db-2 fails one instant in three; an operator's kill reaches a simulated run at
 // its next heartbeat; a restarted node ends the runs it left running.
 func TestDemoWorkerOutcomes(t *testing.T) {
-	h := newDemoFleetHarness(t)
+	h := newDemoNodesHarness(t)
 	ctx := t.Context()
 	fails := 0
 	for m := range 30 {
@@ -248,7 +248,7 @@ func TestDemoWorkerOutcomes(t *testing.T) {
 // TestDemoFleetStart: the workers step on the fake clock and stop when
 // asked.
 func TestDemoFleetStart(t *testing.T) {
-	h := newDemoFleetHarness(t)
+	h := newDemoNodesHarness(t)
 	var runs []store.Run
 	for _, n := range demoNodes {
 		runs = append(runs, h.insert("rotate-logs", n.name, demoT0, demoT0))

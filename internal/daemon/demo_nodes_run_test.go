@@ -13,11 +13,11 @@ import (
 	"github.com/almanac-sh/almanac/internal/store"
 )
 
-// TestDemoFleetInDaemon runs `serve --demo` in-process on a fake clock:
+// TestDemoNodesInDaemon runs `serve --demo` in-process on a fake clock:
 // at 14:05 rotate-logs runs once on each of the five nodes and
 // rolling-patch rolls over them two at a time; the simulated nodes show in
 // the cluster view and the job page draws the instant by node.
-func TestDemoFleetInDaemon(t *testing.T) {
+func TestDemoNodesInDaemon(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the daemon; skipped with -short")
 	}
