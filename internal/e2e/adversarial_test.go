@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/almanac-sh/almanac/internal/api/apiclient"
 )
 
 // adversarialSize is the size of each hostile manifest: 10 MB, well under
@@ -119,10 +117,7 @@ func TestServeSurvivesAdversarialManifests(t *testing.T) {
 	dir := t.TempDir()
 	replaceManifest(t, filepath.Join(dir, "site.pp"), "job { 'tick': cron => '@hourly', command => 'echo tick' }\n")
 	d := startDaemon(t, bin, t.TempDir(), "--manifests", dir)
-	c, err := apiclient.New(d.url, apiclient.WithToken(e2eToken))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := d.client(t)
 	alive := func(t *testing.T) {
 		t.Helper()
 		select {

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/almanac-sh/almanac/internal/api/apiclient"
 	"github.com/almanac-sh/almanac/internal/api/apitype"
 )
 
@@ -22,10 +21,7 @@ func TestKillEndsARunAsKilled(t *testing.T) {
 	bin := almanacBinary(t)
 	t.Parallel()
 	d := startDaemon(t, bin, t.TempDir())
-	c, err := apiclient.New(d.url, apiclient.WithToken(e2eToken))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := d.client(t)
 	ctx := context.Background()
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	d.cli(t, bin, "run", "sleeper", "--schedule", "0 0 1 1 *", "--", "sh", "-c", "echo $$ > "+pidFile+"; exec sleep 1000")
@@ -45,6 +41,7 @@ func TestKillEndsARunAsKilled(t *testing.T) {
 	}
 	var run apitype.Run
 	eventually(t, "the run ends", 30*time.Second, func() (bool, error) {
+		var err error
 		run, err = c.RunGet(ctx, id)
 		return err == nil && run.Finished(), err
 	})

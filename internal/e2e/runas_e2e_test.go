@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/almanac-sh/almanac/internal/api/apiclient"
 	"github.com/almanac-sh/almanac/internal/api/apitype"
 	"github.com/almanac-sh/almanac/internal/testenv"
 )
@@ -28,10 +27,7 @@ func TestRunAs(t *testing.T) {
 	bin := almanacBinary(t)
 	t.Parallel()
 	d := startDaemon(t, bin, t.TempDir())
-	c, err := apiclient.New(d.url, apiclient.WithToken(e2eToken))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := d.client(t)
 	d.cli(t, bin, "run", "as-nobody", "--schedule", "0 0 1 1 *", "--run-as", "nobody", "--", "sh", "-c", "id -u; echo $HOME $USER")
 	id := triggerRun(t, d, bin, "as-nobody")
 	var run apitype.Run

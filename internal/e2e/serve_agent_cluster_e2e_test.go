@@ -32,10 +32,7 @@ func TestEndToEndAgentAppliesOnTheLeaderOnly(t *testing.T) {
 			t.Fatal(err)
 		}
 		d := startDaemon(t, bin, t.TempDir(), "--node", name, "--store", url, "--manifests", dir, "--run-interval", "0")
-		c, err := apiclient.New(d.url, apiclient.WithToken(e2eToken))
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := d.client(t)
 		return d, c
 	}
 	marks := func(name string) int {

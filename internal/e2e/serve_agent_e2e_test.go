@@ -35,10 +35,7 @@ notify { 'hello': message => 'agent mode' }
 		t.Fatal(err)
 	}
 	d := startDaemon(t, bin, t.TempDir(), "--manifests", dir, "--run-interval", "30m")
-	c, err := apiclient.New(d.url, apiclient.WithToken(e2eToken))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := d.client(t)
 	ctx := context.Background()
 	var gate apitype.ApplyReport
 	eventually(t, "a gate-opened apply report", 30*time.Second, func() (bool, error) {
@@ -121,10 +118,7 @@ func TestEndToEndAgentAppliesEditedManifests(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := startDaemon(t, bin, t.TempDir(), "--manifests", dir, "--run-interval", "0")
-	c, err := apiclient.New(d.url, apiclient.WithToken(e2eToken))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := d.client(t)
 	ctx := context.Background()
 	eventually(t, "the start-up apply", 30*time.Second, func() (bool, error) {
 		l, err := c.ApplyList(ctx, "", 1)

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/almanac-sh/almanac/internal/api/apiclient"
 )
 
 // TestServeCronEntry loads a Puppet cron entry from --manifests: it becomes
@@ -32,10 +30,7 @@ cron { 'off': command => 'true', ensure => absent }
 		t.Fatal(err)
 	}
 	d := startDaemon(t, bin, t.TempDir(), "--manifests", dir)
-	c, err := apiclient.New(d.url, apiclient.WithToken(e2eToken))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := d.client(t)
 	ctx := context.Background()
 	jobs, err := c.JobListAll(ctx)
 	if err != nil {

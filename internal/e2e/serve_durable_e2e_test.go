@@ -67,10 +67,7 @@ func finishedRun(t *testing.T, c *apiclient.Client, id int64) apitype.Run {
 
 func client(t *testing.T, d *daemonProc) *apiclient.Client {
 	t.Helper()
-	c, err := apiclient.New(d.url, apiclient.WithToken(e2eToken))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := d.client(t)
 	return c
 }
 

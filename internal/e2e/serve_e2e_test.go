@@ -103,6 +103,16 @@ func startDaemonEnv(t *testing.T, bin, dataDir string, env []string, extra ...st
 	return d
 }
 
+// client returns an API client of the daemon, with the tests' token.
+func (d *daemonProc) client(t testing.TB) *apiclient.Client {
+	t.Helper()
+	c, err := apiclient.New(d.url, apiclient.WithToken(e2eToken))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // cli runs the binary with args against the daemon and returns stdout.
 func (d *daemonProc) cli(t *testing.T, bin string, args ...string) string {
 	t.Helper()
@@ -183,10 +193,7 @@ func TestEndToEndRunAndLogs(t *testing.T) {
 	bin := almanacBinary(t)
 	t.Parallel()
 	d := startDaemon(t, bin, t.TempDir())
-	c, err := apiclient.New(d.url, apiclient.WithToken(e2eToken))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := d.client(t)
 	ctx := context.Background()
 
 	out := d.cli(t, bin, "run", "hello", "--schedule", "0 0 1 1 *", "--tz", "Europe/Berlin", "--", "sh", "-c", `echo "hello from $ALMANAC_JOB run $ALMANAC_RUN_ID"`)
@@ -196,6 +203,7 @@ func TestEndToEndRunAndLogs(t *testing.T) {
 	id := triggerRun(t, d, bin, "hello")
 	var run apitype.Run
 	eventually(t, "triggered run finishes", 30*time.Second, func() (bool, error) {
+		var err error
 		run, err = c.RunGet(ctx, id)
 		return err == nil && run.Finished(), err
 	})

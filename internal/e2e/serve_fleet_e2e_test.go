@@ -199,10 +199,7 @@ func (f *fleetRig) aliveThroughout(name string, from, to time.Time) bool {
 func (f *fleetRig) client() *apiclient.Client {
 	for _, n := range fleetNodes {
 		if d := f.procs[n.name]; d != nil && d.cmd.ProcessState == nil {
-			c, err := apiclient.New(d.url, apiclient.WithToken(e2eToken))
-			if err != nil {
-				f.t.Fatal(err)
-			}
+			c := d.client(f.t)
 			return c
 		}
 	}

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/almanac-sh/almanac/internal/api/apiclient"
 )
 
 // TestServeEmptyManifestDir: serve --manifests accepts an empty directory
@@ -16,10 +14,7 @@ func TestServeEmptyManifestDir(t *testing.T) {
 	bin := almanacBinary(t)
 	dir := t.TempDir()
 	d := startDaemon(t, bin, t.TempDir(), "--manifests", dir)
-	c, err := apiclient.New(d.url, apiclient.WithToken(e2eToken))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := d.client(t)
 	if jobs, err := c.JobListAll(context.Background()); err != nil || len(jobs) != 0 {
 		t.Fatalf("jobs from an empty directory: %+v, %v", jobs, err)
 	}

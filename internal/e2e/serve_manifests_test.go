@@ -79,10 +79,7 @@ func TestEndToEndManifestJobs(t *testing.T) {
 	site := filepath.Join(dir, "site.pp")
 	replaceManifest(t, site, siteV1)
 	d := startDaemon(t, bin, t.TempDir(), "--manifests", dir)
-	c, err := apiclient.New(d.url, apiclient.WithToken(e2eToken))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := d.client(t)
 	ctx := context.Background()
 
 	jobs, err := c.JobListAll(ctx)
@@ -263,10 +260,7 @@ job { 'orphan':
 		t.Errorf("validate: %v\n%s", err, out)
 	}
 	d := startDaemon(t, bin, t.TempDir(), "--manifests", dir)
-	c, err := apiclient.New(d.url, apiclient.WithToken(e2eToken))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := d.client(t)
 	ctx := context.Background()
 	for _, name := range []string{"fine", "orphan"} {
 		if _, err := c.JobGet(ctx, name); err != nil {
