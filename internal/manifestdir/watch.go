@@ -111,7 +111,10 @@ func (w *Watcher) Check(ctx context.Context) (changed bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	w.report(digests, hash)
+	// Changed hears of the content once this Check is done with it: the
+	// apply it queues then compiles the directory after this compile's
+	// catalog has gone, not beside it.
+	defer func() { w.report(digests, hash) }()
 	if hash == w.seen || hash == w.current {
 		return false, nil
 	}
@@ -120,8 +123,11 @@ func (w *Watcher) Check(ctx context.Context) (changed bool, err error) {
 			return false, err
 		}
 		// The files may have changed since the scan: what compiles is
-		// what was read.
-		if hash = in.Hash; hash == w.seen || hash == w.current {
+		// what was read, and what Changed hears of.
+		if in.Hash != hash {
+			hash, digests = in.Hash, in.digests()
+		}
+		if hash == w.seen || hash == w.current {
 			return false, nil
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -214,6 +215,46 @@ func TestWatcherChanged(t *testing.T) {
 			got := strings.Join(heard, "|")
 			if got != s.want {
 				t.Errorf("Changed(%q), want %q", got, s.want)
+			}
+		})
+	}
+}
+
+// TestWatcherChangedAfterAccept: Changed hears of new content only once
+// Check is done with it, so that what it sets off (the daemon's agent
+// compiles the directory again) does not hold a second catalog in memory
+// beside the one being accepted.
+func TestWatcherChangedAfterAccept(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"a.pp": "notify { 'a': }\n"})
+	var events []string
+	w, err := NewWatcher(dir, WatchConfig{
+		Clock: clock.NewFake(time.Unix(0, 0)),
+		Accept: func(context.Context, *Snapshot) error {
+			events = append(events, "accept")
+			return nil
+		},
+		Changed: func(string) { events = append(events, "changed") },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		edit string
+		want []string
+	}{
+		{"start", "notify { 'a': }\n", []string{"accept"}},
+		{"edit", "notify { 'a2': }\n", []string{"accept", "changed"}},
+		{"broken edit", "notify {\n", []string{"changed"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			events = nil
+			write(t, dir, map[string]string{"a.pp": tt.edit})
+			w.Check(context.Background())
+			if !slices.Equal(events, tt.want) {
+				t.Errorf("events = %v, want %v", events, tt.want)
 			}
 		})
 	}
