@@ -25,7 +25,7 @@ func (e *UnknownZoneError) Error() string {
 var (
 	tagIndexOnce sync.Once
 	tagIndex     map[string]string // tag form -> IANA name
-	zoneCache    sync.Map          // input name -> *time.Location
+	zoneCache    sync.Map          // IANA or tag form name -> *time.Location
 )
 
 // TagForm returns the tag spelling of an IANA zone name: lower case, with '/'
@@ -84,7 +84,13 @@ func LoadZone(name string) (*time.Location, error) {
 		}
 		zoneCache.Store(canon, loc)
 	}
-	zoneCache.Store(name, loc)
+	// The tag form is cached too, as a copy: name may be a substring of a
+	// manifest or a request that the cache would keep alive. Other
+	// spellings (any mix of case is accepted) are not, so the cache holds
+	// at most two entries per zone whatever names callers pass.
+	if name != canon && name == TagForm(canon) {
+		zoneCache.Store(strings.Clone(name), loc)
+	}
 	return loc, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Evaluation-time values are string, int64, float64, bool, nil (undef),
@@ -73,8 +74,19 @@ func formatRef(typ, title string) string {
 	return typ + "[" + title + "]"
 }
 
-// typeRefNames caches capitalized type names; there are few of them.
-var typeRefNames sync.Map
+// typeRefNames caches capitalized type names. It outlives every compile, so
+// it holds copies of its keys (a type name is a substring of a manifest's
+// text, which would otherwise stay in memory for as long as the process
+// runs) and at most maxTypeRefNames of them, however many defined types
+// the manifests of a long-running daemon name over time.
+var (
+	typeRefNames    sync.Map
+	typeRefNamesLen atomic.Int32
+)
+
+// maxTypeRefNames bounds typeRefNames: the built-in types and the defined
+// types of any real code base fit many times over.
+const maxTypeRefNames = 1024
 
 // typeRefName returns the capitalized form of a type name (exec -> Exec,
 // foo::bar -> Foo::Bar).
@@ -83,7 +95,9 @@ func typeRefName(typ string) string {
 		return v.(string)
 	}
 	name := capitalize(strings.ToLower(typ))
-	typeRefNames.Store(typ, name)
+	if typeRefNamesLen.Add(1) <= maxTypeRefNames {
+		typeRefNames.Store(strings.Clone(typ), strings.Clone(name))
+	}
 	return name
 }
 
