@@ -76,6 +76,47 @@ func (r *Resource) Ref() string {
 	return formatRef(r.Type, r.Title)
 }
 
+// Detach returns a deep copy of r that shares no memory with the catalog
+// or with the manifest text it was compiled from: its strings point into
+// that text, and one string kept would keep the whole text in memory. It
+// is for what outlives the catalog (a daemon's gates and schedules).
+func (r *Resource) Detach() *Resource {
+	d := &Resource{Type: strings.Clone(r.Type), Title: strings.Clone(r.Title), Pos: r.Pos,
+		Container: strings.Clone(r.Container), Virtual: r.Virtual, ref: strings.Clone(r.ref)}
+	d.Pos.File = strings.Clone(r.Pos.File)
+	if r.Tags != nil {
+		d.Tags = make([]string, len(r.Tags))
+		for i, t := range r.Tags {
+			d.Tags[i] = strings.Clone(t)
+		}
+	}
+	if r.Params != nil {
+		d.Params = detachValue(r.Params).(map[string]any)
+	}
+	return d
+}
+
+// detachValue deep-copies a parameter value (see Resource.Params).
+func detachValue(v any) any {
+	switch v := v.(type) {
+	case string:
+		return strings.Clone(v)
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = detachValue(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[strings.Clone(k)] = detachValue(e)
+		}
+		return out
+	}
+	return v // int64, float64, bool, nil
+}
+
 // Catalog is the result of compiling manifests. It keeps its resources in
 // a compact form; the Resource values and Edge lists its methods return
 // are built when first asked for and then kept, so that a caller that only

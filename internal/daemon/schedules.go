@@ -101,6 +101,7 @@ func (ms *manifestSchedules) all() []*manifestSchedule {
 // validated it already; a failure here is shown on the schedule itself
 // rather than withholding the whole list.
 func buildSchedule(r *catalog.Resource, loc *time.Location) *manifestSchedule {
+	r = r.Detach() // kept while the manifests are in force: none of their text
 	s := &manifestSchedule{title: r.Title, source: r.Pos.String(), attrs: map[string]any{}, zone: zoneLabel(loc)}
 	for _, k := range scheduleAttrOrder {
 		if v, ok := r.Params[k]; ok && v != nil {

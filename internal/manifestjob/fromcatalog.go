@@ -67,7 +67,29 @@ func FromCatalogWindows(cat *catalog.Catalog, parse job.ParseFunc, windows job.G
 	}
 	set := c.set
 	slices.SortFunc(set.Jobs, func(a, b store.JobSpec) int { return cmp.Compare(a.Name, b.Name) })
+	set.detach()
 	return set, nil
+}
+
+// detach gives the parts of set that a daemon keeps for as long as the
+// manifests are in force (Gates, Unusable, RebootGroups) strings of their
+// own, so that they keep none of the manifest text in memory. Jobs are
+// left pointing into it: they are stored, and the store keeps copies.
+func (set *Set) detach() {
+	gates := make(map[string]job.Gate, len(set.Gates))
+	for name, g := range set.Gates {
+		gates[strings.Clone(name)] = g
+	}
+	unusable := make(map[string]string, len(set.Unusable))
+	for name, why := range set.Unusable {
+		unusable[strings.Clone(name)] = strings.Clone(why)
+	}
+	set.Gates, set.Unusable = gates, unusable
+	for i := range set.RebootGroups {
+		g := &set.RebootGroups[i]
+		g.Name, g.Window, g.Secret = strings.Clone(g.Name), strings.Clone(g.Window), strings.Clone(g.Secret)
+		g.Pos.File = strings.Clone(g.Pos.File)
+	}
 }
 
 // Check converts and checks the catalog's jobs exactly as
@@ -470,6 +492,9 @@ func gate(cat *catalog.Catalog, name string, windows job.GateFunc, opts []puppet
 		}
 	}
 	if r != nil {
+		// The gate outlives the catalog: nothing of it may point into
+		// the manifest text.
+		r = r.Detach()
 		p, err := puppetsched.FromAttrs(r.Params)
 		if err == nil {
 			s, err = puppetsched.New(r.Title, p, opts...)
