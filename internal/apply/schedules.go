@@ -22,6 +22,10 @@ func CatalogSchedules(cat *catalog.Catalog, loc *time.Location) (Schedules, erro
 		if r.Type != "schedule" {
 			continue
 		}
+		// A schedule may outlive the catalog (agent mode keeps the gates
+		// of the last apply to wake at their openings): it keeps none of
+		// the manifest text.
+		r = r.Detach()
 		p, err := puppetsched.FromAttrs(r.Params)
 		if err == nil {
 			var s *puppetsched.Schedule
