@@ -67,6 +67,9 @@ func CanonicalZone(name string) (string, error) {
 // LoadZone returns the location for name (IANA or tag form; "" means UTC).
 // Locations are cached: the tz database is read once per zone per process.
 func LoadZone(name string) (*time.Location, error) {
+	if name == "" {
+		return time.UTC, nil // most jobs name no zone
+	}
 	if v, ok := zoneCache.Load(name); ok {
 		return v.(*time.Location), nil
 	}
