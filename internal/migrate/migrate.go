@@ -1,7 +1,7 @@
 // Package migrate applies numbered SQL migrations, embedded in the binary,
 // to a database inside one transaction the caller owns. It is shared by
 // the SQLite and PostgreSQL stores, which differ only in how they run a
-// statement and write a placeholder.
+// statement and write a bind parameter.
 //
 // # Expand and contract
 //
@@ -96,8 +96,8 @@ type Options struct {
 }
 
 // Apply is Run without contract steps, logging to slog.Default().
-func Apply(ctx context.Context, tx Tx, fsys fs.ReadFileFS, names []string, table, placeholder string) error {
-	_, err := Run(ctx, tx, fsys, names, table, placeholder, Options{})
+func Apply(ctx context.Context, tx Tx, fsys fs.ReadFileFS, names []string, table, bindParam string) error {
+	_, err := Run(ctx, tx, fsys, names, table, bindParam, Options{})
 	return err
 }
 
@@ -105,11 +105,11 @@ func Apply(ctx context.Context, tx Tx, fsys fs.ReadFileFS, names []string, table
 // every expand migration in names (read from fsys) whose number, the
 // digits before the first '_' of its base name, is above the recorded
 // version; then, with opts.ContractNow, every contract step not yet
-// recorded. placeholder is the dialect's first bind parameter ("$1" or
+// recorded. bindParam is the dialect's first bind parameter ("$1" or
 // "?"). A schema newer than this binary is accepted unless it was
 // contracted past it (*TooOldError). It returns the steps applied, each
 // also logged.
-func Run(ctx context.Context, tx Tx, fsys fs.ReadFileFS, names []string, table, placeholder string, opts Options) ([]Step, error) {
+func Run(ctx context.Context, tx Tx, fsys fs.ReadFileFS, names []string, table, bindParam string, opts Options) ([]Step, error) {
 	log, now := opts.logger(), opts.now()
 	expand, err := number(names)
 	if err != nil {
@@ -142,7 +142,7 @@ func Run(ctx context.Context, tx Tx, fsys fs.ReadFileFS, names []string, table, 
 		if m.n <= current {
 			continue
 		}
-		st, err := exec(ctx, tx, fsys, m, current, table, placeholder, now)
+		st, err := exec(ctx, tx, fsys, m, current, table, bindParam, now)
 		if err != nil {
 			return steps, err
 		}
@@ -151,7 +151,7 @@ func Run(ctx context.Context, tx Tx, fsys fs.ReadFileFS, names []string, table, 
 		current = m.n
 	}
 	if opts.ContractNow {
-		more, err := contract(ctx, tx, fsys, opts.Contract, table, placeholder, latest, log, now)
+		more, err := contract(ctx, tx, fsys, opts.Contract, table, bindParam, latest, log, now)
 		steps = append(steps, more...)
 		if err != nil {
 			return steps, err
@@ -164,11 +164,11 @@ func Run(ctx context.Context, tx Tx, fsys fs.ReadFileFS, names []string, table, 
 // whose number is at most minLive, the lowest schema version any live
 // node knows (the caller reads it from its nodes table inside tx, under
 // the same lock as Run). It returns the steps applied, each logged.
-func Contract(ctx context.Context, tx Tx, fsys fs.ReadFileFS, names []string, table, placeholder string, minLive int, opts Options) ([]Step, error) {
-	return contract(ctx, tx, fsys, names, table, placeholder, minLive, opts.logger(), opts.now())
+func Contract(ctx context.Context, tx Tx, fsys fs.ReadFileFS, names []string, table, bindParam string, minLive int, opts Options) ([]Step, error) {
+	return contract(ctx, tx, fsys, names, table, bindParam, minLive, opts.logger(), opts.now())
 }
 
-func contract(ctx context.Context, tx Tx, fsys fs.ReadFileFS, names []string, table, placeholder string, upTo int, log *slog.Logger, now func() time.Time) ([]Step, error) {
+func contract(ctx context.Context, tx Tx, fsys fs.ReadFileFS, names []string, table, bindParam string, upTo int, log *slog.Logger, now func() time.Time) ([]Step, error) {
 	steps, err := number(names)
 	if err != nil {
 		return nil, err
@@ -185,7 +185,7 @@ func contract(ctx context.Context, tx Tx, fsys fs.ReadFileFS, names []string, ta
 		if n > 0 {
 			continue
 		}
-		st, err := exec(ctx, tx, fsys, m, m.n, table+"_contracted", placeholder, now)
+		st, err := exec(ctx, tx, fsys, m, m.n, table+"_contracted", bindParam, now)
 		if err != nil {
 			return done, err
 		}
@@ -237,7 +237,7 @@ func number(names []string) ([]migration, error) {
 }
 
 // exec runs one migration file and records its number in table.
-func exec(ctx context.Context, tx Tx, fsys fs.ReadFileFS, m migration, from int, table, placeholder string, now func() time.Time) (Step, error) {
+func exec(ctx context.Context, tx Tx, fsys fs.ReadFileFS, m migration, from int, table, bindParam string, now func() time.Time) (Step, error) {
 	base := path.Base(m.name)
 	body, err := fsys.ReadFile(m.name)
 	if err != nil {
@@ -247,7 +247,7 @@ func exec(ctx context.Context, tx Tx, fsys fs.ReadFileFS, m migration, from int,
 	if err := tx.Exec(ctx, string(body)); err != nil {
 		return Step{}, fmt.Errorf("migration %s: %w", base, err)
 	}
-	if err := tx.Exec(ctx, `INSERT INTO `+table+` (version) VALUES (`+placeholder+`)`, m.n); err != nil {
+	if err := tx.Exec(ctx, `INSERT INTO `+table+` (version) VALUES (`+bindParam+`)`, m.n); err != nil {
 		return Step{}, err
 	}
 	return Step{Name: base, From: from, To: m.n, Duration: now().Sub(start)}, nil
