@@ -239,3 +239,44 @@ func TestCatchUpAcrossRestart(t *testing.T) {
 		}
 	})
 }
+
+// TestMissedInstantsNameNoRun: when a controller comes back after several
+// instants and runs only the latest (catch_up latest), the run.missed event
+// of the ones before names no run: it is not written with the catch-up
+// run, whose id it would otherwise carry (as a run that itself ends
+// missed does), on one node as across nodes.
+func TestMissedInstantsNameNoRun(t *testing.T) {
+	tests := []struct {
+		name  string
+		nodes string
+	}{
+		{"one node", ""},
+		{"fanned out", "local"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			runFleet(t, fleet(), func(t *testing.T, b *bundle) {
+				b.put(spec("j", "1m", func(s *store.JobSpec) { s.Nodes = tt.nodes }))
+				b.advance(time.Minute) // 09:01 runs
+				b.exitAll("j", 0)
+				b.stop()
+				b.advance(3*time.Minute + 30*time.Second) // down at 09:02, 09:03, 09:04
+				b.start()
+				ev := b.events("j", store.EventRunMissed)
+				if len(ev) != 1 {
+					t.Fatalf("run.missed events = %+v, want one", ev)
+				}
+				if ev[0].RunID != 0 || !strings.Contains(string(ev[0].Data), `"count":2`) {
+					t.Errorf("run.missed event = run %d, data %s; want no run and the two instants before the latest", ev[0].RunID, ev[0].Data)
+				}
+				var caught bool
+				for _, r := range b.runs("j") {
+					caught = caught || (r.Reason == store.ReasonCatchUp && r.ScheduledTime.Equal(t0.Add(4*time.Minute)))
+				}
+				if !caught {
+					t.Errorf("no catch-up run for 09:04: %v", states(b.runs("j")))
+				}
+			})
+		})
+	}
+}

@@ -122,6 +122,17 @@ func (c *Controller) fire(ctx context.Context, e *entry, d due, now time.Time, f
 		c.advanceJob(ctx, e, d.last, events)
 		return
 	}
+	if len(events) > 0 {
+		// The instants given up got no run, so their event names none: it
+		// is written as the schedule moves past them, not with the run
+		// that follows, which would give it that run's id. If the store
+		// refuses, nothing is written and the whole fire is tried again.
+		if !c.advanceJob(ctx, e, lastMissed, events) {
+			c.recheckStoreSoon(e, now)
+			return
+		}
+		events = nil
+	}
 	reason := store.ReasonSchedule
 	if late {
 		reason = store.ReasonCatchUp
@@ -245,14 +256,16 @@ func (c *Controller) fired(ctx context.Context, e *entry, want, r store.Run, err
 }
 
 // advanceJob records that the instants up to t were dealt with without a
-// new run (missed, skipped, or created elsewhere).
-func (c *Controller) advanceJob(ctx context.Context, e *entry, t time.Time, events []store.Event) {
+// new run (missed, skipped, or created elsewhere). It reports whether the
+// store took it.
+func (c *Controller) advanceJob(ctx context.Context, e *entry, t time.Time, events []store.Event) bool {
 	err := c.st.JobAdvance(ctx, store.JobAdvanceParams{Name: e.c.spec.Name, LastScheduleTime: t, Term: c.term(), Events: events})
 	if err != nil {
 		c.log.Error("record schedule time", "job", e.c.spec.Name, "err", err)
-		return
+		return false
 	}
 	e.last = maxTime(e.last, t)
+	return true
 }
 
 // canStart reports whether a new run of spec may start at now without
