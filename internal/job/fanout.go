@@ -244,9 +244,17 @@ func (c *Controller) fireNodes(ctx context.Context, e *entry, at time.Time, reas
 		c.recheckStoreSoon(e, now)
 		return
 	}
-	c.log.Info("runs scheduled on nodes", "job", spec.Name, "instant", at, "nodes", len(names))
+	created := 0
 	for i, it := range items {
+		if res[i].Err == nil {
+			created++
+		}
 		c.fired(ctx, e, it.Run, res[i].Run, res[i].Err)
+	}
+	if created > 0 {
+		// A follower, or a leader whose predecessor created them, is
+		// answered that they exist: only the node that creates them says so.
+		c.log.Info("runs scheduled on nodes", "job", spec.Name, "instant", at, "nodes", created)
 	}
 }
 

@@ -3,6 +3,7 @@ package job
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -607,6 +608,35 @@ func testFanOutWaitsForContraction(t *testing.T, be backend) {
 		b.advance(time.Minute)
 		if runs := b.runs("j"); len(runs) != 2 {
 			t.Fatalf("runs after the contraction = %v, want one per node", targets(runs))
+		}
+	})
+}
+
+// TestFanOutLogsOnlyWhatItCreates: a controller whose runs of an instant
+// another node (the leader before it) created already says nothing of
+// scheduling them; the one that creates them says how many.
+func TestFanOutLogsOnlyWhatItCreates(t *testing.T) {
+	runFleet(t, fleet("a"), func(t *testing.T, b *bundle) {
+		var buf syncBuffer
+		b.stop()
+		b.cfg.Logger = slog.New(slog.NewJSONHandler(&buf, nil))
+		b.start()
+		b.put(spec("j", "1h", func(s *store.JobSpec) { s.Nodes = "role=web" }))
+		b.advance(time.Hour) // 10:00, created here
+		at := t0.Add(2 * time.Hour)
+		if _, err := b.st.RunInsert(b.ctx, store.RunInsertParams{Run: store.Run{Job: "j", ScheduledTime: at, Attempt: 1,
+			Reason: store.ReasonSchedule, Target: "a"}, Now: b.clk.Now()}); err != nil {
+			t.Fatal(err)
+		}
+		b.advance(time.Hour) // 11:00, created before by another node
+		var logged []string
+		for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+			if strings.Contains(line, `"msg":"runs scheduled on nodes"`) {
+				logged = append(logged, line)
+			}
+		}
+		if len(logged) != 1 || !strings.Contains(logged[0], `"nodes":1`) || !strings.Contains(logged[0], t0.Add(time.Hour).Format("15:04")) {
+			t.Errorf("runs scheduled on nodes logged %d times, want once, for 10:00: %v", len(logged), logged)
 		}
 	})
 }
