@@ -274,12 +274,16 @@ func (e *Elector) takeLock(ctx context.Context) (fresh, held bool) {
 // themselves; Close is for an elector used without Run.
 func (e *Elector) Close() { e.dropLock() }
 
-// dropLock ends the session holding the advisory lock, which releases it.
+// dropLock releases the advisory lock and ends the session that held it.
+// The lock is released by a statement first: closing the session alone
+// frees it only once the server's backend has exited, a moment later, and
+// the node that should take it next would find it still held.
 func (e *Elector) dropLock() {
 	e.lockMu.Lock()
 	defer e.lockMu.Unlock()
 	if e.lock != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_, _ = e.lock.Exec(ctx, `SELECT pg_advisory_unlock_all()`) // a broken session has let it go already
 		e.lock.Close(ctx)
 		cancel()
 		e.lock = nil
